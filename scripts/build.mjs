@@ -1,0 +1,27 @@
+// Dual ESM/CommonJS build with plain tsc.
+// ESM is type-checked and emits declarations; the CommonJS pass only transpiles (noCheck), and its
+// declarations are the ESM ones copied beside it: inside dist/cjs (marked "type": "commonjs") they
+// are read as CommonJS declarations, which is what `require` consumers need.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const tsc = join("node_modules", "typescript", "bin", "tsc");
+rmSync("dist", { recursive: true, force: true });
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" });
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.cjs.json"], { stdio: "inherit" });
+mkdirSync("dist/cjs", { recursive: true });
+writeFileSync("dist/cjs/package.json", JSON.stringify({ type: "commonjs" }) + "\n");
+
+function copyDeclarations(directory) {
+  for (const entry of readdirSync(directory)) {
+    const path = join(directory, entry);
+    if (statSync(path).isDirectory()) copyDeclarations(path);
+    else if (entry.endsWith(".d.ts")) {
+      const target = join("dist/cjs", relative("dist/esm", path));
+      cpSync(path, target);
+    }
+  }
+}
+copyDeclarations("dist/esm");
+console.log("built dist/esm and dist/cjs");
