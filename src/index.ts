@@ -1,0 +1,65 @@
+export { CompactionError, InvalidHistoryError, InvalidOptionError } from "./errors.js";
+export {
+  COMPACTION_METADATA_KEY,
+  compactionMarkerOf,
+  type CompactionContext,
+  type CompactionMarker,
+  type CompactionResult,
+  type CompactionStatus,
+  type RemovedMessage,
+  type ReplacedMessage,
+} from "./types.js";
+
+export { cloneMessage } from "./messages/clone-message.js";
+export { editToolCalls, type ToolCallEdit } from "./messages/edit-tool-calls.js";
+export {
+  indexToolCallGroups,
+  safeCutPoints,
+  userTurnStarts,
+  type ToolCallGroup,
+  type ToolCallIndex,
+  type ToolPairingProblem,
+} from "./messages/tool-call-groups.js";
+export { repairToolPairing, validateToolPairing, type ToolPairingRepair } from "./messages/tool-pairing.js";
+
+export { encodingForModel, type TokenEncodingName } from "./tokens/encoding-for-model.js";
+export {
+  CHARACTERS_PER_TOKEN,
+  DEFAULT_NON_TEXT_PART_TOKENS,
+  REPLY_PRIMING_TOKENS,
+  TOKENS_PER_MESSAGE,
+  TOKENS_PER_NAME,
+  TOKENS_PER_ROLE,
+  TOKENS_PER_TOOL_CALL,
+  createTokenCounter,
+  defaultTokenCounter,
+  type TokenCounter,
+  type TokenCounterMode,
+  type TokenCounterOptions,
+  type TokenMeasurement,
+} from "./tokens/token-counter.js";
+
+export {
+  CompactionStrategy,
+  type BaseStrategyOptions,
+  type InvalidHistoryHandling,
+} from "./strategies/compaction-strategy.js";
+export {
+  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  ToolResultHiding,
+  toolResultHiding,
+  type ToolResultHidingOptions,
+} from "./strategies/tool-result-hiding.js";
+export {
+  DEFAULT_SELECTIVE_RULES,
+  PROTECTED_KINDS,
+  SelectiveCompact,
+  defaultMessageKind,
+  selectiveCompact,
+  type MessageClassifier,
+  type MessageKind,
+  type SelectiveCompactOptions,
+  type SelectiveRule,
+} from "./strategies/selective-compact.js";
+export { HardTruncate, hardTruncate, type HardTruncateOptions } from "./strategies/hard-truncate.js";
+export { SlidingWindow, slidingWindow, type SlidingWindowOptions } from "./strategies/sliding-window.js";

@@ -1,0 +1,68 @@
+import type { BaseMessage } from "@langchain/core/messages";
+
+/** Fields a LangChain message class may carry; every one present on the source is carried over. */
+const MESSAGE_FIELDS = [
+  "content",
+  "id",
+  "name",
+  "additional_kwargs",
+  "response_metadata",
+  "tool_calls",
+  "invalid_tool_calls",
+  "usage_metadata",
+  "tool_call_id",
+  "status",
+  "artifact",
+  "metadata",
+  "role",
+] as const;
+
+/** Fields whose values are plain data: copied deeply so the clone shares no mutable object. */
+const DATA_FIELDS = new Set<string>([
+  "content",
+  "additional_kwargs",
+  "response_metadata",
+  "tool_calls",
+  "invalid_tool_calls",
+  "usage_metadata",
+  "metadata",
+]);
+
+type MessageConstructor = new (fields: Record<string, unknown>) => BaseMessage;
+
+function copyData(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  try {
+    return structuredClone(value);
+  } catch {
+    // Not structured-cloneable (a class instance with methods): a shallow copy still avoids aliasing
+    // the container the caller may edit.
+    return Array.isArray(value) ? [...value] : { ...(value as object) };
+  }
+}
+
+/**
+ * Copy a message with every field it carries (id, name, status, artifact, additional_kwargs,
+ * response_metadata, usage_metadata, tool calls...), optionally overriding some.
+ *
+ * The copy is built through the message's own constructor, so its serialized form (`toJSON`, what a
+ * checkpointer stores) matches its fields. Plain-data fields are deep-copied; `artifact` is kept by
+ * reference, since it may hold objects that cannot be cloned and is never sent to a model.
+ *
+ * @example
+ * const hidden = cloneMessage(toolMessage, { content: "[hidden]" });
+ */
+export function cloneMessage<T extends BaseMessage>(message: T, overrides: Record<string, unknown> = {}): T {
+  const source = message as unknown as Record<string, unknown>;
+  const lcKwargs = (source["lc_kwargs"] ?? {}) as Record<string, unknown>;
+  const fields: Record<string, unknown> = { ...lcKwargs };
+  for (const field of MESSAGE_FIELDS) {
+    if (field in overrides) continue;
+    const value = source[field];
+    if (value === undefined) continue;
+    fields[field] = DATA_FIELDS.has(field) ? copyData(value) : value;
+  }
+  for (const [field, value] of Object.entries(overrides)) fields[field] = value;
+  const Constructor = message.constructor as MessageConstructor;
+  return new Constructor(fields) as T;
+}

@@ -1,0 +1,166 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { cloneMessage } from "../messages/clone-message.js";
+import { safeCutPoints } from "../messages/tool-call-groups.js";
+import { parseOptions } from "../options.js";
+import { COMPACTION_METADATA_KEY, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
+import {
+  CompactionStrategy,
+  baseOptionsShape,
+  type BaseStrategyOptions,
+  type PreparedHistory,
+  type StrategyOutcome,
+} from "./compaction-strategy.js";
+
+export interface HardTruncateOptions extends BaseStrategyOptions {
+  /** The hard limit: the result always fits it (or the run fails and changes nothing). */
+  maxTokens: number;
+  /** Keep at most this many of the newest messages (from a safe cut), besides system messages. @default 10 */
+  keepRecent?: number;
+}
+
+const optionsSchema = z
+  .object({
+    ...baseOptionsShape,
+    maxTokens: z.number().int().positive(),
+    keepRecent: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+/** Tool-call blocks inside content must survive a text cut: they restate the calls. */
+const TOOL_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
+
+function textOf(content: BaseMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part["text"] === "string" ? part["text"] : ""))
+    .join("\n");
+}
+
+/**
+ * Seed 004's hard-limit truncation (REQ-3.4). When the history is over `maxTokens`: keep every
+ * system message and the newest `keepRecent` messages from a cut that separates no tool call from
+ * its results; drop further whole groups from the front while still over; and as a last resort cut
+ * the text of the largest remaining message(s), with a visible marker. A history within the limit
+ * is left alone.
+ * @see hardTruncate
+ */
+export class HardTruncate extends CompactionStrategy {
+  readonly strategyName = "hardTruncate";
+  readonly maxTokens: number;
+  readonly keepRecent: number;
+
+  constructor(options: HardTruncateOptions) {
+    const parsed = parseOptions("hardTruncate", optionsSchema, options);
+    super(parsed);
+    this.maxTokens = parsed.maxTokens;
+    this.keepRecent = parsed.keepRecent ?? 10;
+  }
+
+  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+    if (tokens.total <= this.maxTokens) return { status: "noop", reason: `${tokens.total} tokens, within maxTokens ${this.maxTokens}` };
+    const count = messages.length;
+    const safe = safeCutPoints(messages, index);
+    const isSystem = (position: number) => messages[position]!.type === "system";
+    // Fixed cost: system messages, priming and calibration; the tail costs the rest.
+    let systemTokens = 0;
+    for (let position = 0; position < count; position++) if (isSystem(position)) systemTokens += tokens.perMessage[position]!;
+    const fixed = tokens.total - tokens.perMessage.reduce((sum, value) => sum + value, 0) + systemTokens;
+    // suffix[c]: tokens of the non-system messages from c on.
+    const suffix = new Float64Array(count + 1);
+    for (let position = count - 1; position >= 0; position--) {
+      suffix[position] = suffix[position + 1]! + (isSystem(position) ? 0 : tokens.perMessage[position]!);
+    }
+    const lastNonSystem = (() => {
+      for (let position = count - 1; position >= 0; position--) if (!isSystem(position)) return position;
+      return -1;
+    })();
+    // The last safe cut that still keeps the newest non-system message.
+    let lastUsefulCut = 0;
+    for (let position = 0; position <= lastNonSystem; position++) if (safe[position]) lastUsefulCut = position;
+
+    let cut = Math.max(0, count - this.keepRecent);
+    while (cut < count && !safe[cut]) cut++;
+    if (cut > lastUsefulCut && this.keepRecent > 0) cut = lastUsefulCut;
+    while (fixed + suffix[cut]! > this.maxTokens && cut < lastUsefulCut) {
+      cut++;
+      while (cut < lastUsefulCut && !safe[cut]) cut++;
+    }
+
+    const kept: number[] = [];
+    for (let position = 0; position < count; position++) if (isSystem(position) || position >= cut) kept.push(position);
+    const current = new Map<number, BaseMessage>();
+    let total = fixed + suffix[cut]!;
+
+    // Last resort: cut the text of the largest kept messages until the history fits.
+    const candidates = kept.filter((position) => !isSystem(position)).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
+    for (const position of candidates) {
+      if (total <= this.maxTokens) break;
+      const original = messages[position]!;
+      const before = tokens.perMessage[position]!;
+      const excess = total - this.maxTokens;
+      const text = textOf(original.content);
+      const textTokens = await this.tokenCounter.countText(text);
+      let budget = Math.max(0, textTokens - excess - 24);
+      let after: BaseMessage = original;
+      let afterTokens = before;
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const keptText = await this.tokenCounter.truncateText(text, budget);
+        const cutTokens = textTokens - (await this.tokenCounter.countText(keptText));
+        const markerText = `\n[... ${cutTokens} tokens cut to fit the context window ...]`;
+        const blocks = Array.isArray(original.content)
+          ? original.content.filter((part) => typeof part === "object" && TOOL_CALL_BLOCK_TYPES.has(String(part.type)))
+          : [];
+        const content = blocks.length > 0 ? [{ type: "text", text: keptText + markerText }, ...blocks] : keptText + markerText;
+        const marker: CompactionMarker = { strategy: this.strategyName, truncated: true, originalTokens: before };
+        after = cloneMessage(original, {
+          content,
+          response_metadata: { ...original.response_metadata, [COMPACTION_METADATA_KEY]: marker },
+        });
+        afterTokens = await this.tokenCounter.countMessage(after);
+        const overshoot = total - before + afterTokens - this.maxTokens;
+        if (overshoot <= 0 || budget === 0) break;
+        budget = Math.max(0, budget - overshoot);
+      }
+      if (afterTokens >= before) continue;
+      total += afterTokens - before;
+      current.set(position, after);
+    }
+    if (total > this.maxTokens) {
+      return {
+        status: "failed",
+        reason: `cannot fit ${this.maxTokens} tokens: system messages and the newest exchange still need ${total}`,
+      };
+    }
+
+    const output: BaseMessage[] = [];
+    const removed: RemovedMessage[] = [];
+    const replaced: ReplacedMessage[] = [];
+    const keptSet = new Set(kept);
+    for (let position = 0; position < count; position++) {
+      const message = messages[position]!;
+      if (!keptSet.has(position)) {
+        removed.push({ index: position, message });
+        continue;
+      }
+      const after = current.get(position);
+      output.push(after ?? message);
+      if (after) replaced.push({ index: position, before: message, after });
+    }
+    const estimatedAfter = total - tokens.calibrationOffset;
+    return { status: "truncated", messages: output, estimatedAfter, removed, replaced };
+  }
+}
+
+/**
+ * Guarantee the history fits `maxTokens` (seed 004 REQ-3.4): system messages plus the newest
+ * messages from a safe cut, cutting one oversized message's text as a last resort.
+ *
+ * @example
+ * const fallback = hardTruncate({ maxTokens: 128_000, keepRecent: 10 });
+ * const { messages, status } = await fallback.compact(history); // status "truncated" or "noop"
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export function hardTruncate(options: HardTruncateOptions): HardTruncate {
+  return new HardTruncate(options);
+}

@@ -1,0 +1,253 @@
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { InvalidOptionError } from "../errors.js";
+import { editToolCalls } from "../messages/edit-tool-calls.js";
+import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { parseOptions } from "../options.js";
+import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
+import {
+  CompactionStrategy,
+  baseOptionsShape,
+  type BaseStrategyOptions,
+  type PreparedHistory,
+  type StrategyOutcome,
+} from "./compaction-strategy.js";
+
+/**
+ * The kind of a message for selective rules. The built-in kinds follow seed 000; a classifier may
+ * return any other string.
+ */
+export type MessageKind =
+  | "system"
+  | "summary"
+  | "tool_result"
+  | "skill_prompt"
+  | "skill_metadata"
+  | "assistant"
+  | "user"
+  | "other"
+  | (string & {});
+
+/** Kinds that no rule may remove: the system prompt and compaction summaries. */
+export const PROTECTED_KINDS: ReadonlySet<string> = new Set(["system", "summary"]);
+
+/**
+ * One rule: what to do with messages of a kind.
+ * - `drop`: remove all of them; `truncate`: keep the newest `keepRecent`; `none`: never touch.
+ * Rules apply from the lowest `priority` up.
+ */
+export interface SelectiveRule {
+  kind: MessageKind;
+  action: "drop" | "truncate" | "none";
+  /** With `truncate`: how many of the newest to keep. */
+  keepRecent?: number;
+  priority: number;
+}
+
+/** Seed 000's default table. */
+export const DEFAULT_SELECTIVE_RULES: readonly SelectiveRule[] = Object.freeze([
+  { kind: "tool_result", action: "truncate", keepRecent: 3, priority: 1 },
+  { kind: "skill_prompt", action: "drop", priority: 2 },
+  { kind: "skill_metadata", action: "drop", priority: 3 },
+  { kind: "assistant", action: "truncate", keepRecent: 5, priority: 4 },
+  { kind: "user", action: "truncate", keepRecent: 5, priority: 5 },
+  { kind: "system", action: "none", priority: 100 },
+  { kind: "summary", action: "none", priority: 100 },
+]);
+
+/** Returns a message's kind, or `undefined` to fall back to {@link defaultMessageKind}. */
+export type MessageClassifier = (message: BaseMessage, index: number) => MessageKind | undefined;
+
+/**
+ * The kind of a message without a classifier: `system` for system messages, `summary` for messages
+ * marked as a compaction summary (`response_metadata.compaction.summary`), the string in
+ * `additional_kwargs.compaction_kind` when present (e.g. `"skill_prompt"`), else `tool_result`,
+ * `assistant`, `user` or `other` by message type.
+ */
+export function defaultMessageKind(message: BaseMessage): MessageKind {
+  if (message.type === "system") return "system";
+  if (compactionMarkerOf(message)?.summary) return "summary";
+  const declared = (message.additional_kwargs as Record<string, unknown> | undefined)?.["compaction_kind"];
+  if (typeof declared === "string" && declared !== "") return declared;
+  if (isToolResultMessage(message)) return "tool_result";
+  if (isAssistantMessage(message)) return "assistant";
+  if (message.type === "human") return "user";
+  return "other";
+}
+
+export interface SelectiveCompactOptions extends BaseStrategyOptions {
+  /** Stop as soon as the history is at or under this many tokens. */
+  target: number;
+  /** @default DEFAULT_SELECTIVE_RULES */
+  rules?: SelectiveRule[];
+  /** Custom kinds, e.g. skill prompts marked in `additional_kwargs`. */
+  classify?: MessageClassifier;
+}
+
+const ruleSchema = z
+  .object({
+    kind: z.string().min(1),
+    action: z.enum(["drop", "truncate", "none"]),
+    keepRecent: z.number().int().nonnegative().optional(),
+    priority: z.number(),
+  })
+  .strict();
+
+const optionsSchema = z
+  .object({
+    ...baseOptionsShape,
+    target: z.number().int().positive(),
+    rules: z.array(ruleSchema).optional(),
+    classify: z.function().optional(),
+  })
+  .strict();
+
+/**
+ * Seed 000's selective compaction: per-kind `drop` / `truncate` rules applied from the lowest
+ * priority up, oldest message first, stopping as soon as the history is at or under `target`.
+ * Removing a tool result removes its call from the assistant message (and the assistant message
+ * when nothing is left of it); removing an assistant message removes its results: the output is
+ * always a valid history. System messages and summaries are never removed.
+ * @see selectiveCompact
+ */
+export class SelectiveCompact extends CompactionStrategy {
+  readonly strategyName = "selectiveCompact";
+  readonly target: number;
+  readonly rules: readonly SelectiveRule[];
+  readonly #classify: MessageClassifier | undefined;
+
+  constructor(options: SelectiveCompactOptions) {
+    const parsed = parseOptions("selectiveCompact", optionsSchema, options);
+    super(parsed);
+    const rules = (parsed.rules ?? DEFAULT_SELECTIVE_RULES).map((rule) => ({ ...rule }));
+    rules.forEach((rule, position) => {
+      if (rule.action === "truncate" && rule.keepRecent === undefined) {
+        throw new InvalidOptionError("selectiveCompact", `rules.${position}.keepRecent`, "a truncate rule needs keepRecent");
+      }
+      if (rule.action !== "none" && PROTECTED_KINDS.has(rule.kind)) {
+        throw new InvalidOptionError("selectiveCompact", `rules.${position}.action`, `\`${rule.kind}\` messages are never compacted`);
+      }
+    });
+    this.rules = rules.sort((a, b) => a.priority - b.priority);
+    this.target = parsed.target;
+    this.#classify = options.classify;
+  }
+
+  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+    if (tokens.total <= this.target) return { status: "noop", reason: `already at ${tokens.total} tokens, within target ${this.target}` };
+    const count = messages.length;
+    const alive = new Uint8Array(count).fill(1);
+    const current: BaseMessage[] = [...messages];
+    const currentTokens = [...tokens.perMessage];
+    let total = tokens.total;
+    const edited = new Set<number>();
+
+    const byKind = new Map<string, number[]>();
+    for (let position = 0; position < count; position++) {
+      const message = messages[position]!;
+      const kind = this.#classify?.(message, position) ?? defaultMessageKind(message);
+      if (PROTECTED_KINDS.has(kind) || message.type === "system") continue;
+      let list = byKind.get(kind);
+      if (!list) byKind.set(kind, (list = []));
+      list.push(position);
+    }
+
+    const removeOne = (position: number) => {
+      if (!alive[position]) return;
+      alive[position] = 0;
+      total -= currentTokens[position]!;
+    };
+    const stripCall = async (resultPosition: number) => {
+      const group = index.groups[index.groupOf[resultPosition]!]!;
+      const assistantPosition = group.assistantIndex;
+      if (!alive[assistantPosition]) return;
+      const assistant = current[assistantPosition] as AIMessage;
+      const answered = new Set<string>();
+      for (const other of group.resultIndices) {
+        if (alive[other]) answered.add((messages[other] as ToolMessage).tool_call_id);
+      }
+      const keepPositions = new Set<number>();
+      (assistant.tool_calls ?? []).forEach((call, position) => {
+        if (call.id !== undefined && answered.has(call.id)) keepPositions.add(position);
+      });
+      const after = editToolCalls(assistant, { keepPositions });
+      const emptyContent = typeof after.content === "string" ? after.content.trim() === "" : after.content.length === 0;
+      if (keepPositions.size === 0 && emptyContent) {
+        removeOne(assistantPosition);
+        return;
+      }
+      const afterTokens = await this.tokenCounter.countMessage(after);
+      total += afterTokens - currentTokens[assistantPosition]!;
+      currentTokens[assistantPosition] = afterTokens;
+      current[assistantPosition] = after;
+      edited.add(assistantPosition);
+    };
+    const remove = async (position: number) => {
+      if (!alive[position]) return;
+      const message = messages[position]!;
+      const groupNumber = index.groupOf[position]!;
+      if (groupNumber >= 0 && isAssistantMessage(message)) {
+        removeOne(position);
+        for (const resultPosition of index.groups[groupNumber]!.resultIndices) removeOne(resultPosition);
+      } else if (groupNumber >= 0 && isToolResultMessage(message)) {
+        removeOne(position);
+        await stripCall(position);
+      } else {
+        removeOne(position);
+      }
+    };
+
+    let changed = false;
+    rules: for (const rule of this.rules) {
+      if (rule.action === "none") continue;
+      const candidates = (byKind.get(rule.kind) ?? []).filter((position) => alive[position]);
+      const victims = rule.action === "drop" ? candidates : candidates.slice(0, Math.max(0, candidates.length - (rule.keepRecent ?? 0)));
+      for (const position of victims) {
+        if (total <= this.target) break rules;
+        if (!alive[position]) continue;
+        await remove(position);
+        changed = true;
+      }
+      if (total <= this.target) break;
+    }
+    if (!changed) return { status: "noop", reason: `no rule could remove anything; still ${total} tokens over target ${this.target}` };
+
+    const output: BaseMessage[] = [];
+    const removed: RemovedMessage[] = [];
+    const replaced: ReplacedMessage[] = [];
+    let estimatedAfter = tokens.estimated;
+    for (let position = 0; position < count; position++) {
+      estimatedAfter += (alive[position] ? currentTokens[position]! : 0) - tokens.perMessage[position]!;
+      if (!alive[position]) {
+        removed.push({ index: position, message: messages[position]! });
+        continue;
+      }
+      output.push(current[position]!);
+      if (edited.has(position)) replaced.push({ index: position, before: messages[position]!, after: current[position]! });
+    }
+    return {
+      status: "compacted",
+      messages: output,
+      estimatedAfter,
+      removed,
+      replaced,
+      ...(total > this.target ? { reason: `rules exhausted at ${total} tokens, over target ${this.target}` } : {}),
+    };
+  }
+}
+
+/**
+ * Apply seed 000's selective rules until the history fits `target` tokens.
+ *
+ * @example
+ * const selective = selectiveCompact({
+ *   target: 60_000,
+ *   classify: (message) => (message.additional_kwargs?.skill ? "skill_prompt" : undefined),
+ * });
+ * const result = await selective.compact(history);
+ * @throws {InvalidOptionError} for an invalid option, a truncate rule without `keepRecent`, or a rule
+ *   that would remove system messages or summaries.
+ */
+export function selectiveCompact(options: SelectiveCompactOptions): SelectiveCompact {
+  return new SelectiveCompact(options);
+}

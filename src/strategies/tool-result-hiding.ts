@@ -1,0 +1,141 @@
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { cloneMessage } from "../messages/clone-message.js";
+import { editToolCalls } from "../messages/edit-tool-calls.js";
+import { parseOptions } from "../options.js";
+import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type ReplacedMessage } from "../types.js";
+import {
+  CompactionStrategy,
+  baseOptionsShape,
+  type BaseStrategyOptions,
+  type PreparedHistory,
+  type StrategyOutcome,
+} from "./compaction-strategy.js";
+
+/** The default placeholder: short, stable, and plainly a notice rather than a tool's output. */
+export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save context; call the tool again if you need it]";
+
+export interface ToolResultHidingOptions extends BaseStrategyOptions {
+  /** The newest N tool-call groups keep their results. @default 5 */
+  keepRecentGroups?: number;
+  /** Content that replaces a hidden result. Keep it stable: it is part of the cached prefix. @default DEFAULT_HIDDEN_RESULT_PLACEHOLDER */
+  placeholder?: string;
+  /** Tool names whose results are never hidden. @default [] */
+  excludeTools?: string[];
+  /** Also empty the arguments of the calls whose results are hidden. @default false */
+  hideToolInputs?: boolean;
+  /**
+   * Do nothing unless hiding frees at least this many tokens, so a prompt cache is only broken when
+   * it pays (like Anthropic's `clear_at_least`). @default 0
+   */
+  minTokensSaved?: number;
+}
+
+const optionsSchema = z
+  .object({
+    ...baseOptionsShape,
+    keepRecentGroups: z.number().int().nonnegative().optional(),
+    placeholder: z.string().min(1).optional(),
+    excludeTools: z.array(z.string()).optional(),
+    hideToolInputs: z.boolean().optional(),
+    minTokensSaved: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+/**
+ * Seed 001's tool result hiding: the newest `keepRecentGroups` tool-call groups keep their results;
+ * the results of older groups are replaced by a short stable placeholder. Hidden results keep
+ * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`,
+ * so a second run is a no-op. Assistant and user messages are untouched (unless `hideToolInputs`).
+ * @see toolResultHiding
+ */
+export class ToolResultHiding extends CompactionStrategy {
+  readonly strategyName = "toolResultHiding";
+  readonly keepRecentGroups: number;
+  readonly placeholder: string;
+  readonly excludeTools: ReadonlySet<string>;
+  readonly hideToolInputs: boolean;
+  readonly minTokensSaved: number;
+
+  constructor(options: ToolResultHidingOptions = {}) {
+    const parsed = parseOptions("toolResultHiding", optionsSchema, options);
+    super(parsed);
+    this.keepRecentGroups = parsed.keepRecentGroups ?? 5;
+    this.placeholder = parsed.placeholder ?? DEFAULT_HIDDEN_RESULT_PLACEHOLDER;
+    this.excludeTools = new Set(parsed.excludeTools ?? []);
+    this.hideToolInputs = parsed.hideToolInputs ?? false;
+    this.minTokensSaved = parsed.minTokensSaved ?? 0;
+  }
+
+  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+    const olderGroups = index.groups.slice(0, Math.max(0, index.groups.length - this.keepRecentGroups));
+    /** input index -> new message */
+    const replacements = new Map<number, BaseMessage>();
+    let saved = 0;
+    for (const group of olderGroups) {
+      const assistant = messages[group.assistantIndex] as AIMessage;
+      const callNames = new Map((assistant.tool_calls ?? []).map((call) => [call.id, call.name]));
+      const hiddenCallIds = new Set<string>();
+      for (const resultIndex of group.resultIndices) {
+        const result = messages[resultIndex] as ToolMessage;
+        const toolName = result.name ?? callNames.get(result.tool_call_id) ?? "";
+        if (this.excludeTools.has(toolName)) continue;
+        hiddenCallIds.add(result.tool_call_id);
+        if (compactionMarkerOf(result)?.hidden) continue;
+        const before = tokens.perMessage[resultIndex]!;
+        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
+        const after = cloneMessage(result, {
+          content: this.placeholder,
+          response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker },
+        });
+        saved += before - (await this.tokenCounter.countMessage(after));
+        replacements.set(resultIndex, after);
+      }
+      if (this.hideToolInputs && hiddenCallIds.size > 0) {
+        const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
+        const toClear = new Set<number>();
+        (assistant.tool_calls ?? []).forEach((call, position) => {
+          if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(position);
+        });
+        if (toClear.size > 0) {
+          const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
+          const hiddenInputs = [...alreadyHidden, ...[...toClear].map((position) => assistant.tool_calls![position]!.id!)].sort();
+          const marker: CompactionMarker = {
+            ...compactionMarkerOf(assistant),
+            strategy: this.strategyName,
+            hiddenToolInputs: hiddenInputs,
+          };
+          const after = cloneMessage(cleared, {
+            response_metadata: { ...cleared.response_metadata, [COMPACTION_METADATA_KEY]: marker },
+          });
+          saved += tokens.perMessage[group.assistantIndex]! - (await this.tokenCounter.countMessage(after));
+          replacements.set(group.assistantIndex, after);
+        }
+      }
+    }
+    if (replacements.size === 0) return { status: "noop", reason: "no tool result older than the kept groups is left to hide" };
+    if (saved < this.minTokensSaved) {
+      return { status: "noop", reason: `hiding would free ${saved} tokens, less than minTokensSaved (${this.minTokensSaved})` };
+    }
+    const output = [...messages];
+    const replaced: ReplacedMessage[] = [];
+    for (const [position, after] of [...replacements].sort((a, b) => a[0] - b[0])) {
+      output[position] = after;
+      replaced.push({ index: position, before: messages[position]!, after });
+    }
+    return { status: "compacted", messages: output, estimatedAfter: tokens.estimated - saved, replaced };
+  }
+}
+
+/**
+ * Hide older tool results (seed 001).
+ *
+ * @example
+ * const hiding = toolResultHiding({ keepRecentGroups: 3, excludeTools: ["read_plan"] });
+ * const { messages, status, replaced } = await hiding.compact(history);
+ * // or in LCEL: hiding.pipe(model)
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export function toolResultHiding(options: ToolResultHidingOptions = {}): ToolResultHiding {
+  return new ToolResultHiding(options);
+}

@@ -1,0 +1,297 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Tiktoken } from "js-tiktoken/lite";
+import { z } from "zod/v4";
+import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { parseOptions } from "../options.js";
+import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
+
+/** Tokens the chat format adds around every message (OpenAI's documented count). */
+export const TOKENS_PER_MESSAGE = 3;
+/** Tokens for the role name of a message. */
+export const TOKENS_PER_ROLE = 1;
+/** Extra tokens when a message carries a `name`. */
+export const TOKENS_PER_NAME = 1;
+/** Tokens the format adds around each tool call (besides its name, arguments and id). */
+export const TOKENS_PER_TOOL_CALL = 3;
+/** Tokens that prime the model's reply, counted once per request. */
+export const REPLY_PRIMING_TOKENS = 3;
+/**
+ * Default estimate for one image or other non-text content part (audio, files): OpenAI's cost of a
+ * low-detail image. Override it with `nonTextPartTokens`.
+ */
+export const DEFAULT_NON_TEXT_PART_TOKENS = 85;
+/** Characters per token in `approximate` mode. */
+export const CHARACTERS_PER_TOKEN = 4;
+
+export type TokenCounterMode = "exact" | "approximate";
+
+export interface TokenCounterOptions {
+  /** Model name; chooses the encoding (see `encodingForModel`). Ignored when `encoding` is given. */
+  model?: string;
+  /** Encoding to use. @default encodingForModel(model), or "o200k_base" */
+  encoding?: TokenEncodingName;
+  /** `"exact"` tokenizes with js-tiktoken; `"approximate"` counts characters / 4. @default "exact" */
+  mode?: TokenCounterMode;
+  /**
+   * Use the provider's own count when an assistant message carries `usage_metadata.input_tokens`:
+   * the prefix that call saw is counted as the provider reported it (tool schemas and formatting
+   * included) and only later messages are estimated. @default true
+   */
+  calibrate?: boolean;
+  /** Tokens counted for each image or other non-text content part. @default 85 */
+  nonTextPartTokens?: number;
+}
+
+/** Token counts of one history, from {@link TokenCounter.measure}. */
+export interface TokenMeasurement {
+  /** Estimated tokens of each message (format overhead included), in order. */
+  readonly perMessage: readonly number[];
+  /** `sum(perMessage)` plus the reply priming: the estimate with no calibration. */
+  readonly estimated: number;
+  /**
+   * Provider count minus our estimate for the prefix of the newest assistant message with usage
+   * (what the provider sees that we do not: tool schemas, formatting). 0 without calibration.
+   */
+  readonly calibrationOffset: number;
+  /** `estimated + calibrationOffset`: the number to compare with a context window. */
+  readonly total: number;
+}
+
+/**
+ * Counts the tokens of messages. Each message is tokenized once (the count is cached by message
+ * object, so messages are treated as immutable); a history that grew by k messages costs O(k).
+ */
+export interface TokenCounter {
+  readonly mode: TokenCounterMode;
+  /** The encoding in use; `undefined` in approximate mode. */
+  readonly encoding: TokenEncodingName | undefined;
+  readonly calibrate: boolean;
+  /** Tokens of a plain text. */
+  countText(text: string): Promise<number>;
+  /** Tokens of one message, format overhead included (cached). */
+  countMessage(message: BaseMessage): Promise<number>;
+  /** Tokens of a whole request: every message, the reply priming and the calibration. */
+  countMessages(messages: readonly BaseMessage[]): Promise<number>;
+  /** Per-message counts and the total, in one pass. */
+  measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
+  /** The longest prefix of `text` that fits in `maxTokens` tokens. */
+  truncateText(text: string, maxTokens: number): Promise<string>;
+}
+
+const optionsSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    encoding: z.enum(["o200k_base", "cl100k_base"]).optional(),
+    mode: z.enum(["exact", "approximate"]).optional(),
+    calibrate: z.boolean().optional(),
+    nonTextPartTokens: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+const encoderLoads = new Map<TokenEncodingName, Promise<Tiktoken>>();
+
+/** Load one encoding's rank file, once per process, only when first needed. */
+function loadEncoder(encoding: TokenEncodingName): Promise<Tiktoken> {
+  let load = encoderLoads.get(encoding);
+  if (!load) {
+    load = (async () => {
+      const { Tiktoken } = await import("js-tiktoken/lite");
+      const ranks =
+        encoding === "cl100k_base"
+          ? (await import("js-tiktoken/ranks/cl100k_base")).default
+          : (await import("js-tiktoken/ranks/o200k_base")).default;
+      return new Tiktoken(ranks);
+    })();
+    encoderLoads.set(encoding, load);
+    load.catch(() => encoderLoads.delete(encoding));
+  }
+  return load;
+}
+
+const IMAGE_OR_FILE_TYPES = new Set([
+  "image_url",
+  "image",
+  "input_image",
+  "file",
+  "input_file",
+  "audio",
+  "input_audio",
+  "document",
+  "video",
+]);
+/** Blocks that restate `tool_calls` inside content; the calls are counted from `tool_calls`. */
+const TOOL_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
+
+class MessageTokenCounter implements TokenCounter {
+  readonly mode: TokenCounterMode;
+  readonly encoding: TokenEncodingName | undefined;
+  readonly calibrate: boolean;
+  readonly #nonTextPartTokens: number;
+  readonly #cache = new WeakMap<BaseMessage, number>();
+  /** Calibration offset of an assistant message, fixed the first time it is seen. */
+  readonly #offsets = new WeakMap<BaseMessage, number>();
+  #encoder: Tiktoken | undefined;
+
+  constructor(options: TokenCounterOptions) {
+    this.mode = options.mode ?? "exact";
+    this.encoding =
+      this.mode === "approximate" ? undefined : (options.encoding ?? (options.model ? encodingForModel(options.model) : "o200k_base"));
+    this.calibrate = options.calibrate ?? true;
+    this.#nonTextPartTokens = options.nonTextPartTokens ?? DEFAULT_NON_TEXT_PART_TOKENS;
+  }
+
+  async #ready(): Promise<void> {
+    if (this.encoding !== undefined && this.#encoder === undefined) this.#encoder = await loadEncoder(this.encoding);
+  }
+
+  /** Cost of a text in units: tokens (exact) or characters (approximate). */
+  #units(text: string): number {
+    if (text === "") return 0;
+    // An empty disallowed list: text such as "<|endoftext|>" is ordinary text here, not an error.
+    return this.#encoder ? this.#encoder.encode(text, [], []).length : text.length;
+  }
+
+  #contentUnits(content: unknown): { units: number; fixedTokens: number } {
+    if (typeof content === "string") return { units: this.#units(content), fixedTokens: 0 };
+    let units = 0;
+    let fixedTokens = 0;
+    if (!Array.isArray(content)) return { units, fixedTokens };
+    for (const part of content) {
+      if (typeof part === "string") {
+        units += this.#units(part);
+        continue;
+      }
+      if (typeof part !== "object" || part === null) continue;
+      const block = part as Record<string, unknown>;
+      const type = String(block["type"] ?? "");
+      if (TOOL_CALL_BLOCK_TYPES.has(type)) continue;
+      const text = block["text"] ?? block["thinking"] ?? block["reasoning"];
+      if (typeof text === "string" && !IMAGE_OR_FILE_TYPES.has(type)) units += this.#units(text);
+      else fixedTokens += this.#nonTextPartTokens;
+    }
+    return { units, fixedTokens };
+  }
+
+  #countLoaded(message: BaseMessage): number {
+    const cached = this.#cache.get(message);
+    if (cached !== undefined) return cached;
+    const { units: contentUnits, fixedTokens } = this.#contentUnits(message.content);
+    let units = contentUnits;
+    let overhead = TOKENS_PER_MESSAGE + TOKENS_PER_ROLE + fixedTokens;
+    if (typeof message.name === "string" && message.name !== "") {
+      units += this.#units(message.name);
+      overhead += TOKENS_PER_NAME;
+    }
+    if (isAssistantMessage(message)) {
+      for (const call of message.tool_calls ?? []) {
+        overhead += TOKENS_PER_TOOL_CALL;
+        units += this.#units(call.name ?? "") + this.#units(JSON.stringify(call.args ?? {})) + this.#units(call.id ?? "");
+      }
+    } else if (isToolResultMessage(message)) {
+      units += this.#units(message.tool_call_id ?? "");
+    }
+    const tokens = overhead + (this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN));
+    this.#cache.set(message, tokens);
+    return tokens;
+  }
+
+  async countText(text: string): Promise<number> {
+    await this.#ready();
+    const units = this.#units(text);
+    return this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN);
+  }
+
+  async countMessage(message: BaseMessage): Promise<number> {
+    await this.#ready();
+    return this.#countLoaded(message);
+  }
+
+  async countMessages(messages: readonly BaseMessage[]): Promise<number> {
+    return (await this.measure(messages)).total;
+  }
+
+  async measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
+    await this.#ready();
+    const perMessage = new Array<number>(messages.length);
+    let sum = 0;
+    let anchor = -1;
+    let prefixAtAnchor = 0;
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      if (this.calibrate && isAssistantMessage(message) && (message.usage_metadata?.input_tokens ?? 0) > 0) {
+        anchor = index;
+        prefixAtAnchor = sum;
+      }
+      const tokens = this.#countLoaded(message);
+      perMessage[index] = tokens;
+      sum += tokens;
+    }
+    const estimated = sum + REPLY_PRIMING_TOKENS;
+    let calibrationOffset = 0;
+    if (anchor >= 0) {
+      const message = messages[anchor]!;
+      const known = this.#offsets.get(message);
+      if (known !== undefined) calibrationOffset = known;
+      else {
+        // The provider counted the prefix this call saw; what it saw beyond our estimate (tool
+        // schemas, formatting) stays with the conversation even after a compaction changes the
+        // prefix, so the offset is fixed when the message is first seen.
+        const inputTokens = (message as { usage_metadata?: { input_tokens?: number } }).usage_metadata?.input_tokens ?? 0;
+        calibrationOffset = inputTokens - (prefixAtAnchor + REPLY_PRIMING_TOKENS);
+        this.#offsets.set(message, calibrationOffset);
+      }
+    }
+    return { perMessage, estimated, calibrationOffset, total: Math.max(0, estimated + calibrationOffset) };
+  }
+
+  async truncateText(text: string, maxTokens: number): Promise<string> {
+    await this.#ready();
+    const budget = Math.max(0, Math.floor(maxTokens));
+    if (!this.#encoder) return text.slice(0, budget * CHARACTERS_PER_TOKEN);
+    const tokens = this.#encoder.encode(text, [], []);
+    if (tokens.length <= budget) return text;
+    let prefix = this.#encoder.decode(tokens.slice(0, budget));
+    // Decoding a cut multi-byte character leaves a replacement character; drop it.
+    while (prefix.endsWith("\uFFFD")) prefix = prefix.slice(0, -1);
+    return prefix;
+  }
+}
+
+/**
+ * Create a token counter.
+ *
+ * - `mode: "exact"` (default) tokenizes with js-tiktoken, loading only the encoding in use, lazily:
+ *   `o200k_base` for gpt-4o, gpt-4.1, gpt-5 and o-series models and for unknown models,
+ *   `cl100k_base` for gpt-4 and gpt-3.5. Each message costs {@link TOKENS_PER_MESSAGE} +
+ *   {@link TOKENS_PER_ROLE} plus its text, name, tool-call names, arguments and ids, tool-call id,
+ *   and {@link DEFAULT_NON_TEXT_PART_TOKENS} per image or other non-text part; a request adds
+ *   {@link REPLY_PRIMING_TOKENS}.
+ * - `mode: "approximate"` counts characters / 4 with the same structural overheads: no tokenizer.
+ * - Calibration (on by default): see {@link TokenCounterOptions.calibrate}.
+ *
+ * @throws {InvalidOptionError} when an option is invalid (the error names it).
+ * @example
+ * const counter = createTokenCounter({ model: "gpt-4o-mini" });
+ * const tokens = await counter.countMessages(messages);
+ */
+export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
+  return new MessageTokenCounter(parseOptions("createTokenCounter", optionsSchema, options));
+}
+
+let sharedCounter: TokenCounter | undefined;
+
+/** The counter every strategy uses when given none: exact, o200k_base, calibrated, one per process. */
+export function defaultTokenCounter(): TokenCounter {
+  sharedCounter ??= createTokenCounter();
+  return sharedCounter;
+}
+
+/** Zod schema accepting a {@link TokenCounter}, for strategy options. @internal */
+export const tokenCounterSchema = z.custom<TokenCounter>(
+  (value) =>
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as TokenCounter).measure === "function" &&
+    typeof (value as TokenCounter).countMessage === "function",
+  { message: "expected a TokenCounter from createTokenCounter()" },
+);

@@ -1,0 +1,80 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ToolPairingRepair } from "./messages/tool-pairing.js";
+
+/**
+ * - `noop`: nothing to do; `messages` is the input array's content, unchanged.
+ * - `compacted`: content was reduced by rule (results hidden, messages dropped by kind).
+ * - `truncated`: the oldest part of the conversation was cut to meet a hard bound.
+ * - `failed`: the strategy could not do its job; `messages` is the input unchanged and `reason`
+ *   says why.
+ */
+export type CompactionStatus = "noop" | "compacted" | "truncated" | "failed";
+
+/** A message that left the history. `index` is its position in the input. */
+export interface RemovedMessage {
+  readonly index: number;
+  readonly message: BaseMessage;
+}
+
+/** A message replaced by a smaller copy. `index` is its position in the input. */
+export interface ReplacedMessage {
+  readonly index: number;
+  readonly before: BaseMessage;
+  readonly after: BaseMessage;
+}
+
+/**
+ * What one compaction did. `removed` and `replaced` hold the originals: archive them to keep the
+ * full history.
+ */
+export interface CompactionResult {
+  /** The new history (a new array; unchanged messages are the input objects). */
+  readonly messages: BaseMessage[];
+  readonly status: CompactionStatus;
+  /** Name of the strategy that produced this result, e.g. `toolResultHiding`. */
+  readonly strategy: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly messagesBefore: number;
+  readonly messagesAfter: number;
+  readonly removed: readonly RemovedMessage[];
+  readonly replaced: readonly ReplacedMessage[];
+  /** Why a run was a no-op or failed, or what it could not reach. */
+  readonly reason?: string;
+  /**
+   * With `invalidHistory: "repair"` and a broken input: what the repair found and changed before the
+   * strategy ran. `removed` and `replaced` above then index into the repaired history.
+   */
+  readonly repair?: ToolPairingRepair;
+}
+
+/** Per-run context for {@link CompactionStrategy.compact}. */
+export interface CompactionContext {
+  /** Aborts the run; an aborted run throws the signal's reason and changes nothing. */
+  readonly signal?: AbortSignal;
+}
+
+/** Metadata key under `response_metadata` that marks what this package produced. */
+export const COMPACTION_METADATA_KEY = "compaction";
+
+/** The marker stored at `response_metadata.compaction` of a message this package rewrote. */
+export interface CompactionMarker {
+  /** Which strategy rewrote the message. */
+  readonly strategy: string;
+  /** The tool result's content was replaced by a placeholder. */
+  readonly hidden?: boolean;
+  /** The message's text was cut to fit a hard limit. */
+  readonly truncated?: boolean;
+  /** Tool call ids whose arguments were emptied. */
+  readonly hiddenToolInputs?: readonly string[];
+  /** The message is a compaction summary (never dropped by selective rules). */
+  readonly summary?: boolean;
+  /** Tokens of the original message. */
+  readonly originalTokens?: number;
+}
+
+/** The compaction marker of a message, if this package rewrote it. */
+export function compactionMarkerOf(message: BaseMessage): CompactionMarker | undefined {
+  const marker = (message.response_metadata as Record<string, unknown> | undefined)?.[COMPACTION_METADATA_KEY];
+  return typeof marker === "object" && marker !== null ? (marker as CompactionMarker) : undefined;
+}
