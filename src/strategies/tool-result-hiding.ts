@@ -46,7 +46,7 @@ const optionsSchema = z
  * Seed 001's tool result hiding: the newest `keepRecentGroups` tool-call groups keep their results;
  * the results of older groups are replaced by a short stable placeholder. Hidden results keep
  * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`,
- * so a second run is a no-op. Assistant and user messages are untouched (unless `hideToolInputs`).
+ * so a second run is a no-op. A result already shorter than the placeholder is left as it is. Assistant and user messages are untouched (unless `hideToolInputs`).
  * @see toolResultHiding
  */
 export class ToolResultHiding extends CompactionStrategy {
@@ -88,7 +88,10 @@ export class ToolResultHiding extends CompactionStrategy {
           content: this.placeholder,
           response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker },
         });
-        saved += before - (await this.tokenCounter.countMessage(after));
+        const afterTokens = await this.tokenCounter.countMessage(after);
+        // A result shorter than the placeholder stays: hiding it would cost tokens.
+        if (afterTokens >= before) continue;
+        saved += before - afterTokens;
         replacements.set(resultIndex, after);
       }
       if (this.hideToolInputs && hiddenCallIds.size > 0) {

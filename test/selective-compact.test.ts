@@ -1,0 +1,119 @@
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { InvalidOptionError, createTokenCounter, selectiveCompact, validateToolPairing } from "../src/index.js";
+import { assistant, ids, step, system, toolResult, user } from "./support/builders.js";
+import { caught } from "./support/errors.js";
+
+const tokenCounter = createTokenCounter({ mode: "approximate" });
+const big = (n: number) => `line ${n}: ${"x".repeat(990)}`;
+
+/** s, u1, then four steps whose results are ~250 tokens each, then a final answer. */
+function history(): BaseMessage[] {
+  return [system("s"), user("u1"), ...step(1, big(1)), ...step(2, big(2)), ...step(3, big(3)), ...step(4, big(4)), assistant("a5", "done")];
+}
+
+describe("selectiveCompact", () => {
+  it("does nothing when the history is already within the target", async () => {
+    const input = history();
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({ target: total, tokenCounter }).compact(input);
+    expect(result.status).toBe("noop");
+    result.messages.forEach((message, position) => expect(message).toBe(input[position]));
+  });
+
+  it("removes the oldest tool result first and stops as soon as the target is met", async () => {
+    const input = history();
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({ target: total - 100, tokenCounter }).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(ids(result.messages)).toEqual(["s", "u1", "a1", "a2", "t2", "a3", "t3", "a4", "t4", "a5"]);
+    expect((result.messages[2] as AIMessage).tool_calls).toEqual([]);
+    expect((result.messages[2] as AIMessage).content).toBe("step 1");
+    expect(result.removed.map(({ index }) => index)).toEqual([3]);
+    expect(result.replaced.map(({ index, before }) => [index, before])).toEqual([[2, input[2]]]);
+    expect(result.tokensAfter).toBeLessThanOrEqual(total - 100);
+  });
+
+  it("keeps the newest three tool results with the default rules and reports what it could not reach", async () => {
+    const result = await selectiveCompact({ target: 1, tokenCounter }).compact(history());
+    expect(ids(result.messages).filter((id) => id?.startsWith("t"))).toEqual(["t2", "t3", "t4"]);
+    expect(result.reason).toMatch(/^rules exhausted at \d+ tokens, over target 1$/);
+    expect(validateToolPairing(result.messages)).toEqual([]);
+  });
+
+  it("drops messages marked as skill prompts in additional_kwargs before touching assistant messages", async () => {
+    const skill = new HumanMessage({ id: "k1", content: "SKILL: ".repeat(400), additional_kwargs: { compaction_kind: "skill_prompt" } });
+    const input = [system("s"), user("u1"), skill, assistant("a1", "ok"), assistant("a2", "ok")];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({ target: total - 100, tokenCounter }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u1", "a1", "a2"]);
+  });
+
+  it("uses a custom classifier for kinds of its own", async () => {
+    const input = [system("s"), user("u1"), assistant("a1", "note ".repeat(300)), user("u2"), assistant("a2", "answer")];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({
+      target: total - 50,
+      rules: [{ kind: "scratchpad", action: "drop", priority: 1 }],
+      classify: (message) => (typeof message.content === "string" && message.content.startsWith("note") ? "scratchpad" : undefined),
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u1", "u2", "a2"]);
+  });
+
+  it("removes an assistant message together with the results of its calls", async () => {
+    const input = [system("s"), user("u1"), ...step(1, big(1)), ...step(2, big(2))];
+    const result = await selectiveCompact({
+      target: 1,
+      rules: [{ kind: "assistant", action: "truncate", keepRecent: 1, priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u1", "a2", "t2"]);
+  });
+
+  it("strips only the removed call from a parallel group", async () => {
+    const input = [
+      user("u1"),
+      assistant("a1", "", [{ id: "c1" }, { id: "c2" }]),
+      toolResult("t1", "c1", big(1)),
+      toolResult("t2", "c2", big(2)),
+    ];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({
+      target: total - 100,
+      rules: [{ kind: "tool_result", action: "truncate", keepRecent: 0, priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["u1", "a1", "t2"]);
+    expect((result.messages[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
+  });
+
+  it("never removes system messages or summaries", async () => {
+    const summary = new HumanMessage({ id: "sum", content: "<summary>earlier work</summary>", response_metadata: { compaction: { strategy: "x", summary: true } } });
+    const input = [system("s"), summary, user("u1", "q ".repeat(200)), user("u2", "q ".repeat(200))];
+    const result = await selectiveCompact({
+      target: 1,
+      rules: [{ kind: "user", action: "drop", priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "sum"]);
+  });
+
+  it("rejects a rule that would remove system messages, naming it", async () => {
+    const error = await caught(() => selectiveCompact({ target: 10, rules: [{ kind: "system", action: "drop", priority: 1 }] }));
+    expect(InvalidOptionError.isInstance(error) && [error.option, error.message]).toEqual([
+      "rules.0.action",
+      "selectiveCompact: invalid option `rules.0.action`: `system` messages are never compacted",
+    ]);
+  });
+
+  it("rejects a truncate rule without keepRecent", async () => {
+    const error = await caught(() => selectiveCompact({ target: 10, rules: [{ kind: "user", action: "truncate", priority: 1 }] }));
+    expect(InvalidOptionError.isInstance(error) && error.option).toBe("rules.0.keepRecent");
+  });
+
+  it("requires a positive target", async () => {
+    const error = await caught(() => selectiveCompact({ target: 0 }));
+    expect(InvalidOptionError.isInstance(error) && error.option).toBe("target");
+  });
+});

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { createTokenCounter, slidingWindow } from "../src/index.js";
+import { assistant, ids, step, system, user } from "./support/builders.js";
+
+const tokenCounter = createTokenCounter({ mode: "approximate" });
+
+describe("slidingWindow", () => {
+  it("keeps the system message and the newest user turns, tool exchanges included", async () => {
+    const input = [system("s"), user("u1"), assistant("a1", "hi"), user("u2"), ...step(1), user("u3"), ...step(2), assistant("a3", "done")];
+    const result = await slidingWindow({ keepTurns: 2, tokenCounter }).compact(input);
+    expect(result.status).toBe("truncated");
+    expect(ids(result.messages)).toEqual(["s", "u2", "a1", "t1", "u3", "a2", "t2", "a3"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([1, 2]);
+  });
+
+  it("leaves a history with no more turns than keepTurns alone", async () => {
+    const input = [system("s"), user("u1"), ...step(1), ...step(2)];
+    const result = await slidingWindow({ keepTurns: 1, tokenCounter }).compact(input);
+    expect(result.status).toBe("noop");
+    result.messages.forEach((message, position) => expect(message).toBe(input[position]));
+  });
+});

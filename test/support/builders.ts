@@ -1,0 +1,29 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+
+/** Terse builders with explicit ids, so expectations can name every message. */
+export const system = (id: string, content = `system ${id}`) => new SystemMessage({ id, content });
+export const user = (id: string, content = `user ${id}`) => new HumanMessage({ id, content });
+
+export interface CallSpec {
+  id: string;
+  name?: string;
+  args?: Record<string, unknown>;
+}
+
+export const assistant = (id: string, content = "", calls: CallSpec[] = []) =>
+  new AIMessage({
+    id,
+    content,
+    tool_calls: calls.map((call) => ({ id: call.id, name: call.name ?? "bash", args: call.args ?? {}, type: "tool_call" as const })),
+  });
+
+export const toolResult = (id: string, toolCallId: string, content = `result of ${toolCallId}`, name = "bash") =>
+  new ToolMessage({ id, content, tool_call_id: toolCallId, name });
+
+/** One agent step: an assistant message with one call and its result. */
+export const step = (n: number, output = `output ${n} `.repeat(20)) => [
+  assistant(`a${n}`, `step ${n}`, [{ id: `c${n}`, args: { command: `cmd ${n}` } }]),
+  toolResult(`t${n}`, `c${n}`, output),
+];
+
+export const ids = (messages: readonly { id?: string | undefined }[]) => messages.map((message) => message.id);

@@ -1,0 +1,116 @@
+import { AIMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { repairToolPairing, validateToolPairing } from "../src/index.js";
+import { assistant, ids, toolResult, user } from "./support/builders.js";
+
+describe("validateToolPairing", () => {
+  it("returns no problem for a valid history", () => {
+    expect(validateToolPairing([user("u1"), assistant("a1", "", [{ id: "c1" }]), toolResult("t1", "c1")])).toEqual([]);
+  });
+
+  it("reports a tool result with no earlier call", () => {
+    expect(validateToolPairing([user("u1"), toolResult("t1", "c9")])).toEqual([
+      { kind: "orphan-result", index: 1, toolCallId: "c9", message: "message 1 is a tool result for `c9`, but no earlier message calls it" },
+    ]);
+  });
+
+  it("reports a result that comes before its call as an orphan, and the call as unanswered", () => {
+    const problems = validateToolPairing([toolResult("t1", "c1"), assistant("a1", "", [{ id: "c1" }])]);
+    expect(problems.map(({ kind, index }) => ({ kind, index }))).toEqual([
+      { kind: "orphan-result", index: 0 },
+      { kind: "unanswered-call", index: 1 },
+    ]);
+  });
+
+  it("reports a call with no result", () => {
+    expect(validateToolPairing([assistant("a1", "", [{ id: "c1" }, { id: "c2" }]), toolResult("t1", "c1")])).toEqual([
+      { kind: "unanswered-call", index: 0, toolCallId: "c2", message: "message 0 calls tool `c2`, which no later tool result answers" },
+    ]);
+  });
+
+  it("reports a repeated call id and a second result for one call", () => {
+    const problems = validateToolPairing([
+      assistant("a1", "", [{ id: "c1" }]),
+      toolResult("t1", "c1"),
+      toolResult("t1b", "c1"),
+      assistant("a2", "", [{ id: "c1" }]),
+      toolResult("t2", "c1"),
+    ]);
+    expect(problems.map(({ kind, index }) => ({ kind, index }))).toEqual([
+      { kind: "duplicate-result", index: 2 },
+      { kind: "duplicate-call-id", index: 3 },
+    ]);
+  });
+
+  it("reports a tool call without an id", () => {
+    const message = new AIMessage({ id: "a1", content: "", tool_calls: [{ name: "bash", args: {}, type: "tool_call" }] });
+    expect(validateToolPairing([message]).map(({ kind, index }) => ({ kind, index }))).toEqual([{ kind: "missing-call-id", index: 0 }]);
+  });
+});
+
+describe("repairToolPairing", () => {
+  it("returns the same objects when nothing is broken", () => {
+    const messages = [user("u1"), assistant("a1", "", [{ id: "c1" }]), toolResult("t1", "c1")];
+    const repair = repairToolPairing(messages);
+    expect(repair.messages).toEqual(messages);
+    repair.messages.forEach((message, position) => expect(message).toBe(messages[position]));
+    expect(repair.problems).toEqual([]);
+  });
+
+  it("drops an orphan result and reports it as removed", () => {
+    const orphan = toolResult("t9", "c9");
+    const repair = repairToolPairing([user("u1"), orphan, assistant("a1", "hi")]);
+    expect(ids(repair.messages)).toEqual(["u1", "a1"]);
+    expect(repair.removed).toEqual([{ index: 1, message: orphan }]);
+  });
+
+  it("removes an unanswered call from its assistant message and keeps the answered one", () => {
+    const original = assistant("a1", "running two", [{ id: "c1" }, { id: "c2" }]);
+    const repair = repairToolPairing([original, toolResult("t1", "c1")]);
+    const repaired = repair.messages[0] as AIMessage;
+    expect(repaired.tool_calls?.map((call) => call.id)).toEqual(["c1"]);
+    expect(repaired.id).toBe("a1");
+    expect(repaired.content).toBe("running two");
+    expect(original.tool_calls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+    expect(validateToolPairing(repair.messages)).toEqual([]);
+  });
+
+  it("drops an assistant message left with neither content nor calls", () => {
+    const repair = repairToolPairing([user("u1"), assistant("a1", "", [{ id: "c1" }])]);
+    expect(ids(repair.messages)).toEqual(["u1"]);
+    expect(repair.removed.map((entry) => entry.index)).toEqual([1]);
+  });
+
+  it("renames a repeated call id on the later call and its result, keeping both exchanges", () => {
+    const repair = repairToolPairing([
+      assistant("a1", "", [{ id: "c1" }]),
+      toolResult("t1", "c1"),
+      assistant("a2", "", [{ id: "c1" }]),
+      toolResult("t2", "c1"),
+    ]);
+    expect(ids(repair.messages)).toEqual(["a1", "t1", "a2", "t2"]);
+    expect((repair.messages[2] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1__dup1"]);
+    expect((repair.messages[3] as { tool_call_id: string }).tool_call_id).toBe("c1__dup1");
+    expect(validateToolPairing(repair.messages)).toEqual([]);
+  });
+
+  it("keeps raw OpenAI tool calls in additional_kwargs consistent with tool_calls", () => {
+    const original = new AIMessage({
+      id: "a1",
+      content: "",
+      tool_calls: [
+        { id: "c1", name: "bash", args: {}, type: "tool_call" },
+        { id: "c2", name: "bash", args: {}, type: "tool_call" },
+      ],
+      additional_kwargs: {
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "bash", arguments: "{}" } },
+          { id: "c2", type: "function", function: { name: "bash", arguments: "{}" } },
+        ],
+      },
+    });
+    const repair = repairToolPairing([original, toolResult("t1", "c1")]);
+    const repaired = repair.messages[0] as AIMessage;
+    expect(repaired.additional_kwargs.tool_calls?.map((call) => call.id)).toEqual(["c1"]);
+  });
+});
