@@ -1,0 +1,42 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+
+/** The first ```ts block under a heading. */
+function codeUnder(heading: string): string {
+  const section = readme.slice(readme.indexOf(`## ${heading}`));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  if (!match) throw new Error(`no ts block under ## ${heading}`);
+  return match[1]!;
+}
+
+/** Write a README example next to the sources (so its imports resolve) and run it. */
+async function runExample(name: string, code: string): Promise<unknown[][]> {
+  const directory = join(root, "node_modules", ".cache", "readme-examples");
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, `${name}.ts`);
+  writeFileSync(file, code.replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts"))));
+  const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+  await import(pathToFileURL(file).href);
+  return log.mock.calls;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("README", () => {
+  it("runs the quick start and prints what its comments say", async () => {
+    const printed = await runExample("quick-start", codeUnder("Quick start"));
+    expect(printed).toEqual([["compacted"], [5], [true], [[]]]);
+  });
+
+  it("names the two set-up commands that CI and a fresh clone use", () => {
+    expect(readme).toContain("npm ci && npm run demo");
+    expect(readme).toContain("npm ci && npm test");
+  });
+});
