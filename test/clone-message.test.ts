@@ -45,7 +45,7 @@ describe("cloneMessage", () => {
 
   it("serializes the overridden content, as a checkpointer would store it", () => {
     const copy = cloneMessage(new ToolMessage({ id: "t1", content: "long output", tool_call_id: "c1" }), { content: "[hidden]" });
-    expect((copy.toJSON() as { kwargs: { content: string; id: string } }).kwargs).toMatchObject({ content: "[hidden]", id: "t1" });
+    expect((copy.toJSON() as unknown as { kwargs: { content: string; id: string } }).kwargs).toMatchObject({ content: "[hidden]", id: "t1" });
   });
 
   it("carries an id assigned after construction (as LangGraph's reducer does)", () => {

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { createTokenCounter, hardTruncate, validateToolPairing } from "../src/index.js";
+import { compactionMarkerOf, createTokenCounter, hardTruncate, validateToolPairing } from "../src/index.js";
 import { assistant, ids, step, system, toolResult, user } from "./support/builders.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
@@ -53,7 +53,7 @@ describe("hardTruncate", () => {
     expect(ids(result.messages)).toEqual(["s", "a1", "t1"]);
     const cut = result.messages[2]!;
     expect(cut.content).toMatch(/^(word ?)+\n\[\.\.\. \d+ tokens cut to fit the context window \.\.\.\]$/);
-    expect(cut.response_metadata["compaction"]).toMatchObject({ strategy: "hardTruncate", truncated: true });
+    expect(compactionMarkerOf(cut)).toMatchObject({ strategy: "hardTruncate", truncated: true });
     expect(result.replaced.map(({ index, before }) => [index, before])).toEqual([[3, input[3]]]);
     expect(result.tokensAfter).toBeLessThanOrEqual(1_000);
     expect(await counter.countMessages(result.messages)).toBe(result.tokensAfter);

@@ -1,4 +1,4 @@
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, type ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { repairToolPairing, validateToolPairing } from "../src/index.js";
 import { assistant, ids, toolResult, user } from "./support/builders.js";
@@ -90,7 +90,7 @@ describe("repairToolPairing", () => {
     ]);
     expect(ids(repair.messages)).toEqual(["a1", "t1", "a2", "t2"]);
     expect((repair.messages[2] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1__dup1"]);
-    expect((repair.messages[3] as { tool_call_id: string }).tool_call_id).toBe("c1__dup1");
+    expect((repair.messages[3] as ToolMessage).tool_call_id).toBe("c1__dup1");
     expect(validateToolPairing(repair.messages)).toEqual([]);
   });
 

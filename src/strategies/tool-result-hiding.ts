@@ -56,6 +56,8 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly excludeTools: ReadonlySet<string>;
   readonly hideToolInputs: boolean;
   readonly minTokensSaved: number;
+  /** Results judged shorter than the placeholder; messages are immutable, so the verdict stands. */
+  readonly #notWorthHiding = new WeakSet<BaseMessage>();
 
   constructor(options: ToolResultHidingOptions = {}) {
     const parsed = parseOptions("toolResultHiding", optionsSchema, options);
@@ -74,14 +76,18 @@ export class ToolResultHiding extends CompactionStrategy {
     let saved = 0;
     for (const group of olderGroups) {
       const assistant = messages[group.assistantIndex] as AIMessage;
-      const callNames = new Map((assistant.tool_calls ?? []).map((call) => [call.id, call.name]));
       const hiddenCallIds = new Set<string>();
       for (const resultIndex of group.resultIndices) {
         const result = messages[resultIndex] as ToolMessage;
-        const toolName = result.name ?? callNames.get(result.tool_call_id) ?? "";
-        if (this.excludeTools.has(toolName)) continue;
-        hiddenCallIds.add(result.tool_call_id);
-        if (compactionMarkerOf(result)?.hidden) continue;
+        if (compactionMarkerOf(result)?.hidden) {
+          hiddenCallIds.add(result.tool_call_id);
+          continue;
+        }
+        if (this.#notWorthHiding.has(result)) continue;
+        if (this.excludeTools.size > 0) {
+          const toolName = result.name ?? assistant.tool_calls?.find((call) => call.id === result.tool_call_id)?.name ?? "";
+          if (this.excludeTools.has(toolName)) continue;
+        }
         const before = tokens.perMessage[resultIndex]!;
         const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
         const after = cloneMessage(result, {
@@ -90,7 +96,11 @@ export class ToolResultHiding extends CompactionStrategy {
         });
         const afterTokens = await this.tokenCounter.countMessage(after);
         // A result shorter than the placeholder stays: hiding it would cost tokens.
-        if (afterTokens >= before) continue;
+        if (afterTokens >= before) {
+          this.#notWorthHiding.add(result);
+          continue;
+        }
+        hiddenCallIds.add(result.tool_call_id);
         saved += before - afterTokens;
         replacements.set(resultIndex, after);
       }
