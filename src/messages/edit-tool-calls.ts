@@ -1,8 +1,6 @@
 import type { AIMessage } from "@langchain/core/messages";
 import { cloneMessage } from "./clone-message.js";
-
-/** Content block types that restate a tool call inside `content` (Anthropic, v1 standard blocks). */
-const TOOL_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
+import { TOOL_CALL_BLOCK_TYPES } from "./message-types.js";
 
 export interface ToolCallEdit {
   /** Keep only these call positions (indices into `tool_calls`). Default: keep all. */

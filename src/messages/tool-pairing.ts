@@ -1,7 +1,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { cloneMessage } from "./clone-message.js";
 import { editToolCalls } from "./edit-tool-calls.js";
-import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
+import { isAssistantMessage, isEmptyContent, isToolResultMessage } from "./message-types.js";
 import { indexToolCallGroups, type ToolPairingProblem } from "./tool-call-groups.js";
 
 export type { ToolPairingProblem } from "./tool-call-groups.js";
@@ -29,11 +29,6 @@ export interface ToolPairingRepair {
   readonly removed: readonly { index: number; message: BaseMessage }[];
   /** Input messages replaced by a corrected copy. */
   readonly replaced: readonly { index: number; before: BaseMessage; after: BaseMessage }[];
-}
-
-function isEmptyContent(content: unknown): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  return Array.isArray(content) && content.length === 0;
 }
 
 /**

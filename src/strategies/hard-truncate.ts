@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { cloneMessage } from "../messages/clone-message.js";
+import { TOOL_CALL_BLOCK_TYPES } from "../messages/message-types.js";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import { COMPACTION_METADATA_KEY, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
@@ -27,8 +28,6 @@ const optionsSchema = z
   })
   .strict();
 
-/** Tool-call blocks inside content must survive a text cut: they restate the calls. */
-const TOOL_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
 
 function textOf(content: BaseMessage["content"]): string {
   if (typeof content === "string") return content;
@@ -108,6 +107,7 @@ export class HardTruncate extends CompactionStrategy {
         const keptText = await this.tokenCounter.truncateText(text, budget);
         const cutTokens = textTokens - (await this.tokenCounter.countText(keptText));
         const markerText = `\n[... ${cutTokens} tokens cut to fit the context window ...]`;
+        // Tool-call blocks restate the calls: they survive the cut.
         const blocks = Array.isArray(original.content)
           ? original.content.filter((part) => typeof part === "object" && TOOL_CALL_BLOCK_TYPES.has(String(part.type)))
           : [];

@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { isAssistantMessage, isEmptyContent, isToolResultMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
 import {
@@ -171,8 +171,7 @@ export class SelectiveCompact extends CompactionStrategy {
         if (call.id !== undefined && answered.has(call.id)) keepPositions.add(position);
       });
       const after = editToolCalls(assistant, { keepPositions });
-      const emptyContent = typeof after.content === "string" ? after.content.trim() === "" : after.content.length === 0;
-      if (keepPositions.size === 0 && emptyContent) {
+      if (keepPositions.size === 0 && isEmptyContent(after.content)) {
         removeOne(assistantPosition);
         return;
       }

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Tiktoken } from "js-tiktoken/lite";
 import { z } from "zod/v4";
-import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
 
@@ -119,8 +119,6 @@ const IMAGE_OR_FILE_TYPES = new Set([
   "document",
   "video",
 ]);
-/** Blocks that restate `tool_calls` inside content; the calls are counted from `tool_calls`. */
-const TOOL_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
 
 class MessageTokenCounter implements TokenCounter {
   readonly mode: TokenCounterMode;
@@ -164,6 +162,7 @@ class MessageTokenCounter implements TokenCounter {
       if (typeof part !== "object" || part === null) continue;
       const block = part as Record<string, unknown>;
       const type = String(block["type"] ?? "");
+      // Blocks restating a tool call are counted once, from `tool_calls`.
       if (TOOL_CALL_BLOCK_TYPES.has(type)) continue;
       const text = block["text"] ?? block["thinking"] ?? block["reasoning"];
       if (typeof text === "string" && !IMAGE_OR_FILE_TYPES.has(type)) units += this.#units(text);
