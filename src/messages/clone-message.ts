@@ -24,7 +24,6 @@ const DATA_FIELDS = new Set<string>([
   "response_metadata",
   "tool_calls",
   "invalid_tool_calls",
-  "usage_metadata",
   "metadata",
 ]);
 
@@ -46,8 +45,10 @@ function copyData(value: unknown): unknown {
  * response_metadata, usage_metadata, tool calls...), optionally overriding some.
  *
  * The copy is built through the message's own constructor, so its serialized form (`toJSON`, what a
- * checkpointer stores) matches its fields. Plain-data fields are deep-copied; `artifact` is kept by
- * reference, since it may hold objects that cannot be cloned and is never sent to a model.
+ * checkpointer stores) matches its fields. Plain-data fields are deep-copied. Two are kept by
+ * reference: `artifact`, which may hold objects that cannot be cloned and is never sent to a model,
+ * and `usage_metadata`, the provider's read-only record of a call, whose identity the token counter
+ * uses to keep a rewritten message's calibration.
  *
  * @example
  * const hidden = cloneMessage(toolMessage, { content: "[hidden]" });

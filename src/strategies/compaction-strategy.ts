@@ -42,8 +42,6 @@ export interface PreparedHistory {
 export interface StrategyOutcome {
   readonly status: CompactionResult["status"];
   readonly messages?: BaseMessage[];
-  /** Estimated tokens of `messages` (uncalibrated sum incl. priming); the base adds the offset. */
-  readonly estimatedAfter?: number;
   readonly removed?: readonly RemovedMessage[];
   readonly replaced?: readonly ReplacedMessage[];
   readonly reason?: string;
@@ -108,9 +106,9 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     context.signal?.throwIfAborted();
     const unchanged = outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined;
     const output = unchanged ? [...input] : outcome.messages!;
-    const tokensAfter = unchanged
-      ? tokens.total
-      : Math.max(0, (outcome.estimatedAfter ?? (await this.tokenCounter.measure(output)).estimated) + tokens.calibrationOffset);
+    // A recount (cached per message, so one linear pass) makes tokensAfter exactly what the next
+    // run will measure, calibration included.
+    const tokensAfter = unchanged ? tokens.total : (await this.tokenCounter.measure(output)).total;
     return {
       messages: output,
       status: outcome.status,

@@ -61,10 +61,17 @@ export class HardTruncate extends CompactionStrategy {
     const count = messages.length;
     const safe = safeCutPoints(messages, index);
     const isSystem = (position: number) => messages[position]!.type === "system";
-    // Fixed cost: system messages, priming and calibration; the tail costs the rest.
+    // Fixed cost: system messages and the reply priming. The calibration counts only while the
+    // newest assistant message with provider usage is kept; the tail costs the rest.
     let systemTokens = 0;
-    for (let position = 0; position < count; position++) if (isSystem(position)) systemTokens += tokens.perMessage[position]!;
-    const fixed = tokens.total - tokens.perMessage.reduce((sum, value) => sum + value, 0) + systemTokens;
+    let allTokens = 0;
+    for (let position = 0; position < count; position++) {
+      allTokens += tokens.perMessage[position]!;
+      if (isSystem(position)) systemTokens += tokens.perMessage[position]!;
+    }
+    const primingTokens = tokens.estimated - allTokens;
+    const anchor = tokens.calibrationAnchors.at(-1);
+    const fixed = (cut: number) => Math.max(0, systemTokens + primingTokens + (anchor && anchor.index >= cut ? anchor.offset : 0));
     // suffix[c]: tokens of the non-system messages from c on.
     const suffix = new Float64Array(count + 1);
     for (let position = count - 1; position >= 0; position--) {
@@ -81,7 +88,8 @@ export class HardTruncate extends CompactionStrategy {
     let cut = Math.max(0, count - this.keepRecent);
     while (cut < count && !safe[cut]) cut++;
     if (cut > lastUsefulCut && this.keepRecent > 0) cut = lastUsefulCut;
-    while (fixed + suffix[cut]! > this.maxTokens && cut < lastUsefulCut) {
+    const totalAt = (position: number) => fixed(position) + suffix[position]!;
+    while (totalAt(cut) > this.maxTokens && cut < lastUsefulCut) {
       cut++;
       while (cut < lastUsefulCut && !safe[cut]) cut++;
     }
@@ -89,7 +97,7 @@ export class HardTruncate extends CompactionStrategy {
     const kept: number[] = [];
     for (let position = 0; position < count; position++) if (isSystem(position) || position >= cut) kept.push(position);
     const current = new Map<number, BaseMessage>();
-    let total = fixed + suffix[cut]!;
+    let total = totalAt(cut);
 
     // Last resort: cut the text of the largest kept messages until the history fits.
     const candidates = kept.filter((position) => !isSystem(position)).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
@@ -147,8 +155,7 @@ export class HardTruncate extends CompactionStrategy {
       output.push(after ?? message);
       if (after) replaced.push({ index: position, before: message, after });
     }
-    const estimatedAfter = total - tokens.calibrationOffset;
-    return { status: "truncated", messages: output, estimatedAfter, removed, replaced };
+    return { status: "truncated", messages: output, removed, replaced };
   }
 }
 

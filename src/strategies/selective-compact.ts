@@ -139,7 +139,12 @@ export class SelectiveCompact extends CompactionStrategy {
     const alive = new Uint8Array(count).fill(1);
     const current: BaseMessage[] = [...messages];
     const currentTokens = [...tokens.perMessage];
-    let total = tokens.total;
+    // The total is the estimate plus the calibration of the newest assistant message with provider
+    // usage that is still in the history.
+    let estimated = tokens.estimated;
+    const anchors = tokens.calibrationAnchors;
+    let anchor = anchors.length - 1;
+    const total = () => Math.max(0, estimated + (anchor >= 0 ? anchors[anchor]!.offset : 0));
     const edited = new Set<number>();
 
     const byKind = new Map<string, number[]>();
@@ -155,7 +160,8 @@ export class SelectiveCompact extends CompactionStrategy {
     const removeOne = (position: number) => {
       if (!alive[position]) return;
       alive[position] = 0;
-      total -= currentTokens[position]!;
+      estimated -= currentTokens[position]!;
+      while (anchor >= 0 && !alive[anchors[anchor]!.index]) anchor--;
     };
     const stripCall = async (resultPosition: number) => {
       const group = index.groups[index.groupOf[resultPosition]!]!;
@@ -176,7 +182,7 @@ export class SelectiveCompact extends CompactionStrategy {
         return;
       }
       const afterTokens = await this.tokenCounter.countMessage(after);
-      total += afterTokens - currentTokens[assistantPosition]!;
+      estimated += afterTokens - currentTokens[assistantPosition]!;
       currentTokens[assistantPosition] = afterTokens;
       current[assistantPosition] = after;
       edited.add(assistantPosition);
@@ -202,21 +208,19 @@ export class SelectiveCompact extends CompactionStrategy {
       const candidates = (byKind.get(rule.kind) ?? []).filter((position) => alive[position]);
       const victims = rule.action === "drop" ? candidates : candidates.slice(0, Math.max(0, candidates.length - (rule.keepRecent ?? 0)));
       for (const position of victims) {
-        if (total <= this.target) break rules;
+        if (total() <= this.target) break rules;
         if (!alive[position]) continue;
         await remove(position);
         changed = true;
       }
-      if (total <= this.target) break;
+      if (total() <= this.target) break;
     }
-    if (!changed) return { status: "noop", reason: `no rule could remove anything; still ${total} tokens over target ${this.target}` };
+    if (!changed) return { status: "noop", reason: `no rule could remove anything; still ${total()} tokens over target ${this.target}` };
 
     const output: BaseMessage[] = [];
     const removed: RemovedMessage[] = [];
     const replaced: ReplacedMessage[] = [];
-    let estimatedAfter = tokens.estimated;
     for (let position = 0; position < count; position++) {
-      estimatedAfter += (alive[position] ? currentTokens[position]! : 0) - tokens.perMessage[position]!;
       if (!alive[position]) {
         removed.push({ index: position, message: messages[position]! });
         continue;
@@ -227,10 +231,9 @@ export class SelectiveCompact extends CompactionStrategy {
     return {
       status: "compacted",
       messages: output,
-      estimatedAfter,
       removed,
       replaced,
-      ...(total > this.target ? { reason: `rules exhausted at ${total} tokens, over target ${this.target}` } : {}),
+      ...(total() > this.target ? { reason: `rules exhausted at ${total()} tokens, over target ${this.target}` } : {}),
     };
   }
 }

@@ -39,7 +39,7 @@ export class SlidingWindow extends CompactionStrategy {
     this.keepTurns = parsed.keepTurns;
   }
 
-  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+  protected async run({ messages, index }: PreparedHistory): Promise<StrategyOutcome> {
     const starts = userTurnStarts(messages, safeCutPoints(messages, index));
     if (starts.length <= this.keepTurns) {
       return { status: "noop", reason: `${starts.length} user turn(s), within keepTurns ${this.keepTurns}` };
@@ -47,15 +47,11 @@ export class SlidingWindow extends CompactionStrategy {
     const cut = starts[starts.length - this.keepTurns]!;
     const output: BaseMessage[] = [];
     const removed: RemovedMessage[] = [];
-    let estimatedAfter = tokens.estimated;
     messages.forEach((message, position) => {
       if (position >= cut || message.type === "system") output.push(message);
-      else {
-        removed.push({ index: position, message });
-        estimatedAfter -= tokens.perMessage[position]!;
-      }
+      else removed.push({ index: position, message });
     });
-    return { status: "truncated", messages: output, estimatedAfter, removed };
+    return { status: "truncated", messages: output, removed };
   }
 }
 

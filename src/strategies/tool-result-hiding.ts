@@ -136,7 +136,7 @@ export class ToolResultHiding extends CompactionStrategy {
       output[position] = after;
       replaced.push({ index: position, before: messages[position]!, after });
     }
-    return { status: "compacted", messages: output, estimatedAfter: tokens.estimated - saved, replaced };
+    return { status: "compacted", messages: output, replaced };
   }
 }
 

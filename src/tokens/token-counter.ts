@@ -35,7 +35,9 @@ export interface TokenCounterOptions {
   /**
    * Use the provider's own count when an assistant message carries `usage_metadata.input_tokens`:
    * the prefix that call saw is counted as the provider reported it (tool schemas and formatting
-   * included) and only later messages are estimated. @default true
+   * included) and only later messages are estimated. The difference from our estimate is fixed when
+   * the message is first seen and applies while that message (or a rewritten copy of it) is in the
+   * history. @default true
    */
   calibrate?: boolean;
   /** Tokens counted for each image or other non-text content part. @default 85 */
@@ -49,9 +51,12 @@ export interface TokenMeasurement {
   /** `sum(perMessage)` plus the reply priming: the estimate with no calibration. */
   readonly estimated: number;
   /**
-   * Provider count minus our estimate for the prefix of the newest assistant message with usage
-   * (what the provider sees that we do not: tool schemas, formatting). 0 without calibration.
+   * Every assistant message with `usage_metadata.input_tokens`, in order, with its offset: the
+   * provider's count minus our estimate of the prefix that call saw (what the provider sees that we
+   * do not: tool schemas, formatting). Empty without calibration.
    */
+  readonly calibrationAnchors: readonly { readonly index: number; readonly offset: number }[];
+  /** The offset of the newest anchor, which the total uses; 0 without one. */
   readonly calibrationOffset: number;
   /** `estimated + calibrationOffset`: the number to compare with a context window. */
   readonly total: number;
@@ -126,8 +131,12 @@ class MessageTokenCounter implements TokenCounter {
   readonly calibrate: boolean;
   readonly #nonTextPartTokens: number;
   readonly #cache = new WeakMap<BaseMessage, number>();
-  /** Calibration offset of an assistant message, fixed the first time it is seen. */
-  readonly #offsets = new WeakMap<BaseMessage, number>();
+  /**
+   * Calibration offset per provider usage record, fixed the first time it is seen. Keyed by the
+   * `usage_metadata` object, which `cloneMessage` shares, so a rewritten copy of an assistant message
+   * keeps the offset its original had.
+   */
+  readonly #offsets = new WeakMap<object, number>();
   #encoder: Tiktoken | undefined;
 
   constructor(options: TokenCounterOptions) {
@@ -212,35 +221,29 @@ class MessageTokenCounter implements TokenCounter {
   async measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
     await this.#ready();
     const perMessage = new Array<number>(messages.length);
+    const calibrationAnchors: { index: number; offset: number }[] = [];
     let sum = 0;
-    let anchor = -1;
-    let prefixAtAnchor = 0;
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
-      if (this.calibrate && isAssistantMessage(message) && (message.usage_metadata?.input_tokens ?? 0) > 0) {
-        anchor = index;
-        prefixAtAnchor = sum;
+      const usage = this.calibrate && isAssistantMessage(message) ? message.usage_metadata : undefined;
+      if (usage && usage.input_tokens > 0) {
+        let offset = this.#offsets.get(usage);
+        if (offset === undefined) {
+          // The provider counted the prefix this call saw. What it saw beyond our estimate stays
+          // with the conversation even after a compaction changes the prefix, so the offset is
+          // fixed when the usage record is first seen.
+          offset = usage.input_tokens - (sum + REPLY_PRIMING_TOKENS);
+          this.#offsets.set(usage, offset);
+        }
+        calibrationAnchors.push({ index, offset });
       }
       const tokens = this.#countLoaded(message);
       perMessage[index] = tokens;
       sum += tokens;
     }
     const estimated = sum + REPLY_PRIMING_TOKENS;
-    let calibrationOffset = 0;
-    if (anchor >= 0) {
-      const message = messages[anchor]!;
-      const known = this.#offsets.get(message);
-      if (known !== undefined) calibrationOffset = known;
-      else {
-        // The provider counted the prefix this call saw; what it saw beyond our estimate (tool
-        // schemas, formatting) stays with the conversation even after a compaction changes the
-        // prefix, so the offset is fixed when the message is first seen.
-        const inputTokens = (message as { usage_metadata?: { input_tokens?: number } }).usage_metadata?.input_tokens ?? 0;
-        calibrationOffset = inputTokens - (prefixAtAnchor + REPLY_PRIMING_TOKENS);
-        this.#offsets.set(message, calibrationOffset);
-      }
-    }
-    return { perMessage, estimated, calibrationOffset, total: Math.max(0, estimated + calibrationOffset) };
+    const calibrationOffset = calibrationAnchors.at(-1)?.offset ?? 0;
+    return { perMessage, estimated, calibrationAnchors, calibrationOffset, total: Math.max(0, estimated + calibrationOffset) };
   }
 
   async truncateText(text: string, maxTokens: number): Promise<string> {
