@@ -28,8 +28,8 @@ export interface ToolCallGroup {
 export interface ToolCallIndex {
   readonly groups: readonly ToolCallGroup[];
   /** For each message, the number of the group it belongs to in `groups`, or -1. */
-  readonly groupOf: Int32Array;
-  /** Pairing problems, in the order they were found. Empty for a valid history. */
+  readonly groupOf: readonly number[];
+  /** Pairing problems, ordered by index. Empty for a valid history. */
   readonly problems: readonly ToolPairingProblem[];
   /**
    * For a duplicate call id, the unique id the repair gives that occurrence and its results:
@@ -44,7 +44,6 @@ export interface ToolCallIndex {
 interface PendingCall {
   group: number;
   assistantIndex: number;
-  callPosition: number;
   resolvedId: string;
 }
 
@@ -53,6 +52,149 @@ interface MutableGroup {
   callIds: string[];
   resultIndices: number[];
   end: number;
+}
+
+/** Where a call id was first made and first answered (-1 while unanswered). */
+interface CallRecord {
+  firstIndex: number;
+  answeredAt: number;
+  duplicates: number;
+}
+
+/**
+ * Builds a {@link ToolCallIndex} one message at a time, so an index can be extended when a history
+ * grows instead of rebuilt. `push` must see the messages in order; `view()` is the index so far.
+ * @internal
+ */
+export class ToolCallIndexBuilder {
+  readonly #groups: MutableGroup[] = [];
+  readonly #groupOf: number[] = [];
+  readonly #problems: ToolPairingProblem[] = [];
+  /** Every call id seen (one map for the common valid case: one lookup per call and result). */
+  readonly #calls = new Map<string, CallRecord>();
+  /** Calls without a result yet: small, since results follow their calls. */
+  readonly #pending = new Map<string, PendingCall>();
+  readonly #renamedCalls = new Map<string, string>();
+  readonly #renamedResults = new Map<number, string>();
+
+  get length(): number {
+    return this.#groupOf.length;
+  }
+
+  #unanswered(call: PendingCall, toolCallId: string): ToolPairingProblem {
+    return {
+      kind: "unanswered-call",
+      index: call.assistantIndex,
+      toolCallId,
+      message: `message ${call.assistantIndex} calls tool \`${toolCallId}\`, which no later tool result answers`,
+    };
+  }
+
+  push(message: BaseMessage): void {
+    const index = this.#groupOf.length;
+    if (isAssistantMessage(message)) {
+      const calls = message.tool_calls;
+      if (calls === undefined || calls.length === 0) {
+        this.#groupOf.push(-1);
+        return;
+      }
+      const groupNumber = this.#groups.length;
+      const group: MutableGroup = { assistantIndex: index, callIds: [], resultIndices: [], end: index };
+      this.#groups.push(group);
+      this.#groupOf.push(groupNumber);
+      for (let callPosition = 0; callPosition < calls.length; callPosition++) {
+        const call = calls[callPosition]!;
+        const id = call.id;
+        if (typeof id !== "string" || id === "") {
+          this.#problems.push({
+            kind: "missing-call-id",
+            index,
+            callPosition,
+            message: `message ${index}: tool call ${callPosition} (\`${call.name}\`) has no id, so no result can answer it`,
+          });
+          continue;
+        }
+        let resolvedId = id;
+        const record = this.#calls.get(id);
+        if (record === undefined) {
+          this.#calls.set(id, { firstIndex: index, answeredAt: -1, duplicates: 0 });
+        } else {
+          this.#problems.push({
+            kind: "duplicate-call-id",
+            index,
+            toolCallId: id,
+            firstIndex: record.firstIndex,
+            message: `message ${index} repeats tool call id \`${id}\` first used at message ${record.firstIndex}`,
+          });
+          const earlier = this.#pending.get(id);
+          if (earlier) {
+            this.#pending.delete(id);
+            this.#problems.push(this.#unanswered(earlier, id));
+          }
+          do {
+            record.duplicates += 1;
+            resolvedId = `${id}__dup${record.duplicates}`;
+          } while (this.#calls.has(resolvedId));
+          // Reserve the new id, so a later call that really has it is seen as a repeat.
+          this.#calls.set(resolvedId, { firstIndex: index, answeredAt: -1, duplicates: 0 });
+          this.#renamedCalls.set(`${index}:${callPosition}`, resolvedId);
+        }
+        group.callIds.push(id);
+        this.#pending.set(id, { group: groupNumber, assistantIndex: index, resolvedId });
+      }
+      return;
+    }
+    if (isToolResultMessage(message)) {
+      const id = message.tool_call_id;
+      const call = this.#pending.get(id);
+      if (call) {
+        this.#pending.delete(id);
+        const record = this.#calls.get(id)!;
+        if (record.answeredAt < 0) record.answeredAt = index;
+        const group = this.#groups[call.group]!;
+        group.resultIndices.push(index);
+        group.end = index;
+        this.#groupOf.push(call.group);
+        if (call.resolvedId !== id) this.#renamedResults.set(index, call.resolvedId);
+        return;
+      }
+      const record = this.#calls.get(id);
+      if (record !== undefined && record.answeredAt >= 0) {
+        this.#problems.push({
+          kind: "duplicate-result",
+          index,
+          toolCallId: id,
+          firstIndex: record.answeredAt,
+          message: `message ${index} answers tool call \`${id}\` again (first answered at message ${record.answeredAt})`,
+        });
+      } else {
+        this.#problems.push({
+          kind: "orphan-result",
+          index,
+          toolCallId: id,
+          message: `message ${index} is a tool result for \`${id}\`, but no earlier message calls it`,
+        });
+      }
+    }
+    this.#groupOf.push(-1);
+  }
+
+  /** The index of the messages pushed so far. Calls still pending count as unanswered. */
+  view(): ToolCallIndex {
+    let problems: ToolPairingProblem[] = this.#problems;
+    if (this.#pending.size > 0) {
+      problems = [...problems];
+      for (const [id, call] of this.#pending) problems.push(this.#unanswered(call, id));
+    }
+    if (problems.length > 1) problems = [...problems].sort((a, b) => a.index - b.index);
+    return {
+      groups: this.#groups,
+      groupOf: this.#groupOf,
+      problems,
+      renamedCalls: this.#renamedCalls,
+      renamedResults: this.#renamedResults,
+    };
+  }
 }
 
 /**
@@ -65,111 +207,9 @@ interface MutableGroup {
  * const { groups, groupOf, problems } = indexToolCallGroups(messages);
  */
 export function indexToolCallGroups(messages: readonly BaseMessage[]): ToolCallIndex {
-  const groups: MutableGroup[] = [];
-  const groupOf = new Int32Array(messages.length).fill(-1);
-  const problems: ToolPairingProblem[] = [];
-  const pending = new Map<string, PendingCall>();
-  /** Where each call id was first made, and where it was first answered. */
-  const firstCallIndex = new Map<string, number>();
-  const answeredAt = new Map<string, number>();
-  const usedIds = new Set<string>();
-  const duplicateCount = new Map<string, number>();
-  const renamedCalls = new Map<string, string>();
-  const renamedResults = new Map<number, string>();
-
-  const reportUnanswered = (call: PendingCall, toolCallId: string) => {
-    problems.push({
-      kind: "unanswered-call",
-      index: call.assistantIndex,
-      toolCallId,
-      message: `message ${call.assistantIndex} calls tool \`${toolCallId}\`, which no later tool result answers`,
-    });
-  };
-
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index]!;
-    if (isAssistantMessage(message)) {
-      const calls = message.tool_calls ?? [];
-      if (calls.length === 0) continue;
-      const group: MutableGroup = { assistantIndex: index, callIds: [], resultIndices: [], end: index };
-      const groupNumber = groups.length;
-      groups.push(group);
-      groupOf[index] = groupNumber;
-      calls.forEach((call, callPosition) => {
-        const id = call.id;
-        if (typeof id !== "string" || id === "") {
-          problems.push({
-            kind: "missing-call-id",
-            index,
-            callPosition,
-            message: `message ${index}: tool call ${callPosition} (\`${call.name}\`) has no id, so no result can answer it`,
-          });
-          return;
-        }
-        let resolvedId = id;
-        const firstIndex = firstCallIndex.get(id);
-        if (firstIndex !== undefined) {
-          problems.push({
-            kind: "duplicate-call-id",
-            index,
-            toolCallId: id,
-            firstIndex,
-            message: `message ${index} repeats tool call id \`${id}\` first used at message ${firstIndex}`,
-          });
-          const earlier = pending.get(id);
-          if (earlier) {
-            pending.delete(id);
-            reportUnanswered(earlier, id);
-          }
-          let count = duplicateCount.get(id) ?? 0;
-          do {
-            count += 1;
-            resolvedId = `${id}__dup${count}`;
-          } while (usedIds.has(resolvedId));
-          duplicateCount.set(id, count);
-          renamedCalls.set(`${index}:${callPosition}`, resolvedId);
-        } else {
-          firstCallIndex.set(id, index);
-        }
-        usedIds.add(resolvedId);
-        group.callIds.push(id);
-        pending.set(id, { group: groupNumber, assistantIndex: index, callPosition, resolvedId });
-      });
-    } else if (isToolResultMessage(message)) {
-      const id = message.tool_call_id;
-      const call = pending.get(id);
-      if (call) {
-        pending.delete(id);
-        answeredAt.set(id, index);
-        const group = groups[call.group]!;
-        group.resultIndices.push(index);
-        group.end = index;
-        groupOf[index] = call.group;
-        if (call.resolvedId !== id) renamedResults.set(index, call.resolvedId);
-        continue;
-      }
-      const firstAnswer = answeredAt.get(id);
-      if (firstAnswer !== undefined) {
-        problems.push({
-          kind: "duplicate-result",
-          index,
-          toolCallId: id,
-          firstIndex: firstAnswer,
-          message: `message ${index} answers tool call \`${id}\` again (first answered at message ${firstAnswer})`,
-        });
-      } else {
-        problems.push({
-          kind: "orphan-result",
-          index,
-          toolCallId: id,
-          message: `message ${index} is a tool result for \`${id}\`, but no earlier message calls it`,
-        });
-      }
-    }
-  }
-  for (const [id, call] of pending) reportUnanswered(call, id);
-  problems.sort((a, b) => a.index - b.index);
-  return { groups, groupOf, problems, renamedCalls, renamedResults };
+  const builder = new ToolCallIndexBuilder();
+  for (const message of messages) builder.push(message);
+  return builder.view();
 }
 
 /**

@@ -3,7 +3,7 @@ import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod/v4";
 import { InvalidHistoryError } from "../errors.js";
 import { isBaseMessage } from "../messages/message-types.js";
-import { indexToolCallGroups, type ToolCallIndex } from "../messages/tool-call-groups.js";
+import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
 import { repairToolPairing } from "../messages/tool-pairing.js";
 import { defaultTokenCounter, tokenCounterSchema, type TokenCounter, type TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
@@ -38,10 +38,31 @@ export interface PreparedHistory {
   readonly context: CompactionContext;
 }
 
+/** A history with its tool-call index and token counts. @internal */
+interface Analysis {
+  readonly messages: readonly BaseMessage[];
+  /** The index state, extended in place when the next history grows from this one. */
+  readonly builder: ToolCallIndexBuilder;
+  readonly index: ToolCallIndex;
+  readonly tokens: TokenMeasurement;
+}
+
+/** True when `messages` starts with exactly the message objects of `previous`. */
+function extendsHistory(messages: readonly BaseMessage[], previous: readonly BaseMessage[]): boolean {
+  if (messages.length < previous.length) return false;
+  for (let position = 0; position < previous.length; position++) if (messages[position] !== previous[position]) return false;
+  return true;
+}
+
 /** What a strategy's `run` returns: the result without the figures the base class fills in. */
 export interface StrategyOutcome {
   readonly status: CompactionResult["status"];
   readonly messages?: BaseMessage[];
+  /**
+   * The output has the input's messages at the same positions, only some replaced by copies with
+   * the same tool-call ids (e.g. hidden results): the input's index still describes it.
+   */
+  readonly preservesStructure?: boolean;
   readonly removed?: readonly RemovedMessage[];
   readonly replaced?: readonly ReplacedMessage[];
   readonly reason?: string;
@@ -73,55 +94,97 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   /**
    * Compact a history.
    *
+   * A strategy remembers the analysis (tool-call index and token counts) of the last history it
+   * returned. When the next input starts with those same message objects, as in an agent loop where
+   * the history grew by one step, only the new messages are indexed and counted.
+   *
    * @returns the new history and what was done; on `noop` and `failed` the messages are the input's.
    * @throws {InvalidHistoryError} when `messages` is not an array of messages, or (with
    *   `invalidHistory: "throw"`) its tool pairing is broken.
    */
   async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
     if (!Array.isArray(messages)) throw new InvalidHistoryError(`${this.strategyName}: expected an array of messages, got ${typeof messages}`);
-    for (let position = 0; position < messages.length; position++) {
-      if (!isBaseMessage(messages[position])) {
-        throw new InvalidHistoryError(`${this.strategyName}: element ${position} is not a LangChain message`);
-      }
-    }
     context.signal?.throwIfAborted();
-    let input: readonly BaseMessage[] = messages;
-    let index = indexToolCallGroups(input);
+    // Taken, not shared: a concurrent run on the same strategy starts from scratch.
+    const memo = this.#memo;
+    this.#memo = undefined;
+    let analysis = await this.#analyse(messages, memo);
     let repair: CompactionResult["repair"];
-    if (index.problems.length > 0) {
+    if (analysis.index.problems.length > 0) {
+      const problems = analysis.index.problems;
       if (this.invalidHistory === "throw") {
-        const first = index.problems[0]!;
         throw new InvalidHistoryError(
-          `${this.strategyName}: the history's tool calls and results do not pair up (${index.problems.length} problem(s); first: ${first.message}). ` +
+          `${this.strategyName}: the history's tool calls and results do not pair up (${problems.length} problem(s); first: ${problems[0]!.message}). ` +
             `Fix it with repairToolPairing() or pass invalidHistory: "repair".`,
-          index.problems,
+          problems,
         );
       }
-      repair = repairToolPairing(input);
-      input = repair.messages;
-      index = indexToolCallGroups(input);
+      repair = repairToolPairing(messages);
+      analysis = await this.#analyse(repair.messages, undefined);
     }
-    const tokens = await this.tokenCounter.measure(input);
+    const { messages: input, index, tokens } = analysis;
+    const tokensBefore = tokens.total;
     const outcome = await this.run({ messages: input, index, tokens, context });
     context.signal?.throwIfAborted();
     const unchanged = outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined;
     const output = unchanged ? [...input] : outcome.messages!;
-    // A recount (cached per message, so one linear pass) makes tokensAfter exactly what the next
-    // run will measure, calibration included.
-    const tokensAfter = unchanged ? tokens.total : (await this.tokenCounter.measure(output)).total;
+    const replaced = unchanged ? [] : (outcome.replaced ?? []);
+    let after: Analysis;
+    if (unchanged) after = { ...analysis, messages: output };
+    else if (outcome.preservesStructure) after = { ...analysis, messages: output, tokens: await this.#patchTokens(tokens, replaced) };
+    else after = await this.#analyse(output, undefined);
+    this.#memo = after;
     return {
       messages: output,
       status: outcome.status,
       strategy: this.strategyName,
-      tokensBefore: tokens.total,
-      tokensAfter,
+      tokensBefore,
+      // The output's own measurement: exactly what the next run will measure, calibration included.
+      tokensAfter: after.tokens.total,
       messagesBefore: messages.length,
       messagesAfter: output.length,
       removed: unchanged ? [] : (outcome.removed ?? []),
-      replaced: unchanged ? [] : (outcome.replaced ?? []),
+      replaced,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       ...(repair ? { repair } : {}),
     };
+  }
+
+  /** The last output's analysis, for the next run (see `compact`). */
+  #memo: Analysis | undefined;
+
+  /** Index and count a history, continuing `memo` when the history extends the history it analysed. */
+  async #analyse(messages: readonly BaseMessage[], memo: Analysis | undefined): Promise<Analysis> {
+    const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
+    const start = previous ? previous.messages.length : 0;
+    for (let position = start; position < messages.length; position++) {
+      if (!isBaseMessage(messages[position])) {
+        throw new InvalidHistoryError(`${this.strategyName}: element ${position} is not a LangChain message`);
+      }
+    }
+    const builder = previous ? previous.builder : new ToolCallIndexBuilder();
+    for (let position = start; position < messages.length; position++) builder.push(messages[position]!);
+    const tokens =
+      previous && this.tokenCounter.extend
+        ? await this.tokenCounter.extend(previous.tokens, messages)
+        : await this.tokenCounter.measure(messages);
+    return { messages, builder, index: builder.view(), tokens };
+  }
+
+  /**
+   * The measurement after some messages were replaced in place (same positions, same structure).
+   * The input's per-message array was made for this run alone, so it is updated in place.
+   */
+  async #patchTokens(tokens: TokenMeasurement, replaced: readonly ReplacedMessage[]): Promise<TokenMeasurement> {
+    const perMessage = tokens.perMessage as number[];
+    let estimated = tokens.estimated;
+    for (const { index, after } of replaced) {
+      const count = await this.tokenCounter.countMessage(after);
+      estimated += count - perMessage[index]!;
+      perMessage[index] = count;
+    }
+    // Rewritten copies share their original's usage record, so the calibration anchors stand.
+    return { ...tokens, perMessage, estimated, total: Math.max(0, estimated + tokens.calibrationOffset) };
   }
 
   /** Runnable entry point: the compacted history (the input's messages on `noop` or `failed`). */

@@ -70,11 +70,12 @@ export class ToolResultHiding extends CompactionStrategy {
   }
 
   protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
-    const olderGroups = index.groups.slice(0, Math.max(0, index.groups.length - this.keepRecentGroups));
+    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
     /** input index -> new message */
     const replacements = new Map<number, BaseMessage>();
     let saved = 0;
-    for (const group of olderGroups) {
+    for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
+      const group = index.groups[groupNumber]!;
       const assistant = messages[group.assistantIndex] as AIMessage;
       const hiddenCallIds = new Set<string>();
       for (const resultIndex of group.resultIndices) {
@@ -136,7 +137,7 @@ export class ToolResultHiding extends CompactionStrategy {
       output[position] = after;
       replaced.push({ index: position, before: messages[position]!, after });
     }
-    return { status: "compacted", messages: output, replaced };
+    return { status: "compacted", messages: output, replaced, preservesStructure: true };
   }
 }
 

@@ -79,6 +79,12 @@ export interface TokenCounter {
   countMessages(messages: readonly BaseMessage[]): Promise<number>;
   /** Per-message counts and the total, in one pass. */
   measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
+  /**
+   * The measurement of a history that grew: `previous` measured `messages.slice(0, n)` (the same
+   * message objects), so only the messages from `n` on are counted. Costs O(k) for k new messages
+   * plus copying the per-message array.
+   */
+  extend?(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
   /** The longest prefix of `text` that fits in `maxTokens` tokens. */
   truncateText(text: string, maxTokens: number): Promise<string>;
 }
@@ -220,10 +226,24 @@ class MessageTokenCounter implements TokenCounter {
 
   async measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
     await this.#ready();
-    const perMessage = new Array<number>(messages.length);
-    const calibrationAnchors: { index: number; offset: number }[] = [];
-    let sum = 0;
-    for (let index = 0; index < messages.length; index++) {
+    return this.#measureFrom([], [], 0, messages);
+  }
+
+  async extend(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
+    await this.#ready();
+    const sum = previous.estimated - REPLY_PRIMING_TOKENS;
+    return this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], sum, messages);
+  }
+
+  /** Count `messages` from `perMessage.length` on, continuing the given counts. */
+  #measureFrom(
+    perMessage: number[],
+    calibrationAnchors: { index: number; offset: number }[],
+    sumSoFar: number,
+    messages: readonly BaseMessage[],
+  ): TokenMeasurement {
+    let sum = sumSoFar;
+    for (let index = perMessage.length; index < messages.length; index++) {
       const message = messages[index]!;
       const usage = this.calibrate && isAssistantMessage(message) ? message.usage_metadata : undefined;
       if (usage && usage.input_tokens > 0) {
@@ -238,7 +258,7 @@ class MessageTokenCounter implements TokenCounter {
         calibrationAnchors.push({ index, offset });
       }
       const tokens = this.#countLoaded(message);
-      perMessage[index] = tokens;
+      perMessage.push(tokens);
       sum += tokens;
     }
     const estimated = sum + REPLY_PRIMING_TOKENS;
