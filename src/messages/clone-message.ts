@@ -29,8 +29,17 @@ const DATA_FIELDS = new Set<string>([
 
 type MessageConstructor = new (fields: Record<string, unknown>) => BaseMessage;
 
+function isEmptyContainer(value: object): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const _key in value) return false;
+  return true;
+}
+
 function copyData(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
+  // Most messages carry empty kwargs and metadata: no need for a structured clone.
+  if (isEmptyContainer(value)) return Array.isArray(value) ? [] : {};
   try {
     return structuredClone(value);
   } catch {
