@@ -7,8 +7,11 @@ import type { ToolPairingRepair } from "./messages/tool-pairing.js";
  * - `truncated`: the oldest part of the conversation was cut to meet a hard bound.
  * - `failed`: the strategy could not do its job; `messages` is the input unchanged and `reason`
  *   says why.
+ * - `repaired`: with `invalidHistory: "repair"`, the input's tool pairing was broken and was
+ *   repaired, and the strategy itself had nothing to do (or failed): `messages` is the repaired
+ *   history and `repair` says what changed.
  */
-export type CompactionStatus = "noop" | "compacted" | "truncated" | "failed";
+export type CompactionStatus = "noop" | "compacted" | "truncated" | "failed" | "repaired";
 
 /** A message that left the history. `index` is its position in the input. */
 export interface RemovedMessage {
@@ -43,7 +46,8 @@ export interface CompactionResult {
   readonly reason?: string;
   /**
    * With `invalidHistory: "repair"` and a broken input: what the repair found and changed before the
-   * strategy ran. `removed` and `replaced` above then index into the repaired history.
+   * strategy ran. `removed` and `replaced` above then index into the repaired history;
+   * `tokensBefore` and `messagesBefore` still describe the input as given.
    */
   readonly repair?: ToolPairingRepair;
 }

@@ -67,6 +67,23 @@ describe("a strategy that remembers its last output", () => {
     expect(differences).toEqual([]);
   });
 
+  it("sees messages pushed onto the very array it returned", async () => {
+    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const history = (await hiding.compact([...step(1), ...step(2)])).messages;
+    history.push(...step(3));
+    const result = await hiding.compact(history);
+    expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
+    expect(result.status).toBe("compacted");
+  });
+
+  it("sees a message replaced in place in the array it returned", async () => {
+    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const history = (await hiding.compact([...step(1), ...step(2), ...step(3)])).messages;
+    history[3] = toolResult("t2", "c2", "edited ".repeat(100));
+    const result = await hiding.compact(history);
+    expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
+  });
+
   it("still rejects a broken message appended to a history it has seen", async () => {
     const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
     const first = await hiding.compact([...step(1), ...step(2)]);

@@ -123,20 +123,22 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       analysis = await this.#analyse(repair.messages, undefined);
     }
     const { messages: input, index, tokens } = analysis;
-    const tokensBefore = tokens.total;
+    const tokensBefore = repair ? (await this.tokenCounter.measure(messages)).total : tokens.total;
     const outcome = await this.run({ messages: input, index, tokens, context });
     context.signal?.throwIfAborted();
     const unchanged = outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined;
     const output = unchanged ? [...input] : outcome.messages!;
     const replaced = unchanged ? [] : (outcome.replaced ?? []);
+    // The memo keeps its own copy of the array: the caller may push onto, or edit, the one returned.
+    const snapshot = output.slice();
     let after: Analysis;
-    if (unchanged) after = { ...analysis, messages: output };
-    else if (outcome.preservesStructure) after = { ...analysis, messages: output, tokens: await this.#patchTokens(tokens, replaced) };
-    else after = await this.#analyse(output, undefined);
+    if (unchanged) after = { ...analysis, messages: snapshot };
+    else if (outcome.preservesStructure) after = { ...analysis, messages: snapshot, tokens: await this.#patchTokens(tokens, replaced) };
+    else after = await this.#analyse(snapshot, undefined);
     this.#memo = after;
     return {
       messages: output,
-      status: outcome.status,
+      status: repair && unchanged ? "repaired" : outcome.status,
       strategy: this.strategyName,
       tokensBefore,
       // The output's own measurement: exactly what the next run will measure, calibration included.
@@ -171,12 +173,9 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     return { messages, builder, index: builder.view(), tokens };
   }
 
-  /**
-   * The measurement after some messages were replaced in place (same positions, same structure).
-   * The input's per-message array was made for this run alone, so it is updated in place.
-   */
+  /** The measurement after some messages were replaced in place (same positions, same structure). */
   async #patchTokens(tokens: TokenMeasurement, replaced: readonly ReplacedMessage[]): Promise<TokenMeasurement> {
-    const perMessage = tokens.perMessage as number[];
+    const perMessage = [...tokens.perMessage];
     let estimated = tokens.estimated;
     for (const { index, after } of replaced) {
       const count = await this.tokenCounter.countMessage(after);

@@ -27,3 +27,8 @@ export const step = (n: number, output = `output ${n} `.repeat(20)) => [
 ];
 
 export const ids = (messages: readonly { id?: string | undefined }[]) => messages.map((message) => message.id);
+
+/** The positions of `actual` hold exactly the objects of `expected` (same length, same identities). */
+export function sameObjects(actual: readonly unknown[], expected: readonly unknown[]): boolean {
+  return actual.length === expected.length && actual.every((item, position) => item === expected[position]);
+}
