@@ -1,7 +1,7 @@
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError, createTokenCounter, selectiveCompact, validateToolPairing } from "../src/index.js";
-import { assistant, ids, step, system, toolResult, user } from "./support/builders.js";
+import { assistant, ids, step, system, toolResult, user, sameObjects } from "./support/builders.js";
 import { caught } from "./support/errors.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
@@ -18,7 +18,7 @@ describe("selectiveCompact", () => {
     const total = await tokenCounter.countMessages(input);
     const result = await selectiveCompact({ target: total, tokenCounter }).compact(input);
     expect(result.status).toBe("noop");
-    result.messages.forEach((message, position) => expect(message).toBe(input[position]));
+    expect(sameObjects(result.messages, input)).toBe(true);
   });
 
   it("removes the oldest tool result first and stops as soon as the target is met", async () => {
@@ -86,6 +86,26 @@ describe("selectiveCompact", () => {
     }).compact(input);
     expect(ids(result.messages)).toEqual(["u1", "a1", "t2"]);
     expect((result.messages[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
+  });
+
+  it("strips a removed call from a streamed assistant chunk as well", async () => {
+    const chunk = new AIMessageChunk({
+      id: "a1",
+      content: "",
+      tool_call_chunks: [
+        { id: "c1", name: "bash", args: "{}", index: 0, type: "tool_call_chunk" },
+        { id: "c2", name: "bash", args: "{}", index: 1, type: "tool_call_chunk" },
+      ],
+    });
+    const input = [user("u1"), chunk, toolResult("t1", "c1", big(1)), toolResult("t2", "c2", big(2))];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({
+      target: total - 100,
+      rules: [{ kind: "tool_result", action: "truncate", keepRecent: 0, priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["u1", "a1", "t2"]);
+    expect(validateToolPairing(result.messages)).toEqual([]);
   });
 
   it("never removes system messages or summaries", async () => {

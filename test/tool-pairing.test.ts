@@ -1,7 +1,7 @@
-import { AIMessage, type ToolMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, type ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { repairToolPairing, validateToolPairing } from "../src/index.js";
-import { assistant, ids, toolResult, user } from "./support/builders.js";
+import { assistant, ids, sameObjects, toolResult, user } from "./support/builders.js";
 
 describe("validateToolPairing", () => {
   it("returns no problem for a valid history", () => {
@@ -52,8 +52,7 @@ describe("repairToolPairing", () => {
   it("returns the same objects when nothing is broken", () => {
     const messages = [user("u1"), assistant("a1", "", [{ id: "c1" }]), toolResult("t1", "c1")];
     const repair = repairToolPairing(messages);
-    expect(repair.messages).toEqual(messages);
-    repair.messages.forEach((message, position) => expect(message).toBe(messages[position]));
+    expect(sameObjects(repair.messages, messages)).toBe(true);
     expect(repair.problems).toEqual([]);
   });
 
@@ -112,5 +111,37 @@ describe("repairToolPairing", () => {
     const repair = repairToolPairing([original, toolResult("t1", "c1")]);
     const repaired = repair.messages[0] as AIMessage;
     expect(repaired.additional_kwargs.tool_calls?.map((call) => call.id)).toEqual(["c1"]);
+  });
+
+  it("repairs a streamed assistant chunk, whose tool_calls come from its tool_call_chunks", () => {
+    const chunk = new AIMessageChunk({
+      id: "a1",
+      content: "",
+      tool_call_chunks: [
+        { id: "c1", name: "bash", args: '{"command":"ls"}', index: 0, type: "tool_call_chunk" },
+        { id: "c2", name: "bash", args: "{}", index: 1, type: "tool_call_chunk" },
+      ],
+    });
+    const repair = repairToolPairing([user("u1"), chunk, toolResult("t2", "c2")]);
+    expect((repair.messages[1] as AIMessageChunk).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
+    expect(validateToolPairing(repair.messages)).toEqual([]);
+  });
+
+  it("renames a repeated id inside Anthropic-style tool_use content blocks too", () => {
+    const withBlocks = (id: string) =>
+      new AIMessage({
+        id,
+        content: [
+          { type: "text", text: "running" },
+          { type: "tool_use", id: "c1", name: "bash", input: { command: "ls" } },
+        ],
+        tool_calls: [{ id: "c1", name: "bash", args: { command: "ls" }, type: "tool_call" }],
+      });
+    const repair = repairToolPairing([withBlocks("a1"), toolResult("t1", "c1"), withBlocks("a2"), toolResult("t2", "c1")]);
+    expect((repair.messages[2] as AIMessage).content).toEqual([
+      { type: "text", text: "running" },
+      { type: "tool_use", id: "c1__dup1", name: "bash", input: { command: "ls" } },
+    ]);
+    expect((repair.messages[0] as AIMessage).content).toEqual((withBlocks("a1")).content);
   });
 });

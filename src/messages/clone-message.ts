@@ -17,7 +17,7 @@ const MESSAGE_FIELDS = [
   "role",
 ] as const;
 
-/** Fields whose values are plain data: copied deeply so the clone shares no mutable object. */
+/** Fields whose values are plain data: copied deeply (overrides too), so the clone shares none of them. */
 const DATA_FIELDS = new Set<string>([
   "content",
   "additional_kwargs",
@@ -72,7 +72,7 @@ export function cloneMessage<T extends BaseMessage>(message: T, overrides: Recor
     if (value === undefined) continue;
     fields[field] = DATA_FIELDS.has(field) ? copyData(value) : value;
   }
-  for (const [field, value] of Object.entries(overrides)) fields[field] = value;
+  for (const [field, value] of Object.entries(overrides)) fields[field] = DATA_FIELDS.has(field) ? copyData(value) : value;
   const Constructor = message.constructor as MessageConstructor;
   return new Constructor(fields) as T;
 }

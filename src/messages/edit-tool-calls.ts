@@ -50,7 +50,12 @@ function editBlocks(
  * Copy an assistant message with some of its tool calls removed, renamed or emptied, keeping every
  * place a provider integration may read them from consistent: `tool_calls`,
  * `additional_kwargs.tool_calls` (OpenAI's raw form, which ChatOpenAI falls back to when
- * `tool_calls` is empty) and tool-call blocks inside array `content`.
+ * `tool_calls` is empty), tool-call blocks inside array `content`, and a chunk's `tool_call_chunks`
+ * (from which an `AIMessageChunk` rebuilds its `tool_calls`).
+ *
+ * @example
+ * // keep only the second call
+ * const edited = editToolCalls(message, { keepPositions: new Set([1]) });
  */
 export function editToolCalls<T extends AIMessage>(message: T, edit: ToolCallEdit): T {
   const calls = message.tool_calls ?? [];
@@ -72,6 +77,17 @@ export function editToolCalls<T extends AIMessage>(message: T, edit: ToolCallEdi
   for (const [id, newId] of [...idMap]) if (newId === id && !clearedIds.has(id)) idMap.delete(id);
 
   const overrides: Record<string, unknown> = { tool_calls: keptCalls };
+  // A chunk rebuilds tool_calls from its tool_call_chunks: those must say the same.
+  const chunks = (message as { tool_call_chunks?: unknown[] }).tool_call_chunks;
+  if (Array.isArray(chunks) && chunks.length > 0) {
+    overrides["tool_call_chunks"] = keptCalls.map((call, position) => ({
+      id: call.id,
+      name: call.name,
+      args: JSON.stringify(call.args),
+      index: position,
+      type: "tool_call_chunk",
+    }));
+  }
   const rawCalls = message.additional_kwargs?.tool_calls;
   if (Array.isArray(rawCalls) && idMap.size > 0) {
     overrides["additional_kwargs"] = {

@@ -98,7 +98,7 @@ const optionsSchema = z
     ...baseOptionsShape,
     target: z.number().int().positive(),
     rules: z.array(ruleSchema).optional(),
-    classify: z.function().optional(),
+    classify: z.custom<MessageClassifier>((value) => typeof value === "function", { message: "expected a function" }).optional(),
   })
   .strict();
 
