@@ -1,7 +1,8 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { compactionMarkerOf, createTokenCounter, hardTruncate, validateToolPairing } from "../src/index.js";
-import { assistant, ids, step, system, toolResult, user } from "./support/builders.js";
+import { InvalidOptionError, compactionMarkerOf, createTokenCounter, hardTruncate, validateToolPairing } from "../src/index.js";
+import { caught } from "./support/errors.js";
+import { assistant, ids, step, system, toolResult, user, sameObjects } from "./support/builders.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 
@@ -15,7 +16,7 @@ describe("hardTruncate", () => {
     const input = history();
     const result = await hardTruncate({ maxTokens: 100_000, tokenCounter }).compact(input);
     expect(result.status).toBe("noop");
-    result.messages.forEach((message, position) => expect(message).toBe(input[position]));
+    expect(sameObjects(result.messages, input)).toBe(true);
   });
 
   it("keeps the system message and the newest keepRecent messages", async () => {
@@ -59,11 +60,32 @@ describe("hardTruncate", () => {
     expect(await counter.countMessages(result.messages)).toBe(result.tokensAfter);
   });
 
+  it("empties huge tool-call arguments of the newest exchange before giving up", async () => {
+    const input = [
+      system("s"),
+      user("u1"),
+      assistant("a1", "writing the file", [{ id: "c1", name: "write_file", args: { path: "big.txt", text: "data ".repeat(5_000) } }]),
+      toolResult("t1", "c1", "ok"),
+    ];
+    const result = await hardTruncate({ maxTokens: 200, keepRecent: 2, tokenCounter }).compact(input);
+    expect(result.status).toBe("truncated");
+    expect(ids(result.messages)).toEqual(["s", "a1", "t1"]);
+    const call = result.messages[1] as AIMessage;
+    expect(call.tool_calls).toEqual([{ id: "c1", name: "write_file", args: {}, type: "tool_call" }]);
+    expect(compactionMarkerOf(call)).toEqual({ strategy: "hardTruncate", truncated: true, originalTokens: expect.any(Number), hiddenToolInputs: ["c1"] });
+    expect(result.tokensAfter).toBeLessThanOrEqual(200);
+  });
+
+  it("rejects keepRecent 0: a request needs a message besides the system prompt", async () => {
+    const error = await caught(() => hardTruncate({ maxTokens: 100, keepRecent: 0 }));
+    expect(InvalidOptionError.isInstance(error) && error.option).toBe("keepRecent");
+  });
+
   it("fails, changing nothing, when the system messages alone exceed the limit", async () => {
     const input = [system("s", "rules ".repeat(2_000)), user("u1"), assistant("a1", "hi")];
     const result = await hardTruncate({ maxTokens: 100, tokenCounter }).compact(input);
     expect(result.status).toBe("failed");
     expect(result.reason).toMatch(/^cannot fit 100 tokens: system messages and the newest exchange still need \d+$/);
-    result.messages.forEach((message, position) => expect(message).toBe(input[position]));
+    expect(sameObjects(result.messages, input)).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { cloneMessage } from "../messages/clone-message.js";
-import { TOOL_CALL_BLOCK_TYPES } from "../messages/message-types.js";
+import { editToolCalls } from "../messages/edit-tool-calls.js";
+import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage } from "../messages/message-types.js";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import { COMPACTION_METADATA_KEY, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
@@ -16,7 +17,11 @@ import {
 export interface HardTruncateOptions extends BaseStrategyOptions {
   /** The hard limit: the result always fits it (or the run fails and changes nothing). */
   maxTokens: number;
-  /** Keep at most this many of the newest messages (from a safe cut), besides system messages. @default 10 */
+  /**
+   * Keep this many of the newest messages besides system messages, from the first cut at or after
+   * them that separates no call from its results (so a little fewer; more only when the newest
+   * group alone is longer). At least 1: a request needs a message besides the system prompt. @default 10
+   */
   keepRecent?: number;
 }
 
@@ -24,7 +29,7 @@ const optionsSchema = z
   .object({
     ...baseOptionsShape,
     maxTokens: z.number().int().positive(),
-    keepRecent: z.number().int().nonnegative().optional(),
+    keepRecent: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -99,40 +104,15 @@ export class HardTruncate extends CompactionStrategy {
     const current = new Map<number, BaseMessage>();
     let total = totalAt(cut);
 
-    // Last resort: cut the text of the largest kept messages until the history fits.
+    // Last resort: shrink the largest kept messages until the history fits: empty the arguments
+    // of their tool calls, then cut their text.
     const candidates = kept.filter((position) => !isSystem(position)).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
     for (const position of candidates) {
       if (total <= this.maxTokens) break;
-      const original = messages[position]!;
-      const before = tokens.perMessage[position]!;
-      const excess = total - this.maxTokens;
-      const text = textOf(original.content);
-      const textTokens = await this.tokenCounter.countText(text);
-      let budget = Math.max(0, textTokens - excess - 24);
-      let after: BaseMessage = original;
-      let afterTokens = before;
-      for (let attempt = 0; attempt < 4; attempt++) {
-        const keptText = await this.tokenCounter.truncateText(text, budget);
-        const cutTokens = textTokens - (await this.tokenCounter.countText(keptText));
-        const markerText = `\n[... ${cutTokens} tokens cut to fit the context window ...]`;
-        // Tool-call blocks restate the calls: they survive the cut.
-        const blocks = Array.isArray(original.content)
-          ? original.content.filter((part) => typeof part === "object" && TOOL_CALL_BLOCK_TYPES.has(String(part.type)))
-          : [];
-        const content = blocks.length > 0 ? [{ type: "text", text: keptText + markerText }, ...blocks] : keptText + markerText;
-        const marker: CompactionMarker = { strategy: this.strategyName, truncated: true, originalTokens: before };
-        after = cloneMessage(original, {
-          content,
-          response_metadata: { ...original.response_metadata, [COMPACTION_METADATA_KEY]: marker },
-        });
-        afterTokens = await this.tokenCounter.countMessage(after);
-        const overshoot = total - before + afterTokens - this.maxTokens;
-        if (overshoot <= 0 || budget === 0) break;
-        budget = Math.max(0, budget - overshoot);
-      }
-      if (afterTokens >= before) continue;
-      total += afterTokens - before;
-      current.set(position, after);
+      const shrunk = await this.#shrink(messages[position]!, tokens.perMessage[position]!, total - this.maxTokens);
+      if (!shrunk) continue;
+      total += shrunk.tokens - tokens.perMessage[position]!;
+      current.set(position, shrunk.message);
     }
     if (total > this.maxTokens) {
       return {
@@ -156,6 +136,60 @@ export class HardTruncate extends CompactionStrategy {
       if (after) replaced.push({ index: position, before: message, after });
     }
     return { status: "truncated", messages: output, removed, replaced };
+  }
+
+  /**
+   * A smaller copy of `original` (which costs `before` tokens) that frees up to `excess` tokens:
+   * tool-call arguments emptied first, then the text cut with a visible marker. `undefined` when
+   * nothing can be freed.
+   */
+  async #shrink(original: BaseMessage, before: number, excess: number): Promise<{ message: BaseMessage; tokens: number } | undefined> {
+    let base = original;
+    let hiddenToolInputs: string[] | undefined;
+    if (isAssistantMessage(original)) {
+      const calls = original.tool_calls ?? [];
+      const withArgs = new Set<number>();
+      calls.forEach((call, position) => {
+        if (call.id !== undefined && Object.keys(call.args ?? {}).length > 0) withArgs.add(position);
+      });
+      if (withArgs.size > 0) {
+        base = editToolCalls(original, { clearArgsPositions: withArgs });
+        hiddenToolInputs = [...withArgs].map((position) => calls[position]!.id!).sort();
+      }
+    }
+    const marker: CompactionMarker = {
+      strategy: this.strategyName,
+      truncated: true,
+      originalTokens: before,
+      ...(hiddenToolInputs ? { hiddenToolInputs } : {}),
+    };
+    const mark = (content: unknown) =>
+      cloneMessage(base, { content, response_metadata: { ...original.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
+    let after = mark(base.content);
+    let afterTokens = await this.tokenCounter.countMessage(after);
+    const remaining = excess - (before - afterTokens);
+    if (remaining > 0) {
+      const text = textOf(original.content);
+      const textTokens = await this.tokenCounter.countText(text);
+      // Tool-call blocks restate the calls: they survive the cut. Other non-text parts go, and the
+      // marker says how many.
+      const parts = Array.isArray(original.content) ? original.content : [];
+      const blocks = parts.filter((part) => typeof part === "object" && TOOL_CALL_BLOCK_TYPES.has(String(part.type)));
+      const droppedParts = parts.filter((part) => typeof part === "object" && part.type !== "text" && !TOOL_CALL_BLOCK_TYPES.has(String(part.type))).length;
+      let budget = Math.max(0, textTokens - remaining - 24);
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const keptText = await this.tokenCounter.truncateText(text, budget);
+        const cutTokens = textTokens - (await this.tokenCounter.countText(keptText));
+        const dropped = droppedParts > 0 ? `; ${droppedParts} non-text part(s) removed` : "";
+        const markerText = `\n[... ${cutTokens} tokens cut to fit the context window${dropped} ...]`;
+        after = mark(blocks.length > 0 ? [{ type: "text", text: keptText + markerText }, ...blocks] : keptText + markerText);
+        afterTokens = await this.tokenCounter.countMessage(after);
+        const overshoot = afterTokens - (before - excess);
+        if (overshoot <= 0 || budget === 0) break;
+        budget = Math.max(0, budget - overshoot);
+      }
+    }
+    return afterTokens < before ? { message: after, tokens: afterTokens } : undefined;
   }
 }
 

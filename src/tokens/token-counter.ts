@@ -37,7 +37,8 @@ export interface TokenCounterOptions {
    * the prefix that call saw is counted as the provider reported it (tool schemas and formatting
    * included) and only later messages are estimated. The difference from our estimate is fixed when
    * the message is first seen and applies while that message (or a rewritten copy of it) is in the
-   * history. @default true
+   * history. A provider count below our estimate is ignored: that call saw another prefix (e.g. a
+   * compacted view of a history stored in full). @default true
    */
   calibrate?: boolean;
   /** Tokens counted for each image or other non-text content part. @default 85 */
@@ -249,13 +250,15 @@ class MessageTokenCounter implements TokenCounter {
       if (usage && usage.input_tokens > 0) {
         let offset = this.#offsets.get(usage);
         if (offset === undefined) {
-          // The provider counted the prefix this call saw. What it saw beyond our estimate stays
-          // with the conversation even after a compaction changes the prefix, so the offset is
-          // fixed when the usage record is first seen.
-          offset = usage.input_tokens - (sum + REPLY_PRIMING_TOKENS);
+          // The provider counted the prefix this call saw. What it saw beyond our estimate (tool
+          // schemas, formatting) is fixed when the usage record is first seen, and holds while the
+          // record is in the history, even after a compaction changes the prefix. A provider count
+          // below our estimate means the call saw another prefix (a compacted view of a history
+          // stored in full, say): no calibration then, our estimate stands.
+          offset = Math.max(0, usage.input_tokens - (sum + REPLY_PRIMING_TOKENS));
           this.#offsets.set(usage, offset);
         }
-        calibrationAnchors.push({ index, offset });
+        if (offset > 0) calibrationAnchors.push({ index, offset });
       }
       const tokens = this.#countLoaded(message);
       perMessage.push(tokens);

@@ -181,7 +181,7 @@ export const strategySpecs: Record<StrategySpec["strategy"], fc.Arbitrary<Strate
     strategy: fc.constant("hardTruncate" as const),
     maxTokensPermille: fc.integer({ min: 0, max: 1_000 }),
     margin: fc.integer({ min: 8, max: 64 }),
-    keepRecent: fc.integer({ min: 0, max: 12 }),
+    keepRecent: fc.integer({ min: 1, max: 12 }),
   }),
   slidingWindow: fc.record({ strategy: fc.constant("slidingWindow" as const), keepTurns: fc.integer({ min: 1, max: 4 }) }),
 };
