@@ -77,7 +77,12 @@ export interface CompactionMarker {
   readonly originalTokens?: number;
 }
 
-/** The compaction marker of a message, if this package rewrote it. */
+/**
+ * The compaction marker of a message, if this package rewrote it.
+ *
+ * @example
+ * if (compactionMarkerOf(message)?.hidden) console.log("a hidden tool result");
+ */
 export function compactionMarkerOf(message: BaseMessage): CompactionMarker | undefined {
   const marker = (message.response_metadata as Record<string, unknown> | undefined)?.[COMPACTION_METADATA_KEY];
   return typeof marker === "object" && marker !== null ? (marker as CompactionMarker) : undefined;

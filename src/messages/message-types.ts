@@ -1,4 +1,4 @@
-import { AIMessage, ToolMessage, isBaseMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
+import { AIMessage, ToolMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 
 /** True for assistant messages (including chunks). */
 export function isAssistantMessage(message: BaseMessage): message is AIMessage {
@@ -8,19 +8,6 @@ export function isAssistantMessage(message: BaseMessage): message is AIMessage {
 /** True for tool results (including chunks). */
 export function isToolResultMessage(message: BaseMessage): message is ToolMessage {
   return ToolMessage.isInstance(message);
-}
-
-export function isSystemMessageLike(message: BaseMessage): boolean {
-  return message.type === "system";
-}
-
-export function isUserMessageLike(message: BaseMessage): boolean {
-  return message.type === "human";
-}
-
-/** The tool calls of an assistant message; an empty array for anything else. */
-export function toolCallsOf(message: BaseMessage): readonly ToolCall[] {
-  return isAssistantMessage(message) ? (message.tool_calls ?? []) : [];
 }
 
 export { isBaseMessage };

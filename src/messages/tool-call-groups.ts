@@ -218,6 +218,10 @@ export function indexToolCallGroups(messages: readonly BaseMessage[]): ToolCallI
  * Returns one flag per position `0..messages.length`: `1` at position `c` means keeping
  * `messages.slice(c)` (or dropping it) splits no tool-call group. Linear, from a
  * {@link indexToolCallGroups} result you may already have.
+ *
+ * @example
+ * const safe = safeCutPoints(messages);
+ * const tail = safe[start] ? messages.slice(start) : undefined;
  */
 export function safeCutPoints(messages: readonly BaseMessage[], index: ToolCallIndex = indexToolCallGroups(messages)): Uint8Array {
   const length = messages.length;
@@ -240,6 +244,10 @@ export function safeCutPoints(messages: readonly BaseMessage[], index: ToolCallI
 
 /**
  * Indices where a user turn starts and the history can be cut: human messages at a safe cut point.
+ *
+ * @example
+ * const starts = userTurnStarts(messages);
+ * const lastTwoTurns = messages.slice(starts.at(-2) ?? 0);
  */
 export function userTurnStarts(messages: readonly BaseMessage[], safe: Uint8Array = safeCutPoints(messages)): number[] {
   const starts: number[] = [];

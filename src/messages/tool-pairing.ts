@@ -39,6 +39,10 @@ export interface ToolPairingRepair {
  * - a repeated call id is renamed `<id>__dup<n>` on the later call and on the results answering it,
  *   so both exchanges are kept.
  * Everything else is returned as it was (same objects). Never mutates the input.
+ *
+ * @example
+ * const { messages, problems, removed } = repairToolPairing(brokenHistory);
+ * // validateToolPairing(messages) is now []
  */
 export function repairToolPairing(messages: readonly BaseMessage[]): ToolPairingRepair {
   const index = indexToolCallGroups(messages);

@@ -81,6 +81,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   abstract readonly strategyName: string;
   protected readonly tokenCounter: TokenCounter;
   protected readonly invalidHistory: InvalidHistoryHandling;
+  /** The last output's analysis, for the next run (see `compact`). */
+  #memo: Analysis | undefined;
 
   protected constructor(options: BaseStrategyOptions) {
     super();
@@ -98,6 +100,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * returned. When the next input starts with those same message objects, as in an agent loop where
    * the history grew by one step, only the new messages are indexed and counted.
    *
+   * @example
+   * const { messages, status, removed, replaced } = await strategy.compact(history);
    * @returns the new history and what was done; on `noop` and `failed` the messages are the input's.
    * @throws {InvalidHistoryError} when `messages` is not an array of messages, or (with
    *   `invalidHistory: "throw"`) its tool pairing is broken.
@@ -151,9 +155,6 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       ...(repair ? { repair } : {}),
     };
   }
-
-  /** The last output's analysis, for the next run (see `compact`). */
-  #memo: Analysis | undefined;
 
   /** Index and count a history, continuing `memo` when the history extends the history it analysed. */
   async #analyse(messages: readonly BaseMessage[], memo: Analysis | undefined): Promise<Analysis> {

@@ -1,7 +1,7 @@
 /** The tiktoken encodings this package loads. */
 export type TokenEncodingName = "o200k_base" | "cl100k_base";
 
-const CL100K_PREFIXES = ["gpt-4-", "gpt-4", "gpt-3.5", "gpt-35", "text-embedding-ada", "text-embedding-3"];
+const CL100K_PREFIXES = ["gpt-4", "gpt-3.5", "gpt-35", "text-embedding-ada", "text-embedding-3"];
 const O200K_PREFIXES = ["gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4"];
 
 /**

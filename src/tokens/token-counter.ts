@@ -65,7 +65,8 @@ export interface TokenMeasurement {
 
 /**
  * Counts the tokens of messages. Each message is tokenized once (the count is cached by message
- * object, so messages are treated as immutable); a history that grew by k messages costs O(k).
+ * object, so messages are treated as immutable): counting a history that grew by k messages
+ * tokenizes k messages and looks the others up; `extend` does not even look them up.
  */
 export interface TokenCounter {
   readonly mode: TokenCounterMode;
@@ -305,7 +306,13 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
 
 let sharedCounter: TokenCounter | undefined;
 
-/** The counter every strategy uses when given none: exact, o200k_base, calibrated, one per process. */
+/**
+ * The counter every strategy uses when given none: exact, o200k_base, calibrated, one per process
+ * (so its per-message cache is shared).
+ *
+ * @example
+ * const tokens = await defaultTokenCounter().countMessages(messages);
+ */
 export function defaultTokenCounter(): TokenCounter {
   sharedCounter ??= createTokenCounter();
   return sharedCounter;
