@@ -5,7 +5,7 @@
  * inside each property run: a counterexample then prints as readable data, and no run can see a
  * message object another run (or a shrink step) already handed to a strategy or a counter.
  */
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
 import fc from "fast-check";
 import {
   hardTruncate,
@@ -43,7 +43,14 @@ export interface ToolCallSpec {
 export type SegmentSpec =
   | { readonly kind: "human"; readonly content: string | ContentPartSpec[]; readonly meta: MessageMetaSpec }
   | { readonly kind: "assistant"; readonly content: string; readonly meta: MessageMetaSpec }
-  | { readonly kind: "toolCalls"; readonly content: string; readonly meta: MessageMetaSpec; readonly calls: ToolCallSpec[] };
+  | {
+      readonly kind: "toolCalls";
+      readonly content: string;
+      readonly meta: MessageMetaSpec;
+      readonly calls: ToolCallSpec[];
+      /** A streamed reply: an AIMessageChunk whose tool_calls come from its tool_call_chunks. */
+      readonly streamed: boolean;
+    };
 
 export interface HistorySpec {
   readonly systems: { readonly content: string; readonly withId: boolean }[];
@@ -99,6 +106,7 @@ const segment: fc.Arbitrary<SegmentSpec> = fc.oneof(
       content: fc.oneof(fc.constant(""), text(120)),
       meta: meta(["agent"]),
       calls: fc.array(toolCall, { minLength: 1, maxLength: 3 }),
+      streamed: fc.boolean(),
     }),
   },
 );
@@ -129,12 +137,25 @@ export function buildHistory(spec: HistorySpec): BaseMessage[] {
       case "toolCalls": {
         const calls = segment.calls.map((call, position) => ({ ...call, id: `call_${segmentNumber}_${position}`, position }));
         messages.push(
-          new AIMessage({
-            id: idAt(segment.meta.withId),
-            content: segment.content,
-            ...named(segment.meta.name),
-            tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: "tool_call" as const })),
-          }),
+          segment.streamed
+            ? new AIMessageChunk({
+                id: idAt(segment.meta.withId),
+                content: segment.content,
+                ...named(segment.meta.name),
+                tool_call_chunks: calls.map((call) => ({
+                  id: call.id,
+                  name: call.name,
+                  args: JSON.stringify(call.args),
+                  index: call.position,
+                  type: "tool_call_chunk" as const,
+                })),
+              })
+            : new AIMessage({
+                id: idAt(segment.meta.withId),
+                content: segment.content,
+                ...named(segment.meta.name),
+                tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: "tool_call" as const })),
+              }),
         );
         const answerOrder = [...calls].sort((a, b) => a.resultRank - b.resultRank || a.position - b.position);
         for (const call of answerOrder) {

@@ -110,8 +110,15 @@ export async function expectTokenFiguresRecount(input: readonly BaseMessage[], r
   });
 }
 
-/** A hard limit holds unless the run failed, and a failed run returns the input unchanged. */
+/**
+ * A hard limit holds unless the run failed; a failed run returns the input unchanged and says what
+ * the smallest history it could build still needs, which is over the limit.
+ */
 export function expectWithinHardLimit(input: readonly BaseMessage[], result: CompactionResult, maxTokens: number): void {
-  if (result.status === "failed") expect(isSameHistory(result.messages, input), "a failed run returns the input").toBe(true);
-  else expect(result.tokensAfter).toBeLessThanOrEqual(maxTokens);
+  if (result.status === "failed") {
+    expect(isSameHistory(result.messages, input), "a failed run returns the input").toBe(true);
+    const needed = /^cannot fit (\d+) tokens: system messages and the newest exchange still need (\d+)$/.exec(result.reason ?? "");
+    expect(needed?.[1], `failure reason: ${result.reason}`).toBe(String(maxTokens));
+    expect(Number(needed?.[2])).toBeGreaterThan(maxTokens);
+  } else expect(result.tokensAfter).toBeLessThanOrEqual(maxTokens);
 }
