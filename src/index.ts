@@ -26,6 +26,7 @@ export { encodingForModel, type TokenEncodingName } from "./tokens/encoding-for-
 export {
   CHARACTERS_PER_TOKEN,
   DEFAULT_NON_TEXT_PART_TOKENS,
+  LONG_RUN_PIECE,
   REPLY_PRIMING_TOKENS,
   TOKENS_PER_MESSAGE,
   TOKENS_PER_NAME,

@@ -88,6 +88,23 @@ describe("selectiveCompact", () => {
     expect((result.messages[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
   });
 
+  it("stops at or under the target when it strips many calls of one parallel group", async () => {
+    const calls = Array.from({ length: 300 }, (_, position) => ({ id: `c${position}`, args: { command: `cat f${position}.py` } }));
+    const input = [user("u1"), assistant("a1", "reading all files", calls), ...calls.map((call) => toolResult(`t${call.id}`, call.id, big(1)))];
+    const total = await tokenCounter.countMessages(input);
+    const target = Math.floor(total / 2);
+    const result = await selectiveCompact({
+      target,
+      rules: [{ kind: "tool_result", action: "drop", priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(result.tokensAfter).toBeLessThanOrEqual(target);
+    expect(result.replaced.map(({ index }) => index)).toEqual([1]);
+    const kept = (result.messages[1] as AIMessage).tool_calls!.map((call) => call.id);
+    expect(ids(result.messages).slice(2)).toEqual(kept.map((id) => `t${id}`));
+    expect(validateToolPairing(result.messages)).toEqual([]);
+  });
+
   it("strips a removed call from a streamed assistant chunk as well", async () => {
     const chunk = new AIMessageChunk({
       id: "a1",

@@ -1,9 +1,10 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolCall, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isAssistantMessage, isEmptyContent, isToolResultMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
+import { TOKENS_PER_TOOL_CALL } from "../tokens/token-counter.js";
 import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
 import {
   CompactionStrategy,
@@ -137,7 +138,6 @@ export class SelectiveCompact extends CompactionStrategy {
     if (tokens.total <= this.target) return { status: "noop", reason: `already at ${tokens.total} tokens, within target ${this.target}` };
     const count = messages.length;
     const alive = new Uint8Array(count).fill(1);
-    const current: BaseMessage[] = [...messages];
     const currentTokens = [...tokens.perMessage];
     // The total is the estimate plus the calibration of the newest assistant message with provider
     // usage that is still in the history.
@@ -145,7 +145,6 @@ export class SelectiveCompact extends CompactionStrategy {
     const anchors = tokens.calibrationAnchors;
     let anchor = anchors.length - 1;
     const total = () => Math.max(0, estimated + (anchor >= 0 ? anchors[anchor]!.offset : 0));
-    const edited = new Set<number>();
 
     const byKind = new Map<string, number[]>();
     for (let position = 0; position < count; position++) {
@@ -163,29 +162,26 @@ export class SelectiveCompact extends CompactionStrategy {
       estimated -= currentTokens[position]!;
       while (anchor >= 0 && !alive[anchors[anchor]!.index]) anchor--;
     };
+    // Calls stripped from each assistant message. The copy without them is made once, at the end;
+    // meanwhile each stripped call's own tokens come off the estimate (linear in a group's size).
+    const stripped = new Map<number, Set<string>>();
     const stripCall = async (resultPosition: number) => {
-      const group = index.groups[index.groupOf[resultPosition]!]!;
-      const assistantPosition = group.assistantIndex;
+      const assistantPosition = index.groups[index.groupOf[resultPosition]!]!.assistantIndex;
       if (!alive[assistantPosition]) return;
-      const assistant = current[assistantPosition] as AIMessage;
-      const answered = new Set<string>();
-      for (const other of group.resultIndices) {
-        if (alive[other]) answered.add((messages[other] as ToolMessage).tool_call_id);
-      }
-      const keepPositions = new Set<number>();
-      (assistant.tool_calls ?? []).forEach((call, position) => {
-        if (call.id !== undefined && answered.has(call.id)) keepPositions.add(position);
-      });
-      const after = editToolCalls(assistant, { keepPositions });
-      if (keepPositions.size === 0 && isEmptyContent(after.content)) {
+      const assistant = messages[assistantPosition] as AIMessage;
+      const calls = assistant.tool_calls ?? [];
+      const callId = (messages[resultPosition] as ToolMessage).tool_call_id;
+      let gone = stripped.get(assistantPosition);
+      if (!gone) stripped.set(assistantPosition, (gone = new Set()));
+      gone.add(callId);
+      if (gone.size >= calls.length && isEmptyContent(assistant.content)) {
         removeOne(assistantPosition);
         return;
       }
-      const afterTokens = await this.tokenCounter.countMessage(after);
-      estimated += afterTokens - currentTokens[assistantPosition]!;
-      currentTokens[assistantPosition] = afterTokens;
-      current[assistantPosition] = after;
-      edited.add(assistantPosition);
+      const call = calls.find((candidate) => candidate.id === callId);
+      const callTokens = call ? await this.#callTokens(call) : 0;
+      estimated -= callTokens;
+      currentTokens[assistantPosition] = currentTokens[assistantPosition]! - callTokens;
     };
     const remove = async (position: number) => {
       if (!alive[position]) return;
@@ -225,8 +221,19 @@ export class SelectiveCompact extends CompactionStrategy {
         removed.push({ index: position, message: messages[position]! });
         continue;
       }
-      output.push(current[position]!);
-      if (edited.has(position)) replaced.push({ index: position, before: messages[position]!, after: current[position]! });
+      const gone = stripped.get(position);
+      if (!gone) {
+        output.push(messages[position]!);
+        continue;
+      }
+      const before = messages[position] as AIMessage;
+      const keepPositions = new Set<number>();
+      (before.tool_calls ?? []).forEach((call, callPosition) => {
+        if (call.id === undefined || !gone.has(call.id)) keepPositions.add(callPosition);
+      });
+      const after = editToolCalls(before, { keepPositions });
+      output.push(after);
+      replaced.push({ index: position, before, after });
     }
     return {
       status: "compacted",
@@ -235,6 +242,20 @@ export class SelectiveCompact extends CompactionStrategy {
       replaced,
       ...(total() > this.target ? { reason: `rules exhausted at ${total()} tokens, over target ${this.target}` } : {}),
     };
+  }
+
+  /**
+   * Tokens that removing one tool call frees from its assistant message, never more than it really
+   * frees (so the run never stops above the target believing it is under). Exact mode counts each
+   * part as the counter does; approximate mode rounds each message once, so a lower bound is used.
+   */
+  async #callTokens(call: ToolCall): Promise<number> {
+    const parts = [call.name ?? "", JSON.stringify(call.args ?? {}), call.id ?? ""];
+    if (this.tokenCounter.mode === "exact") {
+      const counts = await Promise.all(parts.map((part) => this.tokenCounter.countText(part)));
+      return TOKENS_PER_TOOL_CALL + counts.reduce((sum, count) => sum + count, 0);
+    }
+    return TOKENS_PER_TOOL_CALL + Math.max(0, (await this.tokenCounter.countText(parts.join(""))) - 1);
   }
 }
 

@@ -101,6 +101,11 @@ const optionsSchema = z
   })
   .strict();
 
+/** Length of the pieces a long run of non-space characters is encoded in (see `#encode`). */
+export const LONG_RUN_PIECE = 64;
+const LONG_RUN = new RegExp(`\\S{${LONG_RUN_PIECE + 1}}`);
+const LONG_RUNS = new RegExp(`\\S{${LONG_RUN_PIECE + 1},}`, "g");
+
 const encoderLoads = new Map<TokenEncodingName, Promise<Tiktoken>>();
 
 /** Load one encoding's rank file, once per process, only when first needed. */
@@ -162,8 +167,29 @@ class MessageTokenCounter implements TokenCounter {
   /** Cost of a text in units: tokens (exact) or characters (approximate). */
   #units(text: string): number {
     if (text === "") return 0;
+    return this.#encoder ? this.#encode(this.#encoder, text).length : text.length;
+  }
+
+  /**
+   * Tokens of a text. js-tiktoken's merge step is quadratic in the length of one pre-token, so a
+   * long run of non-space characters (a 6 400-character "=====" line takes seconds) is encoded in
+   * pieces of {@link LONG_RUN_PIECE} characters: linear, and off by at most a token per piece.
+   */
+  #encode(encoder: Tiktoken, text: string): number[] {
     // An empty disallowed list: text such as "<|endoftext|>" is ordinary text here, not an error.
-    return this.#encoder ? this.#encoder.encode(text, [], []).length : text.length;
+    if (!LONG_RUN.test(text)) return encoder.encode(text, [], []);
+    const tokens: number[] = [];
+    let last = 0;
+    for (const match of text.matchAll(LONG_RUNS)) {
+      const start = match.index;
+      if (start > last) tokens.push(...encoder.encode(text.slice(last, start), [], []));
+      for (let piece = 0; piece < match[0].length; piece += LONG_RUN_PIECE) {
+        tokens.push(...encoder.encode(match[0].slice(piece, piece + LONG_RUN_PIECE), [], []));
+      }
+      last = start + match[0].length;
+    }
+    if (last < text.length) tokens.push(...encoder.encode(text.slice(last), [], []));
+    return tokens;
   }
 
   #contentUnits(content: unknown): { units: number; fixedTokens: number } {
@@ -274,7 +300,7 @@ class MessageTokenCounter implements TokenCounter {
     await this.#ready();
     const budget = Math.max(0, Math.floor(maxTokens));
     if (!this.#encoder) return text.slice(0, budget * CHARACTERS_PER_TOKEN);
-    const tokens = this.#encoder.encode(text, [], []);
+    const tokens = this.#encode(this.#encoder, text);
     if (tokens.length <= budget) return text;
     let prefix = this.#encoder.decode(tokens.slice(0, budget));
     // Decoding a cut multi-byte character leaves a replacement character; drop it.
