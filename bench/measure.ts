@@ -83,13 +83,18 @@ export async function measure<Input, Output>(
     samples.push(elapsed);
     spent += elapsed;
   }
+  return timingOf(samples, options.runs);
+}
+
+/** The summary of a set of samples. */
+export function timingOf(samples: number[], requestedRuns: number): Timing {
   return {
     medianMs: median(samples),
     minMs: Math.min(...samples),
     maxMs: Math.max(...samples),
     samplesMs: samples,
     runs: samples.length,
-    requestedRuns: options.runs,
+    requestedRuns,
   };
 }
 

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { BaseMessage } from "@langchain/core/messages";
 import { createTokenCounter, hardTruncate, toolResultHiding, type CompactionResult, type CompactionStrategy, type TokenCounter } from "../src/index.js";
 import { defaultTracesPath, loadTraceSessions, type TraceSession } from "../examples/traces.js";
-import { formatMs, formatRatio, gcAvailable, measure, median, renderTable, type Timing } from "./measure.js";
+import { formatMs, formatRatio, gcAvailable, measure, median, renderTable, timingOf, type Timing } from "./measure.js";
 import {
   applyClearToolUses,
   clearToolUsesEdit,
@@ -459,15 +459,7 @@ async function perStep(plan: Plan, log: (line: string) => void): Promise<PerStep
 }
 
 function dropWarmup(timing: Timing, warmup: number): Timing {
-  const samples = timing.samplesMs.slice(warmup);
-  return {
-    medianMs: median(samples),
-    minMs: Math.min(...samples),
-    maxMs: Math.max(...samples),
-    samplesMs: samples,
-    runs: samples.length,
-    requestedRuns: timing.requestedRuns - warmup,
-  };
+  return timingOf(timing.samplesMs.slice(warmup), timing.requestedRuns - warmup);
 }
 
 interface TraceSummary {

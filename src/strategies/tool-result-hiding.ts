@@ -77,16 +77,20 @@ export class ToolResultHiding extends CompactionStrategy {
     for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
       const group = index.groups[groupNumber]!;
       const assistant = messages[group.assistantIndex] as AIMessage;
-      const hiddenCallIds = new Set<string>();
+      // Only hideToolInputs needs to know which calls of the group are hidden.
+      const hiddenCallIds = this.hideToolInputs ? new Set<string>() : undefined;
+      let callNames: Map<string | undefined, string> | undefined;
       for (const resultIndex of group.resultIndices) {
         const result = messages[resultIndex] as ToolMessage;
         if (compactionMarkerOf(result)?.hidden) {
-          hiddenCallIds.add(result.tool_call_id);
+          hiddenCallIds?.add(result.tool_call_id);
           continue;
         }
         if (this.#notWorthHiding.has(result)) continue;
         if (this.excludeTools.size > 0) {
-          const toolName = result.name ?? assistant.tool_calls?.find((call) => call.id === result.tool_call_id)?.name ?? "";
+          // Names by call id, built once per group: a find per result is quadratic in a parallel group.
+          callNames ??= new Map((assistant.tool_calls ?? []).map((call) => [call.id, call.name]));
+          const toolName = result.name ?? callNames.get(result.tool_call_id) ?? "";
           if (this.excludeTools.has(toolName)) continue;
         }
         const before = tokens.perMessage[resultIndex]!;
@@ -101,11 +105,11 @@ export class ToolResultHiding extends CompactionStrategy {
           this.#notWorthHiding.add(result);
           continue;
         }
-        hiddenCallIds.add(result.tool_call_id);
+        hiddenCallIds?.add(result.tool_call_id);
         saved += before - afterTokens;
         replacements.set(resultIndex, after);
       }
-      if (this.hideToolInputs && hiddenCallIds.size > 0) {
+      if (hiddenCallIds && hiddenCallIds.size > 0) {
         const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
         const toClear = new Set<number>();
         (assistant.tool_calls ?? []).forEach((call, position) => {
