@@ -64,3 +64,6 @@ export {
 } from "./strategies/selective-compact.js";
 export { HardTruncate, hardTruncate, type HardTruncateOptions } from "./strategies/hard-truncate.js";
 export { SlidingWindow, slidingWindow, type SlidingWindowOptions } from "./strategies/sliding-window.js";
+
+export * from "./langgraph/index.js";
+export * from "./lcel/index.js";

