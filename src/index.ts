@@ -64,6 +64,27 @@ export {
 } from "./strategies/selective-compact.js";
 export { HardTruncate, hardTruncate, type HardTruncateOptions } from "./strategies/hard-truncate.js";
 export { SlidingWindow, slidingWindow, type SlidingWindowOptions } from "./strategies/sliding-window.js";
+export { fires, tokenLimit, withinTarget, contextWindowOf, type ContextSize, type HistorySize } from "./strategies/context-size.js";
+export {
+  COMPACTION_EVENT_NAME,
+  type CompactionEvent,
+  type CompactionEventSinks,
+  type CompactionLogger,
+} from "./observability.js";
+export {
+  EMPTY_ARTIFACT_INDEX,
+  artifactsOf,
+  extractArtifacts,
+  filesOf,
+  filesOfCommand,
+  renderArtifacts,
+  type ArtifactIndex,
+  type ArtifactIndexLimits,
+} from "./messages/artifact-index.js";
+export { messageText } from "./messages/message-text.js";
+
+export * from "./summary/index.js";
+export * from "./policies/index.js";
 
 export * from "./langgraph/index.js";
 export * from "./lcel/index.js";

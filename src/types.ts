@@ -1,10 +1,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ArtifactIndex } from "./messages/artifact-index.js";
 import type { ToolPairingRepair } from "./messages/tool-pairing.js";
 
 /**
  * - `noop`: nothing to do; `messages` is the input array's content, unchanged.
  * - `compacted`: content was reduced by rule (results hidden, messages dropped by kind).
+ * - `summarized`: the oldest part of the conversation was replaced by one summary message.
  * - `truncated`: the oldest part of the conversation was cut to meet a hard bound.
  * - `failed`: the strategy could not do its job; `messages` is the input unchanged and `reason`
  *   says why.
@@ -12,7 +14,7 @@ import type { ToolPairingRepair } from "./messages/tool-pairing.js";
  *   repaired, and the strategy itself had nothing to do (or failed): `messages` is the repaired
  *   history and `repair` says what changed.
  */
-export type CompactionStatus = "noop" | "compacted" | "truncated" | "failed" | "repaired";
+export type CompactionStatus = "noop" | "compacted" | "summarized" | "truncated" | "failed" | "repaired";
 
 /** A message that left the history. `index` is its position in the input. */
 export interface RemovedMessage {
@@ -45,6 +47,10 @@ export interface CompactionResult {
   readonly replaced: readonly ReplacedMessage[];
   /** Why a run was a no-op or failed, or what it could not reach. */
   readonly reason?: string;
+  /** What fired the compaction, for strategies and policies that trigger by themselves; `"forced"` when told to run. */
+  readonly trigger?: string;
+  /** Which model wrote the summary, `"none"` for the no-model summarizer; absent when no summary was written. */
+  readonly summaryModel?: string;
   /**
    * With `invalidHistory: "repair"` and a broken input: what the repair found and changed before the
    * strategy ran. `removed` and `replaced` above then index into the repaired history;
@@ -86,6 +92,12 @@ export interface CompactionMarker {
   readonly summary?: boolean;
   /** Tokens of the original message. */
   readonly originalTokens?: number;
+  /** For a summary: the artifact index of everything it replaced (see `extractArtifacts`). */
+  readonly artifacts?: ArtifactIndex;
+  /** For a summary: how many messages it replaced, earlier summaries' counts included. */
+  readonly summarizedMessages?: number;
+  /** For a summary: the model that wrote it, `"none"` for the no-model summarizer. */
+  readonly summaryModel?: string;
 }
 
 /**

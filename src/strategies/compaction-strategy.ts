@@ -4,6 +4,7 @@ import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runn
 import { z } from "zod/v4";
 import { InvalidHistoryError } from "../errors.js";
 import { isBaseMessage } from "../messages/message-types.js";
+import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
 import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
 import { repairToolPairing } from "../messages/tool-pairing.js";
 import { defaultTokenCounter, tokenCounterSchema, type TokenCounter, type TokenMeasurement } from "../tokens/token-counter.js";
@@ -23,13 +24,37 @@ export interface BaseStrategyOptions {
    * @default "throw"
    */
   invalidHistory?: InvalidHistoryHandling;
+  /**
+   * Receives one structured event per run (seed 004 REQ-3.6). Inside a LangChain run the event is
+   * also dispatched as the custom event `compaction`.
+   */
+  onEvent?: (event: CompactionEvent) => void;
+  /** Logs each run's event: no-ops at `debug`, compactions at `info`, failures at `warn`. */
+  logger?: CompactionLogger;
 }
 
 /** @internal */
 export const baseOptionsShape = {
   tokenCounter: tokenCounterSchema.optional(),
   invalidHistory: z.enum(["throw", "repair"]).optional(),
+  onEvent: z.custom<(event: CompactionEvent) => void>((value) => typeof value === "function", "expected a function").optional(),
+  logger: z
+    .custom<CompactionLogger>((value) => typeof value === "object" && value !== null, "expected a logger object (e.g. console)")
+    .optional(),
 };
+
+/** Contexts of runs nested in a policy's run: the policy reports the run, they do not dispatch their own event. */
+const nestedContexts = new WeakSet<CompactionContext>();
+
+/**
+ * The context for a strategy a policy runs inside its own run: forced (the policy's trigger
+ * decided), and without a custom event of its own. @internal
+ */
+export function nestedContext(context: CompactionContext): CompactionContext {
+  const nested: CompactionContext = { ...context, force: true };
+  nestedContexts.add(nested);
+  return nested;
+}
 
 /** A valid history with everything a strategy needs, computed once per run. @internal */
 export interface PreparedHistory {
@@ -67,6 +92,10 @@ export interface StrategyOutcome {
   readonly removed?: readonly RemovedMessage[];
   readonly replaced?: readonly ReplacedMessage[];
   readonly reason?: string;
+  /** What fired the compaction, for strategies that trigger by themselves; `"forced"` when told to run. */
+  readonly trigger?: string;
+  /** Which model wrote a summary (`"none"` for the no-model summarizer). */
+  readonly summaryModel?: string;
 }
 
 /**
@@ -82,6 +111,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   abstract readonly strategyName: string;
   protected readonly tokenCounter: TokenCounter;
   protected readonly invalidHistory: InvalidHistoryHandling;
+  readonly #onEvent: BaseStrategyOptions["onEvent"];
+  readonly #logger: CompactionLogger | undefined;
   /** The last output's analysis, for the next run (see `compact`). */
   #memo: Analysis | undefined;
 
@@ -89,6 +120,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     super();
     this.tokenCounter = options.tokenCounter ?? defaultTokenCounter();
     this.invalidHistory = options.invalidHistory ?? "throw";
+    this.#onEvent = options.onEvent;
+    this.#logger = options.logger;
   }
 
   /** The strategy itself, on a checked history. Must not mutate anything it is given. */
@@ -108,6 +141,51 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    *   `invalidHistory: "throw"`) its tool pairing is broken.
    */
   async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
+    const started = performance.now();
+    let result: CompactionResult;
+    try {
+      result = await this.#compact(messages, context);
+    } catch (error) {
+      const length = Array.isArray(messages) ? messages.length : 0;
+      await this.#emit(
+        { status: "failed", tokensBefore: 0, tokensAfter: 0, messagesBefore: length, messagesAfter: length, reason: error instanceof Error ? error.message : String(error) },
+        started,
+        context,
+      );
+      throw error;
+    }
+    await this.#emit(result, started, context);
+    return result;
+  }
+
+  /** One event per run, to the sinks this strategy was given. */
+  async #emit(
+    result: Pick<CompactionResult, "status" | "tokensBefore" | "tokensAfter" | "messagesBefore" | "messagesAfter" | "reason" | "trigger" | "summaryModel">,
+    started: number,
+    context: CompactionContext,
+  ): Promise<void> {
+    const dispatch = context.config?.callbacks !== undefined && !nestedContexts.has(context);
+    if (!this.#onEvent && !this.#logger && !dispatch) return;
+    const event: CompactionEvent = {
+      strategy: this.strategyName,
+      trigger: result.trigger ?? null,
+      status: result.status,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+      messagesBefore: result.messagesBefore,
+      messagesAfter: result.messagesAfter,
+      durationMs: performance.now() - started,
+      summaryModel: result.summaryModel ?? null,
+      error: result.status === "failed" ? (result.reason ?? "failed") : null,
+    };
+    await emitCompactionEvent(
+      event,
+      { ...(this.#onEvent ? { onEvent: this.#onEvent } : {}), ...(this.#logger ? { logger: this.#logger } : {}) },
+      dispatch ? context.config : undefined,
+    );
+  }
+
+  async #compact(messages: readonly BaseMessage[], context: CompactionContext): Promise<CompactionResult> {
     if (!Array.isArray(messages)) throw new InvalidHistoryError(`${this.strategyName}: expected an array of messages, got ${typeof messages}`);
     context.signal?.throwIfAborted();
     // Taken, not shared: a concurrent run on the same strategy starts from scratch.
@@ -153,6 +231,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       removed: unchanged ? [] : (outcome.removed ?? []),
       replaced,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      ...(outcome.trigger !== undefined ? { trigger: outcome.trigger } : {}),
+      ...(outcome.summaryModel !== undefined ? { summaryModel: outcome.summaryModel } : {}),
       ...(repair ? { repair } : {}),
     };
   }

@@ -1,0 +1,88 @@
+import { z } from "zod/v4";
+import { parseOptions } from "../options.js";
+import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { contextWindowOf, fires, needsContextWindow, requireContextWindow, withinTarget, type ContextSize } from "../strategies/context-size.js";
+import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
+import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
+import { chainResults } from "./chain-results.js";
+import { DEFAULT_POLICY_TRIGGER, defaultTarget, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
+
+export interface HidingThenSummaryOptions extends TriggeredPolicyOptions {
+  /** The hiding step: a `toolResultHiding` strategy or its options. @default toolResultHiding() */
+  hiding?: ToolResultHiding | ToolResultHidingOptions;
+  /** The summary step: any strategy (e.g. `stateSnapshotSummary`) or `fullSummary` options. @default fullSummary() (keepRecent 2; no model: the no-model summarizer) */
+  summary?: CompactionStrategy | FullSummaryOptions;
+}
+
+const isStrategy = (value: unknown) => value instanceof CompactionStrategy;
+const optionsSchema = z
+  .object({
+    ...triggeredPolicyShape,
+    hiding: z.union([z.custom<ToolResultHiding>((value) => value instanceof ToolResultHiding), z.record(z.string(), z.unknown())]).optional(),
+    summary: z.union([z.custom<CompactionStrategy>(isStrategy), z.record(z.string(), z.unknown())]).optional(),
+  })
+  .strict();
+
+/**
+ * Seed 001 §4: hide older tool results first; when hiding was a no-op, or left the history above the
+ * target, summarize. Runs when the trigger fires (or when forced).
+ * @see hidingThenSummary
+ */
+export class HidingThenSummary extends CompactionStrategy {
+  readonly strategyName = "hidingThenSummary";
+  readonly trigger: ContextSize | ContextSize[];
+  readonly target: ContextSize;
+  readonly contextWindow: number | undefined;
+  readonly hiding: ToolResultHiding;
+  readonly summary: CompactionStrategy;
+
+  constructor(options: HidingThenSummaryOptions = {}) {
+    const parsed = parseOptions("hidingThenSummary", optionsSchema, options) as HidingThenSummaryOptions;
+    super(parsed);
+    this.trigger = parsed.trigger ?? DEFAULT_POLICY_TRIGGER;
+    this.target = parsed.target ?? defaultTarget(this.trigger);
+    const summaryModel = parsed.summary && !(parsed.summary instanceof CompactionStrategy) ? parsed.summary.model : undefined;
+    this.contextWindow =
+      needsContextWindow(this.trigger) || needsContextWindow(this.target)
+        ? requireContextWindow("hidingThenSummary", parsed.contextWindow, summaryModel, "the trigger or target is a fraction of the context window")
+        : contextWindowOf(parsed.contextWindow, summaryModel);
+    const shared = { tokenCounter: this.tokenCounter };
+    this.hiding = parsed.hiding instanceof ToolResultHiding ? parsed.hiding : new ToolResultHiding({ ...shared, ...parsed.hiding });
+    this.summary = parsed.summary instanceof CompactionStrategy ? parsed.summary : new FullSummary({ ...shared, ...parsed.summary });
+  }
+
+  protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
+    let trigger = "forced";
+    if (!context.force) {
+      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
+      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
+      trigger = fired;
+    }
+    const nested = nestedContext(context);
+    const hidden = await this.hiding.compact(messages, nested);
+    const hid = hidden.status === "compacted";
+    if (hid && withinTarget(this.target, { tokens: hidden.tokensAfter, messages: hidden.messagesAfter }, this.contextWindow)) {
+      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
+    }
+    const summarized = await this.summary.compact(hidden.messages, nested);
+    if (summarized.status === "noop" || summarized.status === "failed") {
+      const why = `${summarized.strategy} ${summarized.status}: ${summarized.reason ?? "no reason given"}`;
+      if (hid) return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `hiding left the history above the target; ${why}`, ...(summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {}) };
+      return { status: summarized.status, trigger, reason: `hiding was a no-op (${hidden.reason ?? ""}); ${why}`, ...(summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {}) };
+    }
+    const chained = chainResults(messages, hidden, summarized);
+    return { status: summarized.status, ...chained, trigger, ...(summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {}) };
+  }
+}
+
+/**
+ * Hide older tool results; summarize when that is not enough (seed 001's HidingThenSummary).
+ *
+ * @example
+ * const policy = hidingThenSummary({ contextWindow: 128_000, summary: { model: "gpt-4o-mini" } });
+ * const { messages, status } = await policy.compact(history);
+ * @throws {InvalidOptionError} for an invalid option, or a fraction trigger with an unknown context window.
+ */
+export function hidingThenSummary(options: HidingThenSummaryOptions = {}): HidingThenSummary {
+  return new HidingThenSummary(options);
+}

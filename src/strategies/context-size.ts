@@ -1,0 +1,129 @@
+import { getModelContextSize } from "@langchain/core/language_models/base";
+import { z } from "zod/v4";
+import { InvalidOptionError } from "../errors.js";
+
+/**
+ * A size relative to the context window, in the shape LangChain's `summarizationMiddleware` uses:
+ * exactly one of a `fraction` of the window, a number of `tokens`, or a number of `messages`.
+ *
+ * @example
+ * const trigger: ContextSize = { fraction: 0.8 };
+ * const target: ContextSize = { tokens: 40_000 };
+ */
+export type ContextSize = { readonly fraction: number } | { readonly tokens: number } | { readonly messages: number };
+
+/** @internal */
+export const contextSizeSchema = z
+  .object({
+    fraction: z.number().gt(0).max(1).optional(),
+    tokens: z.number().int().positive().optional(),
+    messages: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((size) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length === 1, {
+    message: "give exactly one of fraction, tokens or messages",
+  }) as unknown as z.ZodType<ContextSize>;
+
+/** @internal */
+export const triggerSchema = z.union([contextSizeSchema, z.array(contextSizeSchema).min(1)]);
+
+/** What a history measures, for a trigger. */
+export interface HistorySize {
+  readonly tokens: number;
+  readonly messages: number;
+}
+
+/** True when the size needs the context window to be known. */
+export function needsContextWindow(sizes: ContextSize | readonly ContextSize[] | undefined): boolean {
+  if (sizes === undefined) return false;
+  return (Array.isArray(sizes) ? sizes : [sizes]).some((size: ContextSize) => "fraction" in size);
+}
+
+function describe(size: ContextSize, window: number | undefined): string {
+  if ("messages" in size) return `${size.messages} messages`;
+  if ("tokens" in size) return `${size.tokens} tokens`;
+  return `${Math.floor(size.fraction * window!)} tokens (${size.fraction} of a ${window}-token window)`;
+}
+
+/**
+ * Whether a trigger fires for a history: any of the sizes reached. Returns a description of what
+ * fired (for events and logs), or `undefined`.
+ *
+ * @example
+ * fires({ fraction: 0.8 }, { tokens: 13_000, messages: 40 }, 16_000); // "13000 tokens >= 12800 tokens (0.8 of a 16000-token window)"
+ */
+export function fires(trigger: ContextSize | readonly ContextSize[], size: HistorySize, window: number | undefined): string | undefined {
+  for (const each of Array.isArray(trigger) ? trigger : [trigger as ContextSize]) {
+    if ("messages" in each) {
+      if (size.messages >= each.messages) return `${size.messages} messages >= ${describe(each, window)}`;
+    } else if (size.tokens >= tokenLimit(each, window)) {
+      return `${size.tokens} tokens >= ${describe(each, window)}`;
+    }
+  }
+  return undefined;
+}
+
+/** The token figure of a `fraction` or `tokens` size. A `messages` size has none: `Infinity`. */
+export function tokenLimit(size: ContextSize, window: number | undefined): number {
+  if ("tokens" in size) return size.tokens;
+  if ("fraction" in size) return Math.floor(size.fraction * window!);
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Whether a history is at or under a target. */
+export function withinTarget(target: ContextSize, size: HistorySize, window: number | undefined): boolean {
+  if ("messages" in target) return size.messages <= target.messages;
+  return size.tokens <= tokenLimit(target, window);
+}
+
+/** What a model may tell about its context window. @internal */
+interface ModelLike {
+  readonly profile?: { readonly maxInputTokens?: number };
+  readonly model?: unknown;
+  readonly modelName?: unknown;
+}
+
+/** The window of a model name from LangChain's table; `undefined` for a name it does not know. */
+function windowOfModelName(name: string): number | undefined {
+  const size = getModelContextSize(name);
+  // 4097 is the table's fallback for names it does not know.
+  return size === 4097 && !name.startsWith("text-davinci-003") ? undefined : size;
+}
+
+/**
+ * The context window in tokens: `contextWindow` when given, else the model's profile
+ * (`profile.maxInputTokens`), else LangChain's `getModelContextSize` for the model's name.
+ * `undefined` when none of them knows.
+ */
+export function contextWindowOf(contextWindow: number | undefined, model: unknown): number | undefined {
+  if (contextWindow !== undefined) return contextWindow;
+  if (typeof model === "string") return windowOfModelName(model);
+  if (typeof model !== "object" || model === null) return undefined;
+  const candidate = model as ModelLike;
+  let profileWindow: number | undefined;
+  try {
+    profileWindow = candidate.profile?.maxInputTokens;
+  } catch {
+    // Some models compute the profile lazily and may throw when it is unknown.
+  }
+  if (typeof profileWindow === "number" && profileWindow > 0) return profileWindow;
+  const name = typeof candidate.model === "string" ? candidate.model : typeof candidate.modelName === "string" ? candidate.modelName : undefined;
+  return name ? windowOfModelName(name) : undefined;
+}
+
+/**
+ * The context window, or an `InvalidOptionError` naming `contextWindow` when it is needed and no
+ * source knows it.
+ * @throws {InvalidOptionError}
+ */
+export function requireContextWindow(component: string, contextWindow: number | undefined, model: unknown, why: string): number {
+  const window = contextWindowOf(contextWindow, model);
+  if (window === undefined) {
+    throw new InvalidOptionError(
+      component,
+      "contextWindow",
+      `${why}, but the context window is unknown: pass contextWindow (in tokens), or a model whose profile states maxInputTokens or whose name LangChain's getModelContextSize knows`,
+    );
+  }
+  return window;
+}

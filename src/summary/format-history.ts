@@ -1,0 +1,77 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { compactionMarkerOf } from "../types.js";
+import { messageText } from "../messages/message-text.js";
+
+
+function roleOf(message: BaseMessage): string {
+  if (compactionMarkerOf(message)?.summary) return "earlier summary";
+  switch (message.type) {
+    case "human":
+      return "user";
+    case "ai":
+      return "assistant";
+    case "system":
+      return "system";
+    case "tool":
+      return "tool";
+    default:
+      return message.type;
+  }
+}
+
+/** Options of {@link formatHistory}. */
+export interface FormatHistoryOptions {
+  /**
+   * Tool calls with no result among the messages formatted are left out (seed 000 strips the last
+   * assistant message's pending calls before the summary call). @default true
+   */
+  readonly dropUnansweredCalls?: boolean;
+  /** Replace the text of some messages (by position), e.g. a tool output cut to fit a budget. */
+  readonly textOverrides?: ReadonlyMap<number, string>;
+  /** Leave out earlier compaction summaries (when they are passed to the prompt on their own). @default false */
+  readonly omitSummaries?: boolean;
+}
+
+/**
+ * The history as compact text for a summary prompt: one block per message, `[role]` then the text;
+ * tool calls as `-> name(arguments) #id`, tool results as `[tool name #id]`; images as placeholders.
+ *
+ * @example
+ * formatHistory([new HumanMessage("fix the bug")]); // "[user]\nfix the bug"
+ */
+export function formatHistory(messages: readonly BaseMessage[], options: FormatHistoryOptions = {}): string {
+  const dropUnanswered = options.dropUnansweredCalls ?? true;
+  const answered = new Set<string>();
+  if (dropUnanswered) for (const message of messages) if (isToolResultMessage(message)) answered.add(message.tool_call_id);
+  const blocks: string[] = [];
+  messages.forEach((message, position) => {
+    if (options.omitSummaries && compactionMarkerOf(message)?.summary) return;
+    const text = options.textOverrides?.get(position) ?? messageText(message);
+    if (isToolResultMessage(message)) {
+      blocks.push(`[tool ${message.name ?? ""} #${message.tool_call_id}]\n${text}`.replace("[tool  #", "[tool #"));
+      return;
+    }
+    const lines = [`[${roleOf(message)}]`];
+    if (text !== "") lines.push(text);
+    if (isAssistantMessage(message)) {
+      for (const call of message.tool_calls ?? []) {
+        if (dropUnanswered && (call.id === undefined || !answered.has(call.id))) continue;
+        lines.push(`-> ${call.name}(${JSON.stringify(call.args ?? {})}) #${call.id}`);
+      }
+    }
+    blocks.push(lines.join("\n"));
+  });
+  return blocks.join("\n\n");
+}
+
+/**
+ * Fill `{name}` placeholders. A function replacer, so `$&` or `$1` in the values (which history text
+ * may contain) comes through verbatim. Unknown placeholders are left as they are.
+ *
+ * @example
+ * fillTemplate("Summarize:\n{history}", { history: "cost is $& 5" }); // "Summarize:\ncost is $& 5"
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.hasOwn(values, name) ? values[name]! : placeholder));
+}

@@ -1,0 +1,108 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { z } from "zod/v4";
+import { safeCutPoints } from "../messages/tool-call-groups.js";
+import { parseOptions } from "../options.js";
+import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { contextWindowOf, fires, needsContextWindow, requireContextWindow, triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import type { CompactionContext } from "../types.js";
+import { fillTemplate, formatHistory } from "./format-history.js";
+import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
+import { SummaryCallError } from "./summary-model.js";
+import { SummaryStrategy, extractBlock, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+
+export interface FullSummaryOptions extends SummaryStrategyOptions {
+  /**
+   * Keep this many of the newest messages, from the nearest cut at or before them that separates no
+   * tool call from its results (so sometimes a few more). @default 2 (seed 001)
+   */
+  keepRecent?: number;
+  /** The prompt, with a `{history}` placeholder. @default DEFAULT_SUMMARY_PROMPT (seed 000) */
+  prompt?: string;
+  /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
+  trigger?: ContextSize | ContextSize[];
+  /** The model's context window in tokens, for a fraction trigger. */
+  contextWindow?: number;
+}
+
+const optionsSchema = z
+  .object({
+    ...summaryOptionsShape,
+    keepRecent: z.number().int().nonnegative().optional(),
+    prompt: z.string().min(1).optional(),
+    trigger: triggerSchema.optional(),
+    contextWindow: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/**
+ * Seed 000's fallback and seed 001's LLM summary: the whole conversation (system messages excluded)
+ * but the newest `keepRecent` messages becomes one summary message, written with seed 000's
+ * `DEFAULT_SUMMARY_PROMPT` (five sections in `<summary>` tags). Tool calls without a result among the
+ * summarized messages are left out of the prompt. Without a model, the no-model summarizer writes it.
+ *
+ * A result that is not smaller than the input, an empty summary, an error or a timeout is `failed`
+ * and changes nothing.
+ * @see fullSummary
+ */
+export class FullSummary extends SummaryStrategy {
+  readonly strategyName = "fullSummary";
+  readonly keepRecent: number;
+  readonly prompt: string;
+  readonly trigger: ContextSize | ContextSize[] | undefined;
+  readonly contextWindow: number | undefined;
+
+  constructor(options: FullSummaryOptions = {}) {
+    const parsed = parseOptions("fullSummary", optionsSchema, options) as FullSummaryOptions;
+    super(parsed);
+    this.keepRecent = parsed.keepRecent ?? 2;
+    this.prompt = parsed.prompt ?? DEFAULT_SUMMARY_PROMPT;
+    this.trigger = parsed.trigger;
+    this.contextWindow = needsContextWindow(this.trigger)
+      ? requireContextWindow("fullSummary", parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window")
+      : contextWindowOf(parsed.contextWindow, parsed.model);
+  }
+
+  protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
+    const { messages, index, tokens, context } = history;
+    let trigger = "forced";
+    if (!context.force && this.trigger !== undefined) {
+      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
+      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
+      trigger = fired;
+    } else if (!context.force) {
+      trigger = "always (no trigger set)";
+    }
+    // The newest keepRecent non-system messages stay; the cut moves back to a safe point.
+    let cut = messages.length;
+    for (let kept = 0; cut > 0 && kept < this.keepRecent; ) {
+      cut--;
+      if (messages[cut]!.type !== "system") kept++;
+    }
+    const safe = safeCutPoints(messages, index);
+    while (cut > 0 && safe[cut] !== 1) cut--;
+    if (!messages.slice(0, cut).some((message) => message.type !== "system")) {
+      return { status: "noop", trigger, reason: `nothing older than the ${this.keepRecent} message(s) to keep` };
+    }
+    return this.summarizeBefore(history, cut, trigger);
+  }
+
+  protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
+    // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
+    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, dropUnansweredCalls: true });
+    const summary = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history }), context), "summary");
+    if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
+    return summary;
+  }
+}
+
+/**
+ * Summarize the whole conversation but the newest messages (seed 000 / seed 001).
+ *
+ * @example
+ * const summary = fullSummary({ model: chatModel, keepRecent: 2 });
+ * const { messages, status, reason } = await summary.compact(history);
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export function fullSummary(options: FullSummaryOptions = {}): FullSummary {
+  return new FullSummary(options);
+}

@@ -1,0 +1,21 @@
+export {
+  DEFAULT_SUMMARY_PROMPT,
+  NO_PREVIOUS_SNAPSHOT,
+  PREVIOUS_SNAPSHOT_TEMPLATE,
+  STATE_SNAPSHOT_PROMPT,
+  SUMMARY_MESSAGE_PREFIX,
+  VERIFY_SNAPSHOT_PROMPT,
+} from "./prompts.js";
+export { fillTemplate, formatHistory, type FormatHistoryOptions } from "./format-history.js";
+export { noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
+export {
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  DEFAULT_SUMMARY_TIMEOUT_MS,
+  SUMMARY_CALL_TAGS,
+  SummaryCallError,
+  type SummaryFailureKind,
+  type SummaryModel,
+} from "./summary-model.js";
+export { summaryBody, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { StateSnapshotSummary, stateSnapshotSummary, type StateSnapshotSummaryOptions } from "./state-snapshot-summary.js";
+export { FullSummary, fullSummary, type FullSummaryOptions } from "./full-summary.js";

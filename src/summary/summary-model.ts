@@ -1,0 +1,168 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { CompactionError } from "../errors.js";
+import { messageText } from "../messages/message-text.js";
+
+/** A chat model, or a model name that becomes `ChatOpenAI` from `@langchain/openai`. */
+export type SummaryModel = BaseChatModel | string;
+
+/** Tags every summary call carries: `nostream` keeps its tokens out of LangGraph's `streamMode: "messages"`. */
+export const SUMMARY_CALL_TAGS: readonly string[] = Object.freeze(["compaction", "nostream"]);
+
+/** The default time a summary call may take (seed 004: 30 s). */
+export const DEFAULT_SUMMARY_TIMEOUT_MS = 30_000;
+
+/** The default cap on a summary's length, in tokens (seed 004). */
+export const DEFAULT_SUMMARY_MAX_TOKENS = 1000;
+
+/** Why a summary call produced no usable summary. */
+export type SummaryFailureKind = "error" | "timeout" | "empty";
+
+/** A summary call failed; strategies turn it into a `failed` result that changes nothing. */
+export class SummaryCallError extends CompactionError {
+  readonly kind: SummaryFailureKind;
+
+  constructor(kind: SummaryFailureKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SummaryCallError";
+    this.kind = kind;
+  }
+
+  static override isInstance(error: unknown): error is SummaryCallError {
+    return CompactionError.isInstance(error) && error.name === "SummaryCallError";
+  }
+}
+
+/** The name a model reports, for events: `model`, `modelName`, else its class name. */
+export function modelNameOf(model: SummaryModel | undefined): string | undefined {
+  if (model === undefined) return undefined;
+  if (typeof model === "string") return model;
+  const named = model as unknown as { model?: unknown; modelName?: unknown };
+  if (typeof named.model === "string") return named.model;
+  if (typeof named.modelName === "string") return named.modelName;
+  return model.getName();
+}
+
+const resolvedByName = new Map<string, Promise<BaseChatModel>>();
+
+/**
+ * The chat model for a summary model option. A name becomes `ChatOpenAI` (imported on first use, so
+ * `@langchain/openai` is only needed by those who name a model), with `maxTokens` set to the
+ * summary cap and `modelOptions` passed to its constructor.
+ * @throws {CompactionError} when `@langchain/openai` is not installed.
+ */
+export async function resolveSummaryModel(
+  model: SummaryModel,
+  maxTokens: number,
+  modelOptions: Readonly<Record<string, unknown>> = {},
+): Promise<BaseChatModel> {
+  if (typeof model !== "string") return model;
+  const key = JSON.stringify([model, maxTokens, modelOptions]);
+  let resolved = resolvedByName.get(key);
+  if (!resolved) {
+    resolved = (async () => {
+      let openai: typeof import("@langchain/openai");
+      try {
+        openai = await import("@langchain/openai");
+      } catch (cause) {
+        throw new CompactionError(
+          `summary model "${model}" is a name, which needs @langchain/openai: install it (npm install @langchain/openai) or pass a chat model object`,
+          { cause },
+        );
+      }
+      return new openai.ChatOpenAI({ model, maxTokens, ...modelOptions }) as unknown as BaseChatModel;
+    })();
+    // A failed import is not cached: installing the package fixes the next run.
+    resolved.catch(() => resolvedByName.delete(key));
+    resolvedByName.set(key, resolved);
+  }
+  return resolved;
+}
+
+const cappedModels = new WeakMap<BaseChatModel, Map<number, BaseChatModel>>();
+
+/**
+ * The model with its answer capped at `maxTokens`. Chat models have no per-call cap, so a model that
+ * exposes its constructor fields and a `maxTokens` field (`ChatOpenAI`, `ChatAnthropic`...) is rebuilt
+ * once with the cap (cached); a model already capped at or below it, or one that cannot be rebuilt,
+ * is used as it is (the prompt states the limit and the answer is cut at it).
+ */
+export function withMaxTokens(model: BaseChatModel, maxTokens: number): BaseChatModel {
+  const candidate = model as unknown as { maxTokens?: unknown; fields?: unknown; constructor: new (fields: object) => BaseChatModel };
+  if (!("maxTokens" in candidate)) return model;
+  if (typeof candidate.maxTokens === "number" && candidate.maxTokens > 0 && candidate.maxTokens <= maxTokens) return model;
+  if (typeof candidate.fields !== "object" || candidate.fields === null) return model;
+  let byCap = cappedModels.get(model);
+  if (!byCap) cappedModels.set(model, (byCap = new Map()));
+  let capped = byCap.get(maxTokens);
+  if (!capped) {
+    try {
+      capped = new candidate.constructor({ ...(candidate.fields as object), maxTokens });
+    } catch {
+      return model;
+    }
+    byCap.set(maxTokens, capped);
+  }
+  return capped;
+}
+
+/** Options of one summary call. */
+export interface SummaryCallOptions {
+  readonly timeoutMs: number;
+  /** The calling run's config: the call becomes its child (callbacks), with its own tags. */
+  readonly config?: RunnableConfig;
+  /** The caller's signal: when it aborts, the call is aborted and the abort reason thrown. */
+  readonly signal?: AbortSignal;
+  /** Which strategy asks, for the call's metadata. */
+  readonly strategy: string;
+}
+
+/**
+ * Ask the model for a summary: one human message holding the filled prompt. Resolves to the answer's
+ * text, trimmed.
+ * @throws {SummaryCallError} on an error, a timeout or an empty answer.
+ * @throws the caller's abort reason when `signal` aborts.
+ */
+export async function callSummaryModel(model: BaseChatModel, prompt: string, options: SummaryCallOptions): Promise<string> {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new SummaryCallError("timeout", `the summary call timed out after ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  const parentTags = options.config?.tags ?? [];
+  const config: RunnableConfig = {
+    ...(options.config?.callbacks ? { callbacks: options.config.callbacks } : {}),
+    tags: [...new Set([...parentTags, ...SUMMARY_CALL_TAGS])],
+    metadata: { ...options.config?.metadata, compaction: true, compaction_strategy: options.strategy },
+    runName: "compaction_summary",
+    signal,
+  };
+  let answer: BaseMessage;
+  try {
+    // Also raced here: a model that ignores the signal must not hold the agent past the timeout.
+    answer = await new Promise<BaseMessage>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      model.invoke([new HumanMessage(prompt)], config).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.signal.aborted) throw timeout.signal.reason;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SummaryCallError("error", `the summary call failed: ${message}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+  const text = messageText(answer).trim();
+  if (text === "") throw new SummaryCallError("empty", "the summary model returned an empty answer");
+  return text;
+}
+
+/** The content between `<tag>` and `</tag>` when the answer has it, else the whole answer. */
+export function unwrapTag(text: string, tag: string): string {
+  const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(text);
+  return match ? match[1]!.trim() : text.trim();
+}

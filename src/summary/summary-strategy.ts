@@ -1,0 +1,232 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
+import { messageText } from "../messages/message-text.js";
+import { isToolResultMessage } from "../messages/message-types.js";
+import {
+  CompactionStrategy,
+  baseOptionsShape,
+  type BaseStrategyOptions,
+  type PreparedHistory,
+  type StrategyOutcome,
+} from "../strategies/compaction-strategy.js";
+import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
+import { noModelSnapshot } from "./no-model-summarizer.js";
+import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import {
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  DEFAULT_SUMMARY_TIMEOUT_MS,
+  SummaryCallError,
+  callSummaryModel,
+  modelNameOf,
+  resolveSummaryModel,
+  withMaxTokens,
+  type SummaryModel,
+} from "./summary-model.js";
+
+/** Options every summary strategy accepts. */
+export interface SummaryStrategyOptions extends BaseStrategyOptions {
+  /**
+   * The model that writes the summary: any chat model, or a name (e.g. `"gpt-4o-mini"`) that becomes
+   * `ChatOpenAI` from `@langchain/openai`. Without one, the deterministic no-model summarizer writes
+   * the summary from the artifact index and the messages, offline.
+   */
+  model?: SummaryModel;
+  /** Constructor fields for the `ChatOpenAI` made from a model name (e.g. `{ configuration: { baseURL } }`). */
+  modelOptions?: Record<string, unknown>;
+  /** Cap on the summary's length in tokens: the model's `maxTokens`, and the summary is cut at it. @default 1000 */
+  summaryMaxTokens?: number;
+  /** Time the summary call may take; then the run fails and changes nothing. @default 30000 */
+  timeoutMs?: number;
+  /**
+   * Tool outputs in the part being summarized are sent whole up to this many tokens (newest first);
+   * older ones beyond it are cut to their head and tail with a marker before the summary call.
+   * @default 20000
+   */
+  toolOutputBudgetTokens?: number;
+  /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
+  artifactLimits?: ArtifactIndexLimits;
+}
+
+/** @internal */
+export const summaryOptionsShape = {
+  ...baseOptionsShape,
+  model: z
+    .union([
+      z.string().min(1),
+      z.custom<BaseChatModel>((value) => typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function", "expected a chat model"),
+    ])
+    .optional(),
+  modelOptions: z.record(z.string(), z.unknown()).optional(),
+  summaryMaxTokens: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
+  artifactLimits: z
+    .object({
+      commands: z.number().int().nonnegative().optional(),
+      identifiers: z.number().int().nonnegative().optional(),
+      urls: z.number().int().nonnegative().optional(),
+      errors: z.number().int().nonnegative().optional(),
+    })
+    .strict()
+    .optional(),
+};
+
+/** Characters of a cut tool output kept from its start and from its end. */
+const CUT_HEAD_CHARACTERS = 1200;
+const CUT_TAIL_CHARACTERS = 600;
+
+/** What a summary writer gets: the messages being replaced and what they touched. */
+export interface SummaryInput {
+  /** The non-system messages being replaced, oldest first; earlier summaries among them. */
+  readonly messages: readonly BaseMessage[];
+  /** Texts of tool outputs cut to the budget, by position in `messages`. */
+  readonly textOverrides: ReadonlyMap<number, string>;
+  /** The latest earlier summary among `messages`, if any. */
+  readonly previousSummary: string | undefined;
+  /** The artifact index of `messages`, earlier indexes merged. */
+  readonly artifacts: ArtifactIndex;
+}
+
+/**
+ * Base of the LLM summary strategies: replaces the older part of a history with one summary message
+ * that carries the merged artifact index, and guarantees a failure changes nothing.
+ * @internal
+ */
+export abstract class SummaryStrategy extends CompactionStrategy {
+  readonly model: SummaryModel | undefined;
+  readonly summaryMaxTokens: number;
+  readonly timeoutMs: number;
+  readonly toolOutputBudgetTokens: number;
+  protected readonly modelOptions: Record<string, unknown>;
+  protected readonly artifactLimits: ArtifactIndexLimits;
+
+  protected constructor(options: SummaryStrategyOptions) {
+    super(options);
+    this.model = options.model;
+    this.modelOptions = options.modelOptions ?? {};
+    this.summaryMaxTokens = options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
+    this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
+    this.artifactLimits = options.artifactLimits ?? {};
+  }
+
+  /** The summary's text (without the artifact index) from a model; called only when `model` is set. */
+  protected abstract writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string>;
+
+  /** The model's summary call. @throws {SummaryCallError} */
+  protected async ask(model: BaseChatModel, prompt: string, context: CompactionContext): Promise<string> {
+    return callSummaryModel(model, prompt, {
+      timeoutMs: this.timeoutMs,
+      strategy: this.strategyName,
+      ...(context.config ? { config: context.config } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+  }
+
+  /**
+   * Replace the non-system messages before `cut` by one summary message (system messages among them
+   * move before it, in order), keeping `messages.slice(cut)`.
+   */
+  protected async summarizeBefore(history: PreparedHistory, cut: number, trigger: string): Promise<StrategyOutcome> {
+    const { messages, tokens, context } = history;
+    const systems: BaseMessage[] = [];
+    const removed: RemovedMessage[] = [];
+    for (let position = 0; position < cut; position++) {
+      const message = messages[position]!;
+      if (message.type === "system") systems.push(message);
+      else removed.push({ index: position, message });
+    }
+    const replaced = removed.map(({ message }) => message);
+    if (replaced.every((message) => compactionMarkerOf(message)?.summary)) {
+      return { status: "noop", trigger, reason: "nothing but an earlier summary lies before the part to keep" };
+    }
+    const artifacts = extractArtifacts(replaced, [], this.artifactLimits);
+    const previousSummary = [...replaced].reverse().find((message) => compactionMarkerOf(message)?.summary);
+    const input: SummaryInput = {
+      messages: replaced,
+      textOverrides: await this.#cutToolOutputs(replaced, removed.map(({ index }) => tokens.perMessage[index]!)),
+      previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
+      artifacts,
+    };
+    const summaryModel = this.model === undefined ? "none" : (modelNameOf(this.model) ?? "unknown");
+    let text: string;
+    try {
+      if (this.model === undefined) {
+        text = noModelSnapshot({ messages: replaced, artifacts });
+      } else {
+        const model = withMaxTokens(await resolveSummaryModel(this.model, this.summaryMaxTokens, this.modelOptions), this.summaryMaxTokens);
+        text = await this.writeWithModel(model, input, context);
+      }
+    } catch (error) {
+      if (context.signal?.aborted) throw error;
+      const reason = SummaryCallError.isInstance(error) || error instanceof Error ? error.message : String(error);
+      return { status: "failed", trigger, summaryModel, reason: `${reason}; the history is unchanged` };
+    }
+    if (text.trim() === "") return { status: "failed", trigger, summaryModel, reason: "the summary is empty; the history is unchanged" };
+    if ((await this.tokenCounter.countText(text)) > this.summaryMaxTokens) {
+      text = `${await this.tokenCounter.truncateText(text, this.summaryMaxTokens)}\n[summary cut at ${this.summaryMaxTokens} tokens]`;
+    }
+    const summary = this.#summaryMessage(text, artifacts, replaced, summaryModel);
+    const output = [...systems, summary, ...messages.slice(cut)];
+    const tokensAfter = (await this.tokenCounter.measure(output)).total;
+    if (tokensAfter >= tokens.total) {
+      return {
+        status: "failed",
+        trigger,
+        summaryModel,
+        reason: `inflated: the summarized history would have ${tokensAfter} tokens, not fewer than the ${tokens.total} before; the history is unchanged`,
+      };
+    }
+    return { status: "summarized", messages: output, removed, trigger, summaryModel };
+  }
+
+  #summaryMessage(text: string, artifacts: ArtifactIndex, replaced: readonly BaseMessage[], summaryModel: string): HumanMessage {
+    const summarizedMessages = replaced.reduce((count, message) => count + (compactionMarkerOf(message)?.summarizedMessages ?? 1), 0);
+    const marker: CompactionMarker = { strategy: this.strategyName, summary: true, artifacts, summarizedMessages, summaryModel };
+    const index = renderArtifacts(artifacts);
+    return new HumanMessage({
+      content: `${SUMMARY_MESSAGE_PREFIX}\n\n${text}${index ? `\n\n${index}` : ""}`,
+      response_metadata: { [COMPACTION_METADATA_KEY]: marker },
+    });
+  }
+
+  /** Tool outputs beyond the budget, newest kept whole first, cut to head and tail. */
+  async #cutToolOutputs(messages: readonly BaseMessage[], perMessage: readonly number[]): Promise<Map<number, string>> {
+    const overrides = new Map<number, string>();
+    let used = 0;
+    for (let position = messages.length - 1; position >= 0; position--) {
+      const message = messages[position]!;
+      if (!isToolResultMessage(message)) continue;
+      const cost = perMessage[position]!;
+      if (used + cost <= this.toolOutputBudgetTokens) {
+        used += cost;
+        continue;
+      }
+      const text = messageText(message);
+      if (text.length <= CUT_HEAD_CHARACTERS + CUT_TAIL_CHARACTERS) continue;
+      const cutTokens = await this.tokenCounter.countText(text.slice(CUT_HEAD_CHARACTERS, text.length - CUT_TAIL_CHARACTERS));
+      overrides.set(
+        position,
+        `${text.slice(0, CUT_HEAD_CHARACTERS)}\n[... ${cutTokens} tokens of this tool output cut before summarizing ...]\n${text.slice(-CUT_TAIL_CHARACTERS)}`,
+      );
+    }
+    return overrides;
+  }
+}
+
+/** A summary message's text without the prefix and the artifact index (which is kept separately). */
+export function summaryBody(text: string): string {
+  let body = text.startsWith(SUMMARY_MESSAGE_PREFIX) ? text.slice(SUMMARY_MESSAGE_PREFIX.length) : text;
+  const index = body.lastIndexOf("<artifact_index>");
+  if (index >= 0) body = body.slice(0, index);
+  return body.trim();
+}
+
+/** `<tag>...</tag>` from a model's answer (the whole answer wrapped in it when the tags are missing); empty when it has no content. */
+export function extractBlock(answer: string, tag: string): string {
+  const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(answer);
+  const inner = (match ? match[1]! : answer.replace(new RegExp(`</?${tag}>`, "g"), "")).trim();
+  return inner === "" ? "" : `<${tag}>\n${inner}\n</${tag}>`;
+}
