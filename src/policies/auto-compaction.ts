@@ -89,8 +89,17 @@ export class AutoCompaction extends CompactionStrategy {
   #plan: Plan | undefined;
 
   constructor(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}) {
-    // With a provider, its first answer fixes the token counter and the event sinks.
-    const initial = parseOptions("autoCompaction", optionsSchema, typeof options === "function" ? options() : options);
+    // With a provider, its first answer fixes the token counter and the event sinks; a provider that
+    // fails now fails the runs (with the reason), not the construction.
+    let initial: z.output<typeof optionsSchema> = {};
+    if (typeof options !== "function") initial = parseOptions("autoCompaction", optionsSchema, options);
+    else {
+      try {
+        initial = parseOptions("autoCompaction", optionsSchema, options());
+      } catch {
+        initial = {};
+      }
+    }
     // A broken history is repaired (and the repair reported), never thrown at the agent.
     super({
       invalidHistory: "repair",

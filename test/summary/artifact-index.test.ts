@@ -1,0 +1,99 @@
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { EMPTY_ARTIFACT_INDEX, extractArtifacts, filesOf, filesOfCommand, renderArtifacts, type ArtifactIndex } from "../../src/index.js";
+import { assistant, toolResult, user } from "../support/builders.js";
+
+const bash = (id: string, command: string) => assistant(`a-${id}`, "", [{ id, name: "bash", args: { command } }]);
+
+describe("filesOfCommand", () => {
+  it("reads the files a command reads", () => {
+    expect(filesOfCommand("cat src/app.py | head -n 20 && grep -n foo lib/util.ts")).toEqual([
+      { path: "src/app.py", kind: "read" },
+      { path: "lib/util.ts", kind: "read" },
+    ]);
+  });
+
+  it("tells edits in place and redirections", () => {
+    expect(filesOfCommand("sed -i 's/a\\/b/c/' django/db/models.py; echo hi > notes.txt; echo more >> log.md")).toEqual([
+      { path: "django/db/models.py", kind: "modified" },
+      { path: "notes.txt", kind: "created" },
+      { path: "log.md", kind: "modified" },
+    ]);
+  });
+
+  it("keeps a heredoc's target but not the code inside it", () => {
+    const command = "cat <<'EOF' > reproduce.py\nimport os.path\nprint(np.array([1]))\nEOF\npython reproduce.py";
+    expect(filesOfCommand(command)).toEqual([
+      { path: "reproduce.py", kind: "created" },
+      { path: "reproduce.py", kind: "read" },
+    ]);
+  });
+
+  it("ignores flags, numbers, /dev/null and sed scripts", () => {
+    expect(filesOfCommand("ls -la 2>/dev/null; sed -n '10,20p' s/x/y/g; python -V 3.11")).toEqual([]);
+  });
+});
+
+describe("extractArtifacts", () => {
+  it("records files, commands, tools, identifiers, URLs and error lines", () => {
+    const index = extractArtifacts([
+      user("u", "Please fix https://example.com/issue/1 for user_42"),
+      bash("c1", "cat src/app.py"),
+      toolResult("t1", "c1", "def main():\n    raise ValueError('bad')\nTraceback (most recent call last)"),
+      assistant("a2", "", [{ id: "c2", name: "get_reservation_details", args: { reservation_id: "JG7FMM" } }]),
+      toolResult("t2", "c2", "{}", "get_reservation_details"),
+      assistant("a3", "", [{ id: "c3", name: "str_replace_editor", args: { command: "create", path: "/repo/new.py", file_text: "x = 1" } }]),
+      toolResult("t3", "c3", "File created", "str_replace_editor"),
+    ]);
+    expect(index).toEqual({
+      filesCreated: ["/repo/new.py"],
+      filesModified: [],
+      filesRead: ["src/app.py"],
+      commands: ["cat src/app.py"],
+      tools: { bash: 1, get_reservation_details: 1, str_replace_editor: 1 },
+      identifiers: ["JG7FMM"],
+      urls: ["https://example.com/issue/1"],
+      errors: ["raise ValueError('bad')", "Traceback (most recent call last)"],
+    } satisfies ArtifactIndex);
+  });
+
+  it("merges earlier indexes first and moves a repeated entry to the newest place", () => {
+    const earlier: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, filesRead: ["a.py", "b.py"], commands: ["cat a.py", "cat b.py"], tools: { bash: 2 } };
+    const index = extractArtifacts([bash("c3", "cat a.py"), toolResult("t3", "c3")], [earlier]);
+    expect(index.filesRead).toEqual(["b.py", "a.py"]);
+    expect(index.commands).toEqual(["cat b.py", "cat a.py"]);
+    expect(index.tools).toEqual({ bash: 3 });
+  });
+
+  it("reads the index stored in an earlier summary instead of its text", () => {
+    const stored: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, filesModified: ["kept.py"] };
+    const summary = new HumanMessage({ id: "s", content: "cat ignored.py", response_metadata: { compaction: { strategy: "fullSummary", summary: true, artifacts: stored } } });
+    expect(extractArtifacts([summary]).filesModified).toEqual(["kept.py"]);
+    expect(extractArtifacts([summary]).filesRead).toEqual([]);
+  });
+
+  it("keeps only the newest commands beyond the limit, but every file", () => {
+    const messages = Array.from({ length: 5 }, (_, n) => [bash(`c${n}`, `cat f${n}.py`), toolResult(`t${n}`, `c${n}`)]).flat();
+    const index = extractArtifacts(messages, [], { commands: 2 });
+    expect(index.commands).toEqual(["cat f3.py", "cat f4.py"]);
+    expect(filesOf(index)).toEqual(["f0.py", "f1.py", "f2.py", "f3.py", "f4.py"]);
+  });
+
+  it("does not take diff lines that mention errors for error reports", () => {
+    const index = extractArtifacts([bash("c", "git diff"), toolResult("t", "c", "+    raise ValidationError(error)\nFAILED tests/test_x.py::test_y")]);
+    expect(index.errors).toEqual(["FAILED tests/test_x.py::test_y"]);
+  });
+});
+
+describe("renderArtifacts", () => {
+  it("renders the non-empty sections in an artifact_index block", () => {
+    const index: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, filesModified: ["a.py"], commands: ["pytest"], tools: { bash: 2 }, errors: ["E  boom"] };
+    expect(renderArtifacts(index)).toBe(
+      "<artifact_index>\nfiles modified: a.py\ntools used: bash (2)\ncommands run:\n- pytest\nerrors seen:\n- E  boom\n</artifact_index>",
+    );
+  });
+
+  it("renders nothing for an empty index", () => {
+    expect(renderArtifacts(EMPTY_ARTIFACT_INDEX)).toBe("");
+  });
+});
