@@ -35,6 +35,11 @@ describe("README", () => {
     expect(printed).toEqual([["compacted"], [5], [true], [[]]]);
   });
 
+  it("runs the summaries example offline and prints what its comments say", async () => {
+    const printed = await runExample("summaries", codeUnder("Summaries and policies"));
+    expect(printed).toEqual([["summarized"], [12], [25], [[]], [[["summarized", "none"]]]]);
+  });
+
   it("names the two set-up commands that CI and a fresh clone use", () => {
     expect(readme).toContain("npm ci && npm run demo");
     expect(readme).toContain("npm ci && npm test");
