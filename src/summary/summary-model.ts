@@ -44,12 +44,11 @@ export function modelNameOf(model: SummaryModel | undefined): string | undefined
   return model.getName();
 }
 
-const resolvedByName = new Map<string, Promise<BaseChatModel>>();
-
 /**
  * The chat model for a summary model option. A name becomes `ChatOpenAI` (imported on first use, so
  * `@langchain/openai` is only needed by those who name a model), with `maxTokens` set to the
- * summary cap and `modelOptions` passed to its constructor.
+ * summary cap and `modelOptions` passed to its constructor. Strategies resolve once and keep the
+ * model; nothing is cached across strategies (options may hold functions, e.g. a custom `fetch`).
  * @throws {CompactionError} when `@langchain/openai` is not installed.
  */
 export async function resolveSummaryModel(
@@ -58,26 +57,16 @@ export async function resolveSummaryModel(
   modelOptions: Readonly<Record<string, unknown>> = {},
 ): Promise<BaseChatModel> {
   if (typeof model !== "string") return model;
-  const key = JSON.stringify([model, maxTokens, modelOptions]);
-  let resolved = resolvedByName.get(key);
-  if (!resolved) {
-    resolved = (async () => {
-      let openai: typeof import("@langchain/openai");
-      try {
-        openai = await import("@langchain/openai");
-      } catch (cause) {
-        throw new CompactionError(
-          `summary model "${model}" is a name, which needs @langchain/openai: install it (npm install @langchain/openai) or pass a chat model object`,
-          { cause },
-        );
-      }
-      return new openai.ChatOpenAI({ model, maxTokens, ...modelOptions }) as unknown as BaseChatModel;
-    })();
-    // A failed import is not cached: installing the package fixes the next run.
-    resolved.catch(() => resolvedByName.delete(key));
-    resolvedByName.set(key, resolved);
+  let openai: typeof import("@langchain/openai");
+  try {
+    openai = await import("@langchain/openai");
+  } catch (cause) {
+    throw new CompactionError(
+      `summary model "${model}" is a name, which needs @langchain/openai: install it (npm install @langchain/openai) or pass a chat model object`,
+      { cause },
+    );
   }
-  return resolved;
+  return new openai.ChatOpenAI({ model, maxTokens, ...modelOptions }) as unknown as BaseChatModel;
 }
 
 const cappedModels = new WeakMap<BaseChatModel, Map<number, BaseChatModel>>();

@@ -101,6 +101,8 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   readonly toolOutputBudgetTokens: number;
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
+  /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
+  #resolved: Promise<BaseChatModel> | undefined;
 
   protected constructor(options: SummaryStrategyOptions) {
     super(options);
@@ -156,8 +158,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       if (this.model === undefined) {
         text = noModelSnapshot({ messages: replaced, artifacts });
       } else {
-        const model = withMaxTokens(await resolveSummaryModel(this.model, this.summaryMaxTokens, this.modelOptions), this.summaryMaxTokens);
-        text = await this.writeWithModel(model, input, context);
+        text = await this.writeWithModel(await this.#summaryModel(this.model), input, context);
       }
     } catch (error) {
       if (context.signal?.aborted) throw error;
@@ -180,6 +181,17 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       };
     }
     return { status: "summarized", messages: output, removed, trigger, summaryModel };
+  }
+
+  #summaryModel(model: SummaryModel): Promise<BaseChatModel> {
+    if (!this.#resolved) {
+      const resolving = resolveSummaryModel(model, this.summaryMaxTokens, this.modelOptions).then((resolved) => withMaxTokens(resolved, this.summaryMaxTokens));
+      resolving.catch(() => {
+        if (this.#resolved === resolving) this.#resolved = undefined;
+      });
+      this.#resolved = resolving;
+    }
+    return this.#resolved;
   }
 
   #summaryMessage(text: string, artifacts: ArtifactIndex, replaced: readonly BaseMessage[], summaryModel: string): HumanMessage {
