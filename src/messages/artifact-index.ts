@@ -84,12 +84,24 @@ function looksLikePath(word: string): boolean {
   return dot > 0 && FILE_EXTENSIONS.has(word.slice(dot + 1).toLowerCase());
 }
 
-/** Drops heredoc bodies and single-quoted strings (code and sed scripts, not file names). */
+/** Stands for a quoted string that is code or a pattern, not a file name. */
+const QUOTED = "\u0000quoted";
+
+/**
+ * Drops heredoc bodies, and replaces single-quoted strings and double-quoted strings with spaces in
+ * them (code, sed scripts, search patterns) by a placeholder that still counts as an argument.
+ */
 function shellSkeleton(command: string): string {
   return command
     .replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?(?:\n\2(?=\s|$)|$)/g, (_match, _quote, _tag, rest: string) => ` ${rest} `)
-    .replace(/'[^']*'/g, " ");
+    .replace(/'[^']*'/g, ` ${QUOTED} `)
+    .replace(/"([^"]*)"/g, (_match, inner: string) => (/\s/.test(inner) || inner === "" ? ` ${QUOTED} ` : ` ${inner} `));
 }
+
+/** Programs whose first operand is a script or pattern (unless given with -e/-f), not a file. */
+const SCRIPT_FIRST = new Set(["sed", "awk", "gawk", "perl", "grep", "egrep", "fgrep", "rg", "ag"]);
+/** Options whose value is a script, pattern or name, not a file. */
+const VALUE_OPTIONS = new Set(["-e", "--expression", "--regexp", "-name", "-iname", "-path", "-ipath", "-regex"]);
 
 interface FileTouch {
   readonly path: string;
@@ -102,11 +114,14 @@ export function filesOfCommand(command: string): FileTouch[] {
   const skeleton = shellSkeleton(command);
   // Simple commands, split on the shell's separators.
   for (const part of skeleton.split(/&&|\|\||[;|\n]/)) {
-    const words = part.replace(/"/g, " ").split(/\s+/).filter(Boolean);
+    const words = part.split(/\s+/).filter(Boolean);
     if (words.length === 0) continue;
     const program = words[0]!.split("/").pop()!;
     const editsInPlace = (program === "sed" && words.some((word) => word.startsWith("-i"))) || program === "patch" || program === "rm";
-    for (let position = 0; position < words.length; position++) {
+    const scriptGiven = words.some((word) => word === "-e" || word === "-f" || word === "--expression" || word === "--regexp");
+    let operands = 0;
+    const operandPaths: FileTouch[] = [];
+    for (let position = 1; position < words.length; position++) {
       const word = words[position]!;
       const redirect = /^(\d?>>?|&>)(.*)$/.exec(word);
       if (redirect) {
@@ -114,11 +129,25 @@ export function filesOfCommand(command: string): FileTouch[] {
         if (looksLikePath(target)) touches.push({ path: target, kind: redirect[1]!.endsWith(">>") ? "modified" : "created" });
         continue;
       }
-      if (position === 0 && program !== "cat") continue;
-      if (!looksLikePath(word)) continue;
-      const kind = program === "touch" || program === "mkdir" ? "created" : editsInPlace ? "modified" : program === "tee" ? "created" : "read";
-      touches.push({ path: word, kind });
+      if (word.startsWith("<")) continue;
+      if (VALUE_OPTIONS.has(word)) {
+        position++;
+        continue;
+      }
+      if (word.startsWith("-")) continue;
+      operands++;
+      // sed's script, grep's pattern: the first operand, unless -e/-f gave it.
+      if (operands === 1 && SCRIPT_FIRST.has(program) && !scriptGiven) continue;
+      // A pytest node id names its file before "::".
+      const path = word.split("::")[0]!;
+      if (word === QUOTED || !looksLikePath(path)) continue;
+      const kind = program === "touch" || program === "mkdir" || program === "tee" ? "created" : editsInPlace ? "modified" : "read";
+      operandPaths.push({ path, kind });
     }
+    // cp and mv create their last operand.
+    if ((program === "cp" || program === "mv") && operandPaths.length >= 2) operandPaths[operandPaths.length - 1] = { ...operandPaths.at(-1)!, kind: "created" };
+    if (program === "cat" && words.length === 1) continue;
+    touches.push(...operandPaths);
   }
   return touches;
 }

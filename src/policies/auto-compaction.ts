@@ -17,6 +17,12 @@ export interface AutoCompactionOptions {
   enabled?: boolean;
   /** Compact when the history reaches this fraction of the context window. @default 0.8 */
   threshold?: number;
+  /**
+   * Compact down to this fraction of the window (hysteresis): when the newest `keepRecent` messages
+   * are too large for that, the summary keeps fewer, so the next compaction (and prompt-cache break)
+   * comes later rather than at the next step. @default 0.6 × threshold
+   */
+  target?: number;
   /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
   keepRecent?: number;
   /** Cap on the summary's length in tokens. @default 1000 */
@@ -47,6 +53,7 @@ const optionsSchema = z
   .object({
     enabled: z.boolean().optional(),
     threshold: z.number().gt(0).max(1).optional(),
+    target: z.number().gt(0).max(1).optional(),
     keepRecent: z.number().int().positive().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),
     summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
@@ -63,8 +70,6 @@ const optionsSchema = z
 /** The options resolved for one run, and the strategies built from them. */
 interface Plan {
   readonly key: readonly unknown[];
-  readonly enabled: boolean;
-  readonly threshold: number;
   readonly window: number;
   readonly hardLimit: number;
   readonly summary: FullSummary;
@@ -136,26 +141,26 @@ export class AutoCompaction extends CompactionStrategy {
 
   #planFor(options: AutoCompactionOptions, configModel: SummaryModel | undefined): Plan {
     const summaryModel = options.summaryModel ?? configModel;
+    const threshold = options.threshold ?? 0.8;
+    const target = options.target ?? threshold * 0.6;
     const key = [
-      options.enabled,
-      options.threshold,
+      target,
       options.keepRecent,
       options.summaryMaxTokens,
       summaryModel,
-      JSON.stringify(options.modelOptions ?? null),
+      stableKey(options.modelOptions),
       options.timeoutMs,
       options.contextWindow,
       options.hardLimit,
     ];
     if (this.#plan && this.#plan.key.length === key.length && this.#plan.key.every((value, position) => value === key[position])) return this.#plan;
     const window = requireContextWindow("autoCompaction", options.contextWindow, summaryModel, "the threshold is a fraction of the context window");
+    // enabled and threshold are read at every run; only what shapes the strategies is in the key.
     const keepRecent = options.keepRecent ?? 10;
     const hardLimit = options.hardLimit ?? window;
     const tokenCounter = this.tokenCounter;
     return {
       key,
-      enabled: options.enabled ?? true,
-      threshold: options.threshold ?? 0.8,
       window,
       hardLimit,
       summaryModel,
@@ -164,6 +169,7 @@ export class AutoCompaction extends CompactionStrategy {
         keepRecent,
         summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
         timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
+        targetTokens: Math.max(1, Math.floor(target * window)),
         ...(summaryModel !== undefined ? { model: summaryModel } : {}),
         ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
       }),
@@ -189,12 +195,13 @@ export class AutoCompaction extends CompactionStrategy {
     } catch (error) {
       return { status: "failed", reason: error instanceof Error ? error.message : String(error) };
     }
-    if (!plan.enabled) return { status: "noop", reason: "automatic compaction is disabled" };
-    const threshold = Math.floor(plan.threshold * plan.window);
+    if (options.enabled === false) return { status: "noop", reason: "automatic compaction is disabled" };
+    const fraction = options.threshold ?? 0.8;
+    const threshold = Math.floor(fraction * plan.window);
     if (context.force !== true && tokens.total < threshold) {
-      return { status: "noop", reason: `${tokens.total} tokens, under the threshold ${threshold} (${plan.threshold} of ${plan.window})` };
+      return { status: "noop", reason: `${tokens.total} tokens, under the threshold ${threshold} (${fraction} of ${plan.window})` };
     }
-    const trigger = context.force ? "forced" : `${tokens.total} tokens >= ${threshold} tokens (${plan.threshold} of a ${plan.window}-token window)`;
+    const trigger = context.force ? "forced" : `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)`;
     const nested = nestedContext(context);
     const summarized = await plan.summary.compact(messages, nested);
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
@@ -220,6 +227,18 @@ export class AutoCompaction extends CompactionStrategy {
     const chained = chainSummaryThenTruncation(messages, current, truncated);
     return { status: "truncated", ...chained, trigger, reason: `summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`, ...summaryModel };
   }
+}
+
+const functionIds = new WeakMap<object, number>();
+let nextFunctionId = 1;
+/** A key for options that may hold functions: JSON, with each function named by its identity. */
+function stableKey(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, item: unknown) => {
+    if (typeof item !== "function") return item;
+    let id = functionIds.get(item);
+    if (id === undefined) functionIds.set(item, (id = nextFunctionId++));
+    return `[function ${id}]`;
+  });
 }
 
 /**

@@ -46,7 +46,11 @@ export class SelectiveThenSummary extends CompactionStrategy {
     const parsed = parseOptions("selectiveThenSummary", optionsSchema, options) as SelectiveThenSummaryOptions;
     super(parsed);
     this.trigger = parsed.trigger ?? DEFAULT_POLICY_TRIGGER;
-    this.target = parsed.target ?? defaultTarget(this.trigger);
+    const triggers = Array.isArray(this.trigger) ? this.trigger : [this.trigger];
+    if (parsed.target === undefined && triggers.every((size) => "messages" in size)) {
+      throw new InvalidOptionError("selectiveThenSummary", "target", "a messages trigger needs an explicit token target ({ tokens } or { fraction }): the selective rules stop at a token count");
+    }
+    this.target = parsed.target ?? defaultTarget(triggers.find((size) => !("messages" in size)) ?? triggers[0]!);
     if ("messages" in this.target) {
       throw new InvalidOptionError("selectiveThenSummary", "target", "the selective rules stop at a token count: give { tokens } or { fraction }");
     }

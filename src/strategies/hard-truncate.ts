@@ -5,7 +5,7 @@ import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage } from "../messages/message-types.js";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
-import { COMPACTION_METADATA_KEY, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
+import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -43,7 +43,7 @@ function textOf(content: BaseMessage["content"]): string {
 
 /**
  * Seed 004's hard-limit truncation (REQ-3.4). When the history is over `maxTokens`: keep every
- * system message and the newest `keepRecent` messages from a cut that separates no tool call from
+ * system message and compaction summary, and the newest `keepRecent` messages from a cut that separates no tool call from
  * its results; drop further whole groups from the front while still over; and as a last resort cut
  * the text of the largest remaining message(s), with a visible marker. A history within the limit
  * is left alone.
@@ -65,7 +65,9 @@ export class HardTruncate extends CompactionStrategy {
     if (tokens.total <= this.maxTokens) return { status: "noop", reason: `${tokens.total} tokens, within maxTokens ${this.maxTokens}` };
     const count = messages.length;
     const safe = safeCutPoints(messages, index);
-    const isSystem = (position: number) => messages[position]!.type === "system";
+    // System messages and compaction summaries are never dropped: a summary stands for everything
+    // before it, and dropping it would lose the request and the artifact trail.
+    const isSystem = (position: number) => messages[position]!.type === "system" || compactionMarkerOf(messages[position]!)?.summary === true;
     // Fixed cost: system messages and the reply priming. The calibration counts only while the
     // newest assistant message with provider usage is kept; the tail costs the rest.
     let systemTokens = 0;
@@ -106,7 +108,7 @@ export class HardTruncate extends CompactionStrategy {
 
     // Last resort: shrink the largest kept messages until the history fits: empty the arguments
     // of their tool calls, then cut their text.
-    const candidates = kept.filter((position) => !isSystem(position)).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
+    const candidates = kept.filter((position) => messages[position]!.type !== "system").sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
     for (const position of candidates) {
       if (total <= this.maxTokens) break;
       const shrunk = await this.#shrink(messages[position]!, tokens.perMessage[position]!, total - this.maxTokens);
@@ -158,6 +160,8 @@ export class HardTruncate extends CompactionStrategy {
       }
     }
     const marker: CompactionMarker = {
+      // A summary stays a summary (with its artifact index) when its text is cut.
+      ...compactionMarkerOf(original),
       strategy: this.strategyName,
       truncated: true,
       originalTokens: before,

@@ -22,6 +22,12 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
   trigger?: ContextSize | ContextSize[];
   /** The model's context window in tokens, for a fraction trigger. */
   contextWindow?: number;
+  /**
+   * Compact down to this many tokens: when the newest `keepRecent` messages are too large for the
+   * result (system messages + a summary of `summaryMaxTokens` + the kept messages) to fit, keep fewer
+   * (the newest message or tool-call group always stays). @default none: always `keepRecent`
+   */
+  targetTokens?: number;
 }
 
 const optionsSchema = z
@@ -31,6 +37,7 @@ const optionsSchema = z
     prompt: z.string().min(1).optional(),
     trigger: triggerSchema.optional(),
     contextWindow: z.number().int().positive().optional(),
+    targetTokens: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -50,6 +57,7 @@ export class FullSummary extends SummaryStrategy {
   readonly prompt: string;
   readonly trigger: ContextSize | ContextSize[] | undefined;
   readonly contextWindow: number | undefined;
+  readonly targetTokens: number | undefined;
 
   constructor(options: FullSummaryOptions = {}) {
     const parsed = parseOptions("fullSummary", optionsSchema, options) as FullSummaryOptions;
@@ -60,6 +68,7 @@ export class FullSummary extends SummaryStrategy {
     this.contextWindow = needsContextWindow(this.trigger)
       ? requireContextWindow("fullSummary", parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window")
       : contextWindowOf(parsed.contextWindow, parsed.model);
+    this.targetTokens = parsed.targetTokens;
   }
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
@@ -80,10 +89,32 @@ export class FullSummary extends SummaryStrategy {
     }
     const safe = safeCutPoints(messages, index);
     while (cut > 0 && safe[cut] !== 1) cut--;
+    if (this.targetTokens !== undefined) cut = this.#cutForTarget(history, safe, cut, this.targetTokens);
     if (!messages.slice(0, cut).some((message) => message.type !== "system")) {
       return { status: "noop", trigger, reason: `nothing older than the ${this.keepRecent} message(s) to keep` };
     }
     return this.summarizeBefore(history, cut, trigger);
+  }
+
+  /** The cut moved forward (keeping fewer messages) until the kept part fits what the target leaves. */
+  #cutForTarget({ messages, tokens }: PreparedHistory, safe: Uint8Array, cut: number, targetTokens: number): number {
+    const count = messages.length;
+    let systemTokens = 0;
+    const suffix = new Float64Array(count + 1);
+    for (let position = count - 1; position >= 0; position--) {
+      const isSystem = messages[position]!.type === "system";
+      suffix[position] = suffix[position + 1]! + (isSystem ? 0 : tokens.perMessage[position]!);
+      if (isSystem) systemTokens += tokens.perMessage[position]!;
+    }
+    const budget = targetTokens - systemTokens - this.summaryMaxTokens;
+    // The last safe cut that still keeps a non-system message: the newest group always stays.
+    let lastUseful = cut;
+    for (let position = cut; position < count; position++) if (safe[position] === 1 && suffix[position]! > 0) lastUseful = position;
+    while (suffix[cut]! > budget && cut < lastUseful) {
+      cut++;
+      while (cut < lastUseful && safe[cut] !== 1) cut++;
+    }
+    return cut;
   }
 
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {

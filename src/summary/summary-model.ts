@@ -86,11 +86,15 @@ export function withMaxTokens(model: BaseChatModel, maxTokens: number): BaseChat
   if (!byCap) cappedModels.set(model, (byCap = new Map()));
   let capped = byCap.get(maxTokens);
   if (!capped) {
+    const fields = candidate.fields as Record<string, unknown>;
     try {
-      capped = new candidate.constructor({ ...(candidate.fields as object), maxTokens });
+      // ChatOpenAI prefers maxCompletionTokens over maxTokens: cap both when the model has it.
+      capped = new candidate.constructor({ ...fields, maxTokens, ...("maxCompletionTokens" in fields ? { maxCompletionTokens: maxTokens } : {}) });
     } catch {
       return model;
     }
+    // A constructor that ignored the cap gains nothing from the copy.
+    if ((capped as unknown as { maxTokens?: unknown }).maxTokens !== maxTokens) return model;
     byCap.set(maxTokens, capped);
   }
   return capped;
@@ -119,7 +123,12 @@ export async function callSummaryModel(model: BaseChatModel, prompt: string, opt
     () => timeout.abort(new SummaryCallError("timeout", `the summary call timed out after ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  // The caller's abort is forwarded by a listener removed afterwards (AbortSignal.any would keep a
+  // reference per call on a long-lived caller signal).
+  const forward = () => timeout.abort(options.signal!.reason);
+  if (options.signal?.aborted) forward();
+  else options.signal?.addEventListener("abort", forward, { once: true });
+  const signal = timeout.signal;
   const parentTags = options.config?.tags ?? [];
   const config: RunnableConfig = {
     ...(options.config?.callbacks ? { callbacks: options.config.callbacks } : {}),
@@ -144,6 +153,7 @@ export async function callSummaryModel(model: BaseChatModel, prompt: string, opt
     throw new SummaryCallError("error", `the summary call failed: ${message}`, { cause: error });
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", forward);
   }
   const text = messageText(answer).trim();
   if (text === "") throw new SummaryCallError("empty", "the summary model returned an empty answer");

@@ -29,6 +29,25 @@ describe("filesOfCommand", () => {
     ]);
   });
 
+  it("takes sed scripts and grep patterns for scripts, quoted or not", () => {
+    expect(filesOfCommand('sed -i "s/bool_option/members_option/g" sphinx/ext/autodoc.py && grep -n "__init__.py" setup.py')).toEqual([
+      { path: "sphinx/ext/autodoc.py", kind: "modified" },
+      { path: "setup.py", kind: "read" },
+    ]);
+    expect(filesOfCommand("sed -n -e 5p -e 9p notes.md")).toEqual([{ path: "notes.md", kind: "read" }]);
+  });
+
+  it("reads find's -name value as a pattern and a pytest node id as its file", () => {
+    expect(filesOfCommand('find . -name "text.py"; python -m pytest tests/test_x.py::test_y -q')).toEqual([{ path: "tests/test_x.py", kind: "read" }]);
+  });
+
+  it("creates the destination of cp and mv", () => {
+    expect(filesOfCommand("cp src/a.py backup/a.py")).toEqual([
+      { path: "src/a.py", kind: "read" },
+      { path: "backup/a.py", kind: "created" },
+    ]);
+  });
+
   it("ignores flags, numbers, /dev/null and sed scripts", () => {
     expect(filesOfCommand("ls -la 2>/dev/null; sed -n '10,20p' s/x/y/g; python -V 3.11")).toEqual([]);
   });

@@ -429,6 +429,12 @@ describe("fullSummary through ChatOpenAI", () => {
     expect(bodies().map((body) => body?.max_tokens)).toEqual([300]);
   });
 
+  it("caps a ChatOpenAI built with maxCompletionTokens too (it takes precedence over maxTokens)", async () => {
+    server.enqueue({ content: SUMMARY });
+    await summary({ maxCompletionTokens: 5_000 }, { summaryMaxTokens: 300 }).compact(history(), { force: true });
+    expect(bodies().map((body) => body?.max_tokens)).toEqual([300]);
+  });
+
   it("wraps an answer without <summary> tags in them", async () => {
     server.enqueue({ content: "The operator in src/add.ts is fixed; coverage is next." });
     const input = history();
@@ -530,7 +536,7 @@ I will run the suite with coverage next and then grep the other modules for subt
 describe("autoCompaction through ChatOpenAI", () => {
   /** A 400-token window: the 347-token history is over the 0.8 threshold (320), under the hard limit (400). */
   const auto = (options: { hardLimit?: number; timeoutMs?: number; onEvent?: (event: CompactionEvent) => void } = {}) =>
-    autoCompaction({ summaryModel: chatModel(), contextWindow: 400, threshold: 0.8, keepRecent: 2, summaryMaxTokens: 200, timeoutMs: TIMEOUT_MS, ...options });
+    autoCompaction({ summaryModel: chatModel(), contextWindow: 400, threshold: 0.8, target: 0.8, keepRecent: 2, summaryMaxTokens: 200, timeoutMs: TIMEOUT_MS, ...options });
 
   it("summarizes once the threshold is reached: [system, summary, ...tail]", async () => {
     server.enqueue({ content: SUMMARY });

@@ -103,6 +103,15 @@ describe("selectiveThenSummary", () => {
     expect(String(model.calls[0]!.messages[0]!.content)).toContain("output 1 output 1");
   });
 
+  it("asks for a token target when the trigger counts messages", async () => {
+    const error = await caught(() => selectiveThenSummary({ trigger: { messages: 50 } }));
+    expect((error as InvalidOptionError).option).toBe("target");
+    expect((error as InvalidOptionError).message).toBe(
+      "selectiveThenSummary: invalid option `target`: a messages trigger needs an explicit token target ({ tokens } or { fraction }): the selective rules stop at a token count",
+    );
+    expect(selectiveThenSummary({ trigger: { messages: 50 }, target: { tokens: 1000 } }).target).toEqual({ tokens: 1000 });
+  });
+
   it("rejects a message-count target", async () => {
     const error = await caught(() => selectiveThenSummary({ contextWindow: 1000, target: { messages: 3 } }));
     expect((error as InvalidOptionError).option).toBe("target");
@@ -115,6 +124,8 @@ describe("autoCompaction", () => {
     // The history is at 0.9 of the window: over the default threshold 0.8.
     contextWindow: Math.ceil((await tokensOf(input)) / 0.9),
     keepRecent: 4,
+    // Room for the 4 kept messages beside a summary of up to summaryMaxTokens.
+    target: 0.75,
     ...extra,
   });
 
@@ -167,11 +178,32 @@ describe("autoCompaction", () => {
     expect(sameObjects(result.messages, input)).toBe(true);
   });
 
+  it("keeps fewer than keepRecent messages when they would leave the result above the target", async () => {
+    const input = loop();
+    const tokens = await tokensOf(input);
+    // Target 0.3 of a window the size of the history (8 steps): beside a summary of up to 200
+    // tokens there is room for one step, not the three that keepRecent: 6 asks for.
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: tokens, threshold: 0.8, target: 0.3, keepRecent: 6, summaryMaxTokens: 200 }).compact(input);
+    expect(result.status).toBe("summarized");
+    expect(ids(result.messages)).toEqual(["s", undefined, "a8", "t8"]);
+    expect(result.tokensAfter).toBeLessThanOrEqual(Math.floor(0.3 * tokens));
+  });
+
+  it("never drops its own summary when truncating to the hard limit after it", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    const input = loop();
+    const tokens = await tokensOf(input);
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: tokens, threshold: 0.5, keepRecent: 6, target: 1, hardLimit: 300, summaryModel: model }).compact(input);
+    expect(result.status).toBe("truncated");
+    expect(compactionMarkerOf(result.messages[1]!)?.summary).toBe(true);
+    expect(result.tokensAfter).toBeLessThanOrEqual(300);
+  });
+
   it("truncates after a summary that leaves the history over the hard limit", async () => {
     const model = fakeModel().respond(summaryAnswer());
     const input = loop();
     const tokens = await tokensOf(input);
-    const result = await autoCompaction({ tokenCounter: counter, contextWindow: tokens, threshold: 0.5, keepRecent: 6, hardLimit: 200, summaryModel: model }).compact(input);
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: tokens, threshold: 0.5, target: 1, keepRecent: 6, hardLimit: 200, summaryModel: model }).compact(input);
     expect(result.status).toBe("truncated");
     expect(result.tokensAfter).toBeLessThanOrEqual(200);
     expect(result.removed.map(({ index }) => index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
