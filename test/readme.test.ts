@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER } from "../src/index.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -38,6 +39,16 @@ describe("README", () => {
   it("runs the summaries example offline and prints what its comments say", async () => {
     const printed = await runExample("summaries", codeUnder("Summaries and policies"));
     expect(printed).toEqual([["summarized"], [12], [25], [[]], [[["summarized", "none"]]]]);
+  });
+
+  it("runs the LangGraph example and prints what its comments say", async () => {
+    const printed = await runExample("langgraph", codeUnder("LangGraph"));
+    expect(printed).toEqual([[["h1", "a1", "t1", "a2", "t2"]], [DEFAULT_HIDDEN_RESULT_PLACEHOLDER], [[["compacted", ["t1"], "store"]]], [true]]);
+  });
+
+  it("runs the LCEL example and prints what its comments say", async () => {
+    const printed = await runExample("lcel", codeUnder("LCEL"));
+    expect(printed).toEqual([[["c"]], [[1, 3, 3]], [6], [[2]]]);
   });
 
   it("names the two set-up commands that CI and a fresh clone use", () => {

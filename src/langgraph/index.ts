@@ -1,3 +1,27 @@
-// LangGraph integration: the compaction node, CompactionState, the archive, restoreHistory and the
-// createAgent middleware. Re-exported from the package root.
-export {};
+// LangGraph integration: the compaction node, CompactionState, the archive and restoreHistory.
+// Re-exported from the package root; nothing here imports `langchain` (an optional peer): the
+// createAgent middleware lives in `langchain-compaction/middleware`.
+export {
+  createCompactionNode,
+  type CompactionNode,
+  type CompactionNodeInput,
+  type CompactionNodeOptions,
+  type CompactionNodeUpdate,
+} from "./compaction-node.js";
+export { CompactionState, CompactionStateSchema, mergeCompactionArchive, mergeCompactionLog } from "./compaction-state.js";
+export {
+  type ArchiveAnchor,
+  type ArchivedCompaction,
+  type ArchivedMessage,
+  type CompactionArchiveLocation,
+  type CompactionRecord,
+} from "./compaction-record.js";
+export { assignMessageIds, compactionUpdate, type CompactionUpdate, type CompactionUpdateOptions } from "./compaction-update.js";
+export { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
+export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./restore-history.js";
+export {
+  type CompactionArchiveMode,
+  type CompactionErrorHandling,
+  type GraphCompactionOptions,
+  type GraphCompactor,
+} from "./run-compaction.js";

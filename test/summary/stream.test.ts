@@ -5,10 +5,10 @@
  */
 import { AIMessageChunk, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StreamEvent } from "@langchain/core/tracers/log_stream";
-import { MessagesAnnotation, REMOVE_ALL_MESSAGES, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Annotation, MessagesAnnotation, REMOVE_ALL_MESSAGES, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { COMPACTION_EVENT_NAME, SUMMARY_MESSAGE_PREFIX, defaultTokenCounter, stateSnapshotSummary } from "../../src/index.js";
+import { COMPACTION_EVENT_NAME, CompactionState, SUMMARY_MESSAGE_PREFIX, createCompactionNode, defaultTokenCounter, stateSnapshotSummary } from "../../src/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 
@@ -66,7 +66,28 @@ function buildGraph() {
     .compile();
 }
 
+/** The same graph with the package's compaction node: minimal updates, the summary under a replaced message's id. */
+function buildGraphWithNode() {
+  const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+  const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
+  return new StateGraph(State)
+    .addNode("compact", createCompactionNode(stateSnapshotSummary({ model, contextWindow: 128_000, trigger: { messages: 2 } })))
+    .addNode("agent", async (state, config: LangGraphRunnableConfig) => ({ messages: [await model.invoke(state.messages, config)] }))
+    .addEdge(START, "compact")
+    .addEdge("compact", "agent")
+    .compile();
+}
+
 describe("a summary call inside a LangGraph graph", () => {
+  it("with createCompactionNode, streams the agent's tokens only: no summary token and no re-emitted message", async () => {
+    server.enqueue({ content: SNAPSHOT }, { content: AGENT_ANSWER });
+    const received: [string, unknown, unknown][] = [];
+    for await (const [message, metadata] of await buildGraphWithNode().stream({ messages: history() }, { streamMode: "messages" })) {
+      received.push([message.type, metadata["langgraph_node"], message.content]);
+    }
+    expect(received).toEqual(["", "Coverage ", "of ", "src/add.ts ", "is ", "100%.", "", ""].map((content) => ["ai", "agent", content]));
+  });
+
   it("streams the agent's tokens and the compaction node's output messages, not one token of the summary call", async () => {
     server.enqueue({ content: SNAPSHOT }, { content: AGENT_ANSWER });
     const received: { type: string; chunk: boolean; node: unknown; content: unknown }[] = [];

@@ -1,0 +1,64 @@
+import type { BaseStore } from "@langchain/langgraph";
+import { CompactionError } from "../errors.js";
+import type { ArchivedCompaction } from "./compaction-record.js";
+
+/** Namespace prefix of the archive in a LangGraph store; the thread id is the last label. */
+export const DEFAULT_ARCHIVE_NAMESPACE: readonly string[] = ["langchain_compaction", "archive"];
+
+/**
+ * A compaction archive could not be written or read: no store or thread to archive in, a store
+ * that failed, or an archive entry that the log names but nobody stored.
+ *
+ * @example
+ * try {
+ *   history = await restoreHistory(values, { store, threadId });
+ * } catch (error) {
+ *   if (CompactionArchiveError.isInstance(error)) console.warn(`archive of ${error.compactionId} missing`);
+ *   else throw error;
+ * }
+ */
+export class CompactionArchiveError extends CompactionError {
+  /** The compaction whose archive is concerned, when there is one. */
+  readonly compactionId: string | undefined;
+
+  constructor(message: string, options: { compactionId?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CompactionArchiveError";
+    this.compactionId = options.compactionId;
+  }
+
+  static override isInstance(error: unknown): error is CompactionArchiveError {
+    return CompactionError.isInstance(error) && error.name === "CompactionArchiveError";
+  }
+}
+
+/**
+ * The store namespace holding one thread's archive: `[...prefix, threadId]`, the thread id encoded
+ * so that any id is a valid, distinct label (store labels may not contain `.` or `:`).
+ *
+ * @example
+ * archiveNamespace("thread-1"); // ["langchain_compaction", "archive", "thread-1"]
+ * archiveNamespace("a.b:c");    // ["langchain_compaction", "archive", "a%2Eb%3Ac"]
+ */
+export function archiveNamespace(threadId: string, prefix: readonly string[] = DEFAULT_ARCHIVE_NAMESPACE): string[] {
+  // encodeURIComponent is injective and leaves `.` alone; encoding `.` too keeps it injective.
+  return [...prefix, encodeURIComponent(threadId).replaceAll(".", "%2E")];
+}
+
+/** The thread id of a run's config, if it has a usable one. @internal */
+export function threadIdOf(configurable: Record<string, unknown> | undefined): string | undefined {
+  const threadId = configurable?.["thread_id"];
+  if (typeof threadId === "string" && threadId !== "") return threadId;
+  return typeof threadId === "number" ? String(threadId) : undefined;
+}
+
+/** Write one compaction's archive under its id, unindexed (the archive is read by key, never searched). @internal */
+export async function writeArchive(store: BaseStore, namespace: string[], archive: ArchivedCompaction): Promise<void> {
+  await store.put(namespace, archive.compactionId, { ...archive }, false);
+}
+
+/** Read one compaction's archive, or undefined when the store has none under its id. @internal */
+export async function readArchive(store: BaseStore, namespace: string[], compactionId: string): Promise<ArchivedCompaction | undefined> {
+  const item = await store.get(namespace, compactionId);
+  return item ? (item.value as ArchivedCompaction) : undefined;
+}

@@ -1,0 +1,93 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod/v4";
+import { parseOptions } from "../options.js";
+import { threadIdOf } from "./compaction-archive.js";
+import {
+  assertCompactor,
+  graphCompactionOptionsShape,
+  runGraphCompaction,
+  type CompactionStateUpdate,
+  type GraphCompactionOptions,
+  type GraphCompactor,
+} from "./run-compaction.js";
+
+/** Options of {@link createCompactionNode}. */
+export type CompactionNodeOptions = GraphCompactionOptions;
+
+/**
+ * The state a compaction node reads: `messages`, and the {@link CompactionState} channels, which must
+ * exist in the graph (their content is not read).
+ */
+export interface CompactionNodeInput {
+  messages: BaseMessage[];
+  compactionLog?: unknown;
+  compactionArchive?: unknown;
+}
+
+/** What a compaction node returns: the minimal update of `messages`, the log record and (without a store) the archive. */
+export type CompactionNodeUpdate = CompactionStateUpdate;
+
+/** A LangGraph node function that compacts the state's `messages`. */
+export type CompactionNode = (state: CompactionNodeInput, config?: LangGraphRunnableConfig) => Promise<CompactionNodeUpdate>;
+
+const optionsSchema = z.object(graphCompactionOptionsShape).strict();
+
+/**
+ * A LangGraph node that compacts the graph's `messages` with `compactor` (any strategy or policy of
+ * this package). Put it before the model node, e.g. on the edges into the model of a ReAct loop.
+ *
+ * The state must have a `messages` channel reduced by LangGraph's messages reducer
+ * (`MessagesAnnotation`, `MessagesZodState`, `MessagesValue`) and the {@link CompactionState}
+ * channels (`compactionLog`, `compactionArchive`). The node returns the minimal update: rewritten
+ * messages under their own id (replaced in place), removed ones as `RemoveMessage(id)`, a summary
+ * under the id of the first message it replaces (so it stays in position), and
+ * `RemoveMessage(REMOVE_ALL_MESSAGES)` plus the whole history only when nothing else can express the
+ * result (a compactor that reordered messages, or a history without unique ids, which first gets ids).
+ * Each compaction appends a record to `compactionLog` and archives the originals that left the
+ * context (see the `archive` option) so {@link restoreHistory} can give back the full history.
+ * A no-op returns no update at all.
+ *
+ * The node's config is passed to the compactor, so summary calls nest under the node in traces, and
+ * its abort signal stops the compactor.
+ *
+ * When the compactor throws (e.g. an `InvalidHistoryError` for a history whose tool calls and
+ * results do not pair up, or a summary model that is down), by default the messages are left as they
+ * are, a `failed` record with the reason is logged and the graph goes on; `onError: "throw"` fails the
+ * step instead. Broken pairing can also be repaired: give the strategy `invalidHistory: "repair"`;
+ * what the repair dropped is archived like any other removal.
+ *
+ * @example
+ * const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
+ * const graph = new StateGraph(State)
+ *   .addNode("compact", createCompactionNode(toolResultHiding({ keepRecentGroups: 3 })))
+ *   .addNode("model", callModel)
+ *   .addNode("tools", new ToolNode(tools))
+ *   .addEdge(START, "compact")
+ *   .addEdge("compact", "model")
+ *   .addConditionalEdges("model", toolsCondition, ["tools", END])
+ *   .addEdge("tools", "compact")
+ *   .compile({ checkpointer, store });
+ * @throws {InvalidOptionError} at construction, for an invalid option or a compactor without `compact()`.
+ * The node itself throws {@link CompactionArchiveError} when the state lacks the compaction channels
+ * (`compactionLog`, and `compactionArchive` when archiving in the state) or with `archive: "store"` and
+ * no store or thread id,
+ * `InvalidHistoryError` when `messages` is not an array, and the compactor's error with `onError: "throw"`.
+ */
+export function createCompactionNode(compactor: GraphCompactor, options: CompactionNodeOptions = {}): CompactionNode {
+  assertCompactor("createCompactionNode", compactor);
+  const parsed = parseOptions("createCompactionNode", optionsSchema, options);
+  return async function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
+    return runGraphCompaction({
+      component: "createCompactionNode",
+      compactor,
+      messages: state?.messages,
+      options: parsed,
+      config,
+      signal: config?.signal,
+      store: config?.store,
+      threadId: threadIdOf(config?.configurable),
+      channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
+    });
+  };
+}

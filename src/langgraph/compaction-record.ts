@@ -1,0 +1,83 @@
+import type { StoredMessage } from "@langchain/core/messages";
+import type { CompactionStatus } from "../types.js";
+
+/**
+ * One entry of the compaction log (seed 004 REQ-3.3): what one compaction of a graph's `messages`
+ * did, kept in the `compactionLog` state channel. Plain JSON, so every checkpointer stores it.
+ *
+ * @example
+ * {
+ *   id: "5f0c…", at: "2025-01-01T12:00:00.000Z", strategy: "slidingWindow", status: "truncated",
+ *   tokensBefore: 9120, tokensAfter: 2210, messagesBefore: 40, messagesAfter: 9,
+ *   removedIds: ["h1", "a1", "t1"], replacedIds: [], insertedIds: [], summaryId: null,
+ *   archive: "store", durationMs: 3.1,
+ * }
+ */
+export interface CompactionRecord {
+  /** Unique id of this compaction; the key of its archive entry. */
+  readonly id: string;
+  /** When it ran (ISO 8601). */
+  readonly at: string;
+  /** The strategy (or policy) that ran, or `"unknown"` for a compactor without a name. */
+  readonly strategy: string;
+  /**
+   * The compactor's status. `failed` also stands for a compactor that threw or an archive that could
+   * not be written: the messages were then left unchanged and `reason` says why.
+   */
+  readonly status: CompactionStatus;
+  /** Token figures of the compactor's result; `null` when the compactor threw before reporting any. */
+  readonly tokensBefore: number | null;
+  readonly tokensAfter: number | null;
+  readonly messagesBefore: number;
+  readonly messagesAfter: number;
+  /** Ids of the messages that left the history (their originals are archived). */
+  readonly removedIds: readonly string[];
+  /** Ids of the messages rewritten in place, e.g. hidden tool results (their originals are archived). */
+  readonly replacedIds: readonly string[];
+  /** Ids of messages the compaction added, e.g. a summary. */
+  readonly insertedIds: readonly string[];
+  /** Id of the summary message the compaction added, if any (it takes the id of the first message it replaces). */
+  readonly summaryId: string | null;
+  /** Where the originals went: the graph's store, the `compactionArchive` state channel, or nowhere (nothing left). */
+  readonly archive: CompactionArchiveLocation;
+  /** Why the compaction failed, was a no-op or what it could not reach. */
+  readonly reason?: string;
+  /** Wall-clock duration of the compaction (compactor and archive write). */
+  readonly durationMs?: number;
+}
+
+/** Where a compaction's originals are archived. */
+export type CompactionArchiveLocation = "store" | "state" | "none";
+
+/**
+ * Where an archived original belongs in the history it left, relative to the messages that stayed:
+ * - `replaced-by`: it was replaced by the message with this id (a rewritten copy, or a summary);
+ * - `before`: it was removed, and the message with this id followed it;
+ * - `after`: it was removed from the end of the history, and the message with this id preceded it;
+ * - `start`: it was removed and nothing stayed.
+ */
+export type ArchiveAnchor =
+  | { readonly kind: "replaced-by" | "before" | "after"; readonly id: string }
+  | { readonly kind: "start" };
+
+/** One original message that left the context in one compaction. */
+export interface ArchivedMessage {
+  /** Its position in the history the compaction was given. */
+  readonly position: number;
+  readonly anchor: ArchiveAnchor;
+  /** The original, as `mapChatMessagesToStoredMessages` serializes it (ids, tool calls, metadata kept). */
+  readonly message: StoredMessage;
+}
+
+/** Everything one compaction took out of the context: the value stored under its record's id. */
+export interface ArchivedCompaction {
+  /** The {@link CompactionRecord} id. */
+  readonly compactionId: string;
+  /** The originals, in their order in the history the compaction was given. */
+  readonly messages: readonly ArchivedMessage[];
+  /**
+   * Ids of messages the compaction added that stand for no original (a second inserted message, or
+   * every message but the first after a reordering compactor): restoring the history drops them.
+   */
+  readonly dropped: readonly string[];
+}

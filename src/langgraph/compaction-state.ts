@@ -1,0 +1,123 @@
+import { Annotation, ReducedValue, StateSchema } from "@langchain/langgraph";
+import { z } from "zod/v4";
+import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+
+/**
+ * Merge by key: entries of `right` replace those of `left` with the same key, the others are
+ * appended in order. Idempotent, so a hook that re-emits the whole channel (as `createAgent`
+ * middleware nodes do) does not duplicate it.
+ */
+function mergeByKey<T>(key: (entry: T) => string, left: readonly T[] | undefined, right: T | readonly T[] | undefined): T[] {
+  const merged = [...(left ?? [])];
+  const additions = right === undefined ? [] : Array.isArray(right) ? (right as readonly T[]) : [right as T];
+  if (additions.length === 0) return merged;
+  const positionOf = new Map(merged.map((entry, position) => [key(entry), position] as const));
+  for (const entry of additions) {
+    const position = positionOf.get(key(entry));
+    if (position === undefined) {
+      positionOf.set(key(entry), merged.length);
+      merged.push(entry);
+    } else merged[position] = entry;
+  }
+  return merged;
+}
+
+/**
+ * Reducer of the `compactionLog` channel: appends records, replacing one with the same id.
+ *
+ * @example
+ * mergeCompactionLog([first], [second]); // [first, second]
+ * mergeCompactionLog([first], [first]);  // [first]
+ */
+export function mergeCompactionLog(left: readonly CompactionRecord[] | undefined, right: CompactionRecord | readonly CompactionRecord[] | undefined): CompactionRecord[] {
+  return mergeByKey((record) => record.id, left, right);
+}
+
+/**
+ * Reducer of the `compactionArchive` channel: appends archives, replacing one with the same compaction id.
+ *
+ * @example
+ * mergeCompactionArchive([], [archive]); // [archive]
+ */
+export function mergeCompactionArchive(
+  left: readonly ArchivedCompaction[] | undefined,
+  right: ArchivedCompaction | readonly ArchivedCompaction[] | undefined,
+): ArchivedCompaction[] {
+  return mergeByKey((archive) => archive.compactionId, left, right);
+}
+
+/**
+ * The compaction channels for an `Annotation`-based graph: spread its `spec` beside
+ * `MessagesAnnotation.spec`.
+ * - `compactionLog`: one {@link CompactionRecord} per compaction (and per failure), in order.
+ * - `compactionArchive`: the originals that left the context, when the graph has no store or no
+ *   thread id to archive them in (see `createCompactionNode`'s `archive` option).
+ *
+ * @example
+ * const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
+ * const graph = new StateGraph(State).addNode("compact", createCompactionNode(toolResultHiding()))…
+ */
+export const CompactionState = Annotation.Root({
+  compactionLog: Annotation<CompactionRecord[], CompactionRecord | CompactionRecord[]>({
+    reducer: mergeCompactionLog,
+    default: () => [],
+  }),
+  compactionArchive: Annotation<ArchivedCompaction[], ArchivedCompaction | ArchivedCompaction[]>({
+    reducer: mergeCompactionArchive,
+    default: () => [],
+  }),
+});
+
+const recordSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  strategy: z.string(),
+  status: z.enum(["noop", "compacted", "truncated", "failed", "repaired"]),
+  tokensBefore: z.number().nullable(),
+  tokensAfter: z.number().nullable(),
+  messagesBefore: z.number(),
+  messagesAfter: z.number(),
+  removedIds: z.array(z.string()),
+  replacedIds: z.array(z.string()),
+  insertedIds: z.array(z.string()),
+  summaryId: z.string().nullable(),
+  archive: z.enum(["store", "state", "none"]),
+  reason: z.string().optional(),
+  durationMs: z.number().optional(),
+}) as unknown as z.ZodType<CompactionRecord>;
+
+const anchorSchema = z.union([
+  z.object({ kind: z.enum(["replaced-by", "before", "after"]), id: z.string() }),
+  z.object({ kind: z.literal("start") }),
+]);
+
+const archivedCompactionSchema = z.object({
+  compactionId: z.string(),
+  messages: z.array(
+    z.object({
+      position: z.number(),
+      anchor: anchorSchema,
+      message: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }),
+    }),
+  ),
+  dropped: z.array(z.string()),
+}) as unknown as z.ZodType<ArchivedCompaction>;
+
+/**
+ * The same channels as {@link CompactionState}, as a LangGraph `StateSchema` (zod): for
+ * `StateSchema`-based graphs (spread its `fields` beside `messages: MessagesValue`) and for the
+ * `createAgent` middleware's `stateSchema`.
+ *
+ * @example
+ * const State = new StateSchema({ messages: MessagesValue, ...CompactionStateSchema.fields });
+ */
+export const CompactionStateSchema = new StateSchema({
+  compactionLog: new ReducedValue(z.array(recordSchema).default(() => []), {
+    inputSchema: z.union([recordSchema, z.array(recordSchema)]).optional(),
+    reducer: mergeCompactionLog,
+  }),
+  compactionArchive: new ReducedValue(z.array(archivedCompactionSchema).default(() => []), {
+    inputSchema: z.union([archivedCompactionSchema, z.array(archivedCompactionSchema)]).optional(),
+    reducer: mergeCompactionArchive,
+  }),
+});

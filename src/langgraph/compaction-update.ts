@@ -1,0 +1,316 @@
+import { RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { cloneMessage } from "../messages/clone-message.js";
+import { compactionMarkerOf, type CompactionResult } from "../types.js";
+import type { ArchiveAnchor, ArchivedCompaction, ArchivedMessage, CompactionArchiveLocation, CompactionRecord } from "./compaction-record.js";
+
+/** Options of {@link compactionUpdate}. */
+export interface CompactionUpdateOptions {
+  /** Id of the compaction (and of its log record). @default a new UUID */
+  id?: string;
+  /** When the compaction ran. @default now */
+  at?: Date;
+  /** Where the caller will keep the archive; recorded in the log. @default "state" */
+  archive?: Exclude<CompactionArchiveLocation, "none">;
+  /** How long the compaction took, for the log. */
+  durationMs?: number;
+  /**
+   * Replace the whole history (`REMOVE_ALL_MESSAGES`) instead of addressing messages by id. For a
+   * caller whose stored messages cannot be addressed, e.g. because {@link assignMessageIds} had to
+   * give them ids. @default false
+   */
+  replaceAll?: boolean;
+}
+
+/** What one compaction means for a LangGraph `messages` channel, its log and its archive. */
+export interface CompactionUpdate {
+  /** True when the history changed (the other fields are then worth writing). */
+  readonly changed: boolean;
+  /**
+   * The minimal update for a `messages` channel reduced by LangGraph's messages reducer: rewritten
+   * messages under their own id (replaced in place), a summary under the id of the first message it
+   * replaces (so it keeps that position), `RemoveMessage(id)` for the rest; or, only when nothing else
+   * can express the result (a reordering compactor, messages without unique ids), a
+   * `RemoveMessage(REMOVE_ALL_MESSAGES)` followed by the whole new history. Empty when nothing changed.
+   */
+  readonly messages: BaseMessage[];
+  /** The history once the reducer has applied `messages`: the compactor's output with the ids above. */
+  readonly history: BaseMessage[];
+  /** The log record of this compaction. */
+  readonly record: CompactionRecord;
+  /** The originals that left the context and where each belongs, for {@link restoreHistory}. */
+  readonly archive: ArchivedCompaction;
+}
+
+/**
+ * Give every message an id, for a history whose messages must be addressable: messages without an
+ * id, or repeating an earlier message's id, are replaced by copies with a new UUID. Never mutates the
+ * input; messages that already have a unique id are returned as they are.
+ *
+ * @example
+ * const { messages, assigned } = assignMessageIds(history);
+ * // assigned: how many messages got a new id
+ */
+export function assignMessageIds(messages: readonly BaseMessage[]): { messages: BaseMessage[]; assigned: number } {
+  const seen = new Set<string>();
+  let assigned = 0;
+  const output = messages.map((message) => {
+    const id = message.id;
+    if (typeof id === "string" && id !== "" && !seen.has(id)) {
+      seen.add(id);
+      return message;
+    }
+    assigned++;
+    const fresh = uuidv4();
+    seen.add(fresh);
+    return cloneMessage(message, { id: fresh });
+  });
+  return { messages: output, assigned };
+}
+
+/** Serialize for the archive: `mapChatMessagesToStoredMessages`, as plain JSON so no live object is shared. */
+function storeMessages(messages: readonly BaseMessage[]): StoredMessage[] {
+  return JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages([...messages]))) as StoredMessage[];
+}
+
+/** Mutable accumulators of one update computation. */
+interface Builder {
+  update: BaseMessage[];
+  history: BaseMessage[];
+  archived: { position: number; anchor: ArchiveAnchor; message: BaseMessage }[];
+  dropped: string[];
+  removedIds: string[];
+  replacedIds: string[];
+  insertedIds: string[];
+  summaryId: string | null;
+}
+
+function newBuilder(): Builder {
+  return { update: [], history: [], archived: [], dropped: [], removedIds: [], replacedIds: [], insertedIds: [], summaryId: null };
+}
+
+function hasUniqueIds(messages: readonly BaseMessage[]): boolean {
+  const seen = new Set<string>();
+  for (const message of messages) {
+    const id = message.id;
+    if (typeof id !== "string" || id === "" || seen.has(id)) return false;
+    seen.add(id);
+  }
+  return true;
+}
+
+/**
+ * For each output message, the input position it stands for (the input object itself, a reported
+ * replacement of it, possibly through a tool-pairing repair, or a message under its id), or -1 for a
+ * new message. Returns undefined when the positions do not increase: the compactor reordered.
+ */
+function sourcePositions(before: readonly BaseMessage[], result: CompactionResult): Int32Array | undefined {
+  const positionOf = new Map<BaseMessage, number>();
+  const positionOfId = new Map<string, number>();
+  before.forEach((message, position) => {
+    positionOf.set(message, position);
+    if (typeof message.id === "string") positionOfId.set(message.id, position);
+  });
+  const replacedBefore = new Map<BaseMessage, BaseMessage>();
+  for (const entry of result.replaced) replacedBefore.set(entry.after, entry.before);
+  for (const entry of result.repair?.replaced ?? []) replacedBefore.set(entry.after, entry.before);
+  const claimed = new Uint8Array(before.length);
+  const sources = new Int32Array(result.messages.length).fill(-1);
+  let last = -1;
+  for (let position = 0; position < result.messages.length; position++) {
+    const message = result.messages[position]!;
+    let source = positionOf.get(message);
+    // A replacement of a replacement (a repaired message the strategy then rewrote): follow the chain.
+    for (let previous = replacedBefore.get(message), hops = 0; source === undefined && previous !== undefined && hops < 8; hops++) {
+      source = positionOf.get(previous);
+      previous = replacedBefore.get(previous);
+    }
+    // A copy the compactor did not report keeps its original's id; the reducer would match it the same way.
+    if (source === undefined && typeof message.id === "string") source = positionOfId.get(message.id);
+    if (source === undefined || claimed[source] === 1) continue;
+    if (source <= last) return undefined;
+    claimed[source] = 1;
+    sources[position] = source;
+    last = source;
+  }
+  return sources;
+}
+
+/** An id for an inserted message: its own when unused, else a new UUID. */
+function insertedId(message: BaseMessage, used: Set<string>): string {
+  const own = message.id;
+  const id = typeof own === "string" && own !== "" && !used.has(own) ? own : uuidv4();
+  used.add(id);
+  return id;
+}
+
+function withId(message: BaseMessage, id: string): BaseMessage {
+  return message.id === id ? message : cloneMessage(message, { id });
+}
+
+function noteInserted(builder: Builder, message: BaseMessage): void {
+  builder.insertedIds.push(message.id!);
+  if (builder.summaryId === null && compactionMarkerOf(message)?.summary) builder.summaryId = message.id!;
+}
+
+/**
+ * The gap between two kept messages: input positions `from..to-1` all left, and `inserted` took
+ * their place. Returns false when the reducer cannot place the inserted messages there (more inserted
+ * messages than removed ones, before the end of the history).
+ */
+function placeGap(
+  builder: Builder,
+  before: readonly BaseMessage[],
+  inserted: readonly BaseMessage[],
+  from: number,
+  to: number,
+  neighbours: { previousId: string | undefined; nextId: string | undefined },
+  used: Set<string>,
+): boolean {
+  const removedCount = to - from;
+  if (inserted.length === 0) {
+    const { previousId, nextId } = neighbours;
+    const anchor: ArchiveAnchor =
+      nextId !== undefined ? { kind: "before", id: nextId } : previousId !== undefined ? { kind: "after", id: previousId } : { kind: "start" };
+    for (let position = from; position < to; position++) {
+      const original = before[position]!;
+      builder.update.push(new RemoveMessage({ id: original.id! }));
+      builder.removedIds.push(original.id!);
+      builder.archived.push({ position, anchor, message: original });
+    }
+    return true;
+  }
+  if (inserted.length > removedCount && neighbours.nextId !== undefined) return false;
+  let firstId: string | undefined;
+  inserted.forEach((message, offset) => {
+    // Taking a removed message's id puts the new message at that message's position.
+    const id = offset < removedCount ? before[from + offset]!.id! : insertedId(message, used);
+    const final = withId(message, id);
+    firstId ??= id;
+    builder.update.push(final);
+    builder.history.push(final);
+    noteInserted(builder, final);
+    if (offset > 0 || removedCount === 0) builder.dropped.push(id);
+  });
+  for (let position = from; position < to; position++) {
+    const original = before[position]!;
+    if (position - from >= inserted.length) builder.update.push(new RemoveMessage({ id: original.id! }));
+    builder.removedIds.push(original.id!);
+    builder.archived.push({ position, anchor: { kind: "replaced-by", id: firstId! }, message: original });
+  }
+  return true;
+}
+
+/** The fallback: remove everything and write the new history whole, archiving the whole old one. */
+function replaceAllUpdate(before: readonly BaseMessage[], result: CompactionResult): Builder {
+  const builder = newBuilder();
+  const used = new Set<string>();
+  const beforeIds = new Map<string, BaseMessage>();
+  for (const message of before) if (typeof message.id === "string") beforeIds.set(message.id, message);
+  for (const message of result.messages) {
+    const id = message.id;
+    const final = typeof id === "string" && id !== "" && !used.has(id) ? message : cloneMessage(message, { id: uuidv4() });
+    used.add(final.id!);
+    builder.history.push(final);
+    const original = beforeIds.get(final.id!);
+    if (original === undefined) noteInserted(builder, final);
+    else if (original !== final) builder.replacedIds.push(final.id!);
+  }
+  for (const id of beforeIds.keys()) if (!used.has(id)) builder.removedIds.push(id);
+  const first = builder.history[0];
+  const anchor: ArchiveAnchor = first ? { kind: "replaced-by", id: first.id! } : { kind: "start" };
+  before.forEach((message, position) => builder.archived.push({ position, anchor, message }));
+  // The first message stands for the whole old history; the others for nothing.
+  builder.dropped.push(...builder.history.slice(1).map((message) => message.id!));
+  builder.update.push(new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...builder.history);
+  return builder;
+}
+
+/**
+ * Turn a compactor's result into what a LangGraph graph (or any store of the history) needs: the
+ * minimal `messages` update for LangGraph's messages reducer, the history it produces, the log record
+ * and the archive of the originals that left the context. Shared by the graph node, the `createAgent`
+ * middleware and the LCEL adapters.
+ *
+ * Which message replaced which is read from object identity (`result.messages` holds the input's
+ * objects for what it kept), `result.replaced` (and `result.repair.replaced`), and ids: an output
+ * message with an input message's id stands for it, as the reducer would take it. Everything else in
+ * the output is inserted (a summary). Never mutates its arguments.
+ *
+ * @param before the history the compactor was given. Its messages should have unique ids
+ *   ({@link assignMessageIds}); otherwise the update replaces the whole history.
+ * @param result what the compactor returned for `before`.
+ * @example
+ * const result = await strategy.compact(state.messages, { config });
+ * const { changed, messages, record, archive } = compactionUpdate(state.messages, result);
+ * if (changed) return { messages, compactionLog: [record], compactionArchive: [archive] };
+ */
+export function compactionUpdate(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions = {}): CompactionUpdate {
+  const sources = options.replaceAll || !hasUniqueIds(before) ? undefined : sourcePositions(before, result);
+  let builder: Builder | undefined;
+  if (sources !== undefined) {
+    builder = newBuilder();
+    const used = new Set<string>(before.map((message) => message.id!));
+    let previous = -1;
+    let pending: BaseMessage[] = [];
+    for (let position = 0; position <= result.messages.length; position++) {
+      const source = position < result.messages.length ? sources[position]! : before.length;
+      if (source < 0) {
+        pending.push(result.messages[position]!);
+        continue;
+      }
+      const next = source < before.length ? before[source] : undefined;
+      const neighbours = { previousId: previous >= 0 ? before[previous]!.id! : undefined, nextId: next?.id };
+      if (!placeGap(builder, before, pending, previous + 1, source, neighbours, used)) {
+        builder = undefined;
+        break;
+      }
+      pending = [];
+      if (next === undefined) break;
+      const message = result.messages[position]!;
+      if (message === next) builder.history.push(message);
+      else {
+        const final = withId(message, next.id!);
+        builder.update.push(final);
+        builder.history.push(final);
+        builder.replacedIds.push(next.id!);
+        // A summary written under the id of the message it replaces (some summarizers do this themselves).
+        if (builder.summaryId === null && compactionMarkerOf(final)?.summary) builder.summaryId = final.id!;
+        builder.archived.push({ position: source, anchor: { kind: "replaced-by", id: next.id! }, message: next });
+      }
+      previous = source;
+    }
+  }
+  builder ??= replaceAllUpdate(before, result);
+
+  const changed = builder.update.length > 0;
+  const id = options.id ?? uuidv4();
+  const stored = storeMessages(builder.archived.map((entry) => entry.message));
+  const archived: ArchivedMessage[] = builder.archived.map((entry, position) => ({ position: entry.position, anchor: entry.anchor, message: stored[position]! }));
+  const location: CompactionArchiveLocation = archived.length > 0 || builder.dropped.length > 0 ? (options.archive ?? "state") : "none";
+  const record: CompactionRecord = {
+    id,
+    at: (options.at ?? new Date()).toISOString(),
+    strategy: result.strategy,
+    status: result.status,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    messagesBefore: before.length,
+    messagesAfter: changed ? builder.history.length : before.length,
+    removedIds: builder.removedIds,
+    replacedIds: builder.replacedIds,
+    insertedIds: builder.insertedIds,
+    summaryId: builder.summaryId,
+    archive: location,
+    ...(result.reason !== undefined ? { reason: result.reason } : {}),
+    ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
+  };
+  return {
+    changed,
+    messages: builder.update,
+    history: changed ? builder.history : [...before],
+    record,
+    archive: { compactionId: id, messages: archived, dropped: builder.dropped },
+  };
+}

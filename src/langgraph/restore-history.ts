@@ -1,0 +1,146 @@
+import { mapStoredMessagesToChatMessages, type BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph";
+import { InvalidHistoryError } from "../errors.js";
+import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
+import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+
+/** The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. */
+export interface RestorableState {
+  messages: readonly BaseMessage[];
+  compactionLog?: readonly CompactionRecord[];
+  compactionArchive?: readonly ArchivedCompaction[];
+}
+
+/** Options of {@link restoreHistory}. */
+export interface RestoreHistoryOptions {
+  /** The graph's store, for compactions archived there. */
+  store?: BaseStore;
+  /** The thread whose archive to read (only that thread's namespace is read). */
+  threadId?: string;
+  /** The namespace prefix the node was given. @default DEFAULT_ARCHIVE_NAMESPACE */
+  namespace?: string[];
+}
+
+/** What one compaction attached to one message id. */
+interface Anchor {
+  /** Position of the compaction in the log. */
+  readonly sequence: number;
+  readonly before: BaseMessage[];
+  /** Set when the message itself came out of the compaction: it stands for these originals. */
+  replacedBy: BaseMessage[] | undefined;
+  readonly after: BaseMessage[];
+}
+
+async function archivesOf(state: RestorableState, options: RestoreHistoryOptions): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
+  const inState = new Map((state.compactionArchive ?? []).map((archive) => [archive.compactionId, archive] as const));
+  const archives: { sequence: number; archive: ArchivedCompaction }[] = [];
+  const log = state.compactionLog ?? [];
+  for (let sequence = 0; sequence < log.length; sequence++) {
+    const record = log[sequence]!;
+    if (record.archive === "none") continue;
+    let archive: ArchivedCompaction | undefined;
+    if (record.archive === "state") archive = inState.get(record.id);
+    else {
+      if (!options.store || options.threadId === undefined) {
+        throw new CompactionArchiveError(`restoreHistory: compaction ${record.id} archived its originals in a store; pass { store, threadId }`, {
+          compactionId: record.id,
+        });
+      }
+      archive = await readArchive(options.store, archiveNamespace(options.threadId, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), record.id);
+    }
+    if (!archive) {
+      throw new CompactionArchiveError(`restoreHistory: the archive of compaction ${record.id} (${record.archive}) is missing`, { compactionId: record.id });
+    }
+    archives.push({ sequence, archive });
+  }
+  return archives;
+}
+
+/**
+ * The full original history of a graph thread: every message that ever entered `messages`, in
+ * order, with hidden content restored and summaries (also summaries of summaries) expanded into the
+ * messages they replaced. Messages that compactions added (summaries) are left out.
+ *
+ * Reads the `compactionLog` and `compactionArchive` channels of `state` (e.g.
+ * `(await graph.getState(config)).values`) and, for compactions archived in a store, that store under
+ * the given thread's namespace only. Linear in the history and the archive (a binary search per
+ * message among the compactions that touched it). Messages removed outside compaction (your own
+ * `RemoveMessage`s) were never archived and do not come back.
+ *
+ * @example
+ * const config = { configurable: { thread_id: "t1" } };
+ * const { values } = await graph.getState(config);
+ * const history = await restoreHistory(values, { store, threadId: "t1" });
+ * @throws {CompactionArchiveError} when an archive the log names is missing, or is in a store and no
+ *   `store` and `threadId` were given.
+ * @throws {InvalidHistoryError} when `state.messages` is not an array.
+ */
+export async function restoreHistory(state: RestorableState, options: RestoreHistoryOptions = {}): Promise<BaseMessage[]> {
+  if (!Array.isArray(state?.messages)) throw new InvalidHistoryError("restoreHistory: state.messages is not an array");
+  const anchorsById = new Map<string, Anchor[]>();
+  const starts: { sequence: number; messages: BaseMessage[] }[] = [];
+  const anchorFor = (id: string, sequence: number): Anchor => {
+    let anchors = anchorsById.get(id);
+    if (!anchors) anchorsById.set(id, (anchors = []));
+    let anchor = anchors[anchors.length - 1];
+    // Compactions are read in log order, so each id's anchors stay sorted by sequence.
+    if (anchor?.sequence !== sequence) anchors.push((anchor = { sequence, before: [], replacedBy: undefined, after: [] }));
+    return anchor;
+  };
+  for (const { sequence, archive } of await archivesOf(state, options)) {
+    const originals = mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message));
+    let start: BaseMessage[] | undefined;
+    archive.messages.forEach((entry, position) => {
+      const original = originals[position]!;
+      const anchor = entry.anchor;
+      if (anchor.kind === "start") {
+        if (!start) starts.push({ sequence, messages: (start = []) });
+        start.push(original);
+      } else if (anchor.kind === "replaced-by") (anchorFor(anchor.id, sequence).replacedBy ??= []).push(original);
+      else anchorFor(anchor.id, sequence)[anchor.kind].push(original);
+    });
+    for (const id of archive.dropped) anchorFor(id, sequence).replacedBy ??= [];
+  }
+
+  /** Index of the last anchor of `anchors` made before compaction `bound`, or -1. */
+  const lastBefore = (anchors: readonly Anchor[], bound: number): number => {
+    let low = 0;
+    let high = anchors.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (anchors[middle]!.sequence < bound) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
+  };
+  /**
+   * Messages still to expand, each with the compaction before which to look (LIFO; an explicit stack,
+   * since a summary of summaries of summaries nests as deep as the thread is long). Expanding a
+   * message undoes, newest first, the compactions before its bound that touched it: what was removed
+   * around it comes back, and a message a compaction produced gives way to what it stands for.
+   */
+  const pending: [BaseMessage, number][] = [];
+  const pushInOrder = (messages: readonly BaseMessage[], bound: number) => {
+    for (let position = messages.length - 1; position >= 0; position--) pending.push([messages[position]!, bound]);
+  };
+  pushInOrder(state.messages, Number.POSITIVE_INFINITY);
+  // A compaction that kept nothing put its originals before everything that came after it.
+  for (let position = starts.length - 1; position >= 0; position--) pushInOrder(starts[position]!.messages, starts[position]!.sequence);
+  const output: BaseMessage[] = [];
+  while (pending.length > 0) {
+    const [message, bound] = pending.pop()!;
+    const anchors = typeof message.id === "string" ? anchorsById.get(message.id) : undefined;
+    const at = anchors ? lastBefore(anchors, bound) : -1;
+    if (at < 0) {
+      output.push(message);
+      continue;
+    }
+    const { sequence, before, replacedBy, after } = anchors![at]!;
+    // Pushed last-first, so they come out as: before, the message (or its originals), after.
+    pushInOrder(after, sequence);
+    if (replacedBy) pushInOrder(replacedBy, sequence);
+    else pending.push([message, sequence]);
+    pushInOrder(before, sequence);
+  }
+  return output;
+}

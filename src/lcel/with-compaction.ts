@@ -1,0 +1,139 @@
+import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
+import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import { Runnable, RunnableSequence, patchConfig, type RunnableConfig, type RunnableLike } from "@langchain/core/runnables";
+import { z } from "zod/v4";
+import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import { parseOptions } from "../options.js";
+import type { CompactionContext, CompactionResult } from "../types.js";
+import { callbackSchema, messageCompactorSchema, type MessageCompactor } from "./message-compactor.js";
+
+/**
+ * What {@link withCompaction} accepts at run time: the messages themselves, or an object carrying them
+ * under a key. (The wrapper's input type is the wrapped runnable's, so a chat model's own input type
+ * is kept.)
+ */
+export type MessagesInput = BaseMessage[] | Record<string, unknown>;
+
+export interface WithCompactionOptions {
+  /** The key of an object input that holds the messages. A plain `BaseMessage[]` input needs none. @default "messages" */
+  messagesKey?: string;
+  /**
+   * Called with every result that was not a no-op (`compacted`, `truncated`, `repaired`, `failed`),
+   * before the wrapped runnable runs: log it, or archive `result.removed`. An error it throws fails
+   * the run.
+   * @default undefined
+   */
+  onCompaction?: (result: CompactionResult) => void | Promise<void>;
+}
+
+const optionsSchema = z
+  .object({
+    messagesKey: z.string().min(1).optional(),
+    onCompaction: callbackSchema.optional(),
+  })
+  .strict();
+
+/** An object input (not an array, not a message) whose messages sit under a key. */
+function isRecordInput(input: unknown): input is Record<string, unknown> {
+  return typeof input === "object" && input !== null && !Array.isArray(input) && !isBaseMessage(input);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (isBaseMessage(value)) return "a single message";
+  return typeof value;
+}
+
+/**
+ * The step that compacts the messages of its input and passes the rest through. A Runnable of its
+ * own, so the compaction shows up as a child run (`compactMessages`) in traces and summary calls
+ * nest under it.
+ */
+class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
+  lc_namespace = ["langchain_compaction", "lcel"];
+  readonly #compactor: MessageCompactor;
+  readonly #messagesKey: string;
+  readonly #onCompaction: WithCompactionOptions["onCompaction"];
+
+  static override lc_name() {
+    return "CompactMessagesStep";
+  }
+
+  constructor(compactor: MessageCompactor, messagesKey: string, onCompaction: WithCompactionOptions["onCompaction"]) {
+    super();
+    this.name = "compactMessages";
+    this.#compactor = compactor;
+    this.#messagesKey = messagesKey;
+    this.#onCompaction = onCompaction;
+  }
+
+  async invoke(input: RunInput, options?: Partial<RunnableConfig>): Promise<RunInput> {
+    return this._callWithConfig(
+      async (value: RunInput, config: Partial<RunnableConfig> | undefined, runManager?: CallbackManagerForChainRun) => {
+        const childConfig = patchConfig(config, { callbacks: runManager?.getChild() });
+        return this.#compactInput(value, { ...(config?.signal ? { signal: config.signal } : {}), config: childConfig });
+      },
+      input,
+      options,
+    );
+  }
+
+  async #compactInput(input: RunInput, context: CompactionContext): Promise<RunInput> {
+    if (Array.isArray(input)) return (await this.#compact(input, context)) as RunInput;
+    const key = this.#messagesKey;
+    if (!isRecordInput(input)) {
+      throw new InvalidHistoryError(`withCompaction: expected an array of messages or an object with one under \`${key}\`, got ${describe(input)}`);
+    }
+    const messages = input[key];
+    if (!Array.isArray(messages)) {
+      throw new InvalidHistoryError(`withCompaction: the input has no array of messages under \`${key}\` (found ${describe(messages)})`);
+    }
+    // A new object: the caller's input (and its array) stay as they were.
+    return { ...input, [key]: await this.#compact(messages, context) } as RunInput;
+  }
+
+  async #compact(messages: BaseMessage[], context: CompactionContext): Promise<BaseMessage[]> {
+    const result = await this.#compactor.compact(messages, context);
+    if (result.status !== "noop") await this.#onCompaction?.(result);
+    return result.messages;
+  }
+}
+
+/**
+ * Wrap a runnable (a chat model, a prompt-and-model chain...) so that the messages of its input are
+ * compacted before it runs. The result is a Runnable: it composes, streams and batches like any LCEL
+ * step.
+ *
+ * The input is either a `BaseMessage[]` or an object carrying the messages under `messagesKey`; the
+ * wrapped runnable receives the same shape with the compacted messages (the other keys untouched, the
+ * caller's input never mutated). The compactor gets the run's child config and abort signal, so
+ * summary calls appear inside the chain's trace. A compactor that fails (`status: "failed"`) passes
+ * the messages on unchanged; one that throws fails the run.
+ *
+ * @example
+ * const prompt = ChatPromptTemplate.fromMessages([["system", "Be brief."], new MessagesPlaceholder("history")]);
+ * const chain = withCompaction(prompt.pipe(model), slidingWindow({ keepTurns: 4 }), {
+ *   messagesKey: "history",
+ *   onCompaction: (result) => console.log(result.status, result.tokensBefore, "->", result.tokensAfter),
+ * });
+ * await chain.invoke({ history: messages });
+ * @throws {InvalidOptionError} at construction, for a missing runnable, a compactor without
+ *   `compact()`, or an invalid option.
+ * @throws {InvalidHistoryError} during a run, when the input carries no array of messages (or the
+ *   compactor rejects the history).
+ */
+export function withCompaction<RunInput, RunOutput>(
+  runnable: RunnableLike<RunInput, RunOutput>,
+  compactor: MessageCompactor,
+  options: WithCompactionOptions = {},
+): Runnable<RunInput, RunOutput> {
+  if (runnable === null || (typeof runnable !== "object" && typeof runnable !== "function")) {
+    throw new InvalidOptionError("withCompaction", "runnable", "expected a runnable, a function or a map of runnables");
+  }
+  const { compactor: checkedCompactor } = parseOptions("withCompaction", z.object({ compactor: messageCompactorSchema }), { compactor });
+  const parsed = parseOptions("withCompaction", optionsSchema, options) as WithCompactionOptions;
+  const step = new CompactMessagesStep<RunInput>(checkedCompactor, parsed.messagesKey ?? "messages", parsed.onCompaction);
+  // Named through the config: tracers take a run's name from `runName`, not from the sequence's `name`.
+  return RunnableSequence.from<RunInput, RunOutput>([step, runnable]).withConfig({ runName: "withCompaction" }) as Runnable<RunInput, RunOutput>;
+}

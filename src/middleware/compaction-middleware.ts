@@ -1,0 +1,73 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { getConfig } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { z } from "zod/v4";
+import { parseOptions } from "../options.js";
+import { threadIdOf } from "../langgraph/compaction-archive.js";
+import { CompactionStateSchema } from "../langgraph/compaction-state.js";
+import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions, type GraphCompactor } from "../langgraph/run-compaction.js";
+
+/** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name. */
+export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
+  /** The middleware's name (unique among an agent's middleware). @default "CompactionMiddleware" */
+  name?: string;
+}
+
+const optionsSchema = z.object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional() }).strict();
+
+/** The run's config, where LangGraph exposes it (inside a graph node), so summary calls nest under the hook. */
+function currentConfig(): RunnableConfig | undefined {
+  try {
+    return getConfig();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `createAgent` middleware that compacts the agent's messages before every model call, with the
+ * same behaviour as `createCompactionNode`: the change is written to the agent's state as the
+ * minimal `messages` update (so it persists in the checkpointer), each compaction is logged in the
+ * `compactionLog` state channel, and the originals are archived in the agent's store under the
+ * thread's namespace (or in the `compactionArchive` channel without a store or thread id), so
+ * `restoreHistory(state, { store, threadId })` gives back the full history. A compactor that throws
+ * leaves the messages unchanged and logs a `failed` record (`onError: "continue"`, the default).
+ *
+ * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
+ *
+ * @example
+ * import { createAgent } from "langchain";
+ * import { compactionMiddleware } from "langchain-compaction/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools,
+ *   middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 3 }))],
+ *   checkpointer,
+ *   store,
+ * });
+ * @throws {InvalidOptionError} for an invalid option or a compactor without `compact()`.
+ */
+export function compactionMiddleware(compactor: GraphCompactor, options: CompactionMiddlewareOptions = {}) {
+  assertCompactor("compactionMiddleware", compactor);
+  const { name, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
+  return createMiddleware({
+    name: name ?? "CompactionMiddleware",
+    stateSchema: CompactionStateSchema,
+    beforeModel: async (state, runtime) => {
+      const update = await runGraphCompaction({
+        component: "compactionMiddleware",
+        compactor,
+        messages: (state as { messages?: BaseMessage[] }).messages,
+        options: parsed,
+        config: currentConfig(),
+        signal: runtime.signal,
+        store: runtime.store,
+        threadId: threadIdOf(runtime.configurable),
+      });
+      // No update at all for a no-op: the hook then re-emits nothing.
+      return Object.keys(update).length === 0 ? undefined : update;
+    },
+  });
+}
