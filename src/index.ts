@@ -1,6 +1,7 @@
 export { CompactionError, InvalidHistoryError, InvalidOptionError } from "./errors.js";
 export {
   COMPACTION_METADATA_KEY,
+  COMPACTION_STATUSES,
   compactionMarkerOf,
   type CompactionContext,
   type CompactionMarker,

@@ -14,7 +14,10 @@ import type { ToolPairingRepair } from "./messages/tool-pairing.js";
  *   repaired, and the strategy itself had nothing to do (or failed): `messages` is the repaired
  *   history and `repair` says what changed.
  */
-export type CompactionStatus = "noop" | "compacted" | "summarized" | "truncated" | "failed" | "repaired";
+export type CompactionStatus = (typeof COMPACTION_STATUSES)[number];
+
+/** Every {@link CompactionStatus}, e.g. for validating stored records. */
+export const COMPACTION_STATUSES = ["noop", "compacted", "summarized", "truncated", "failed", "repaired"] as const;
 
 /** A message that left the history. `index` is its position in the input. */
 export interface RemovedMessage {

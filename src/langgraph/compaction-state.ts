@@ -1,6 +1,7 @@
 import { Annotation, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+import { COMPACTION_STATUSES } from "../types.js";
 
 /**
  * Merge by key: entries of `right` replace those of `left` with the same key, the others are
@@ -72,7 +73,7 @@ const recordSchema = z.object({
   id: z.string(),
   at: z.string(),
   strategy: z.string(),
-  status: z.enum(["noop", "compacted", "truncated", "failed", "repaired"]),
+  status: z.enum(COMPACTION_STATUSES),
   tokensBefore: z.number().nullable(),
   tokensAfter: z.number().nullable(),
   messagesBefore: z.number(),

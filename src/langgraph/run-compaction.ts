@@ -135,6 +135,8 @@ export async function runGraphCompaction(run: {
   let update;
   try {
     const result = await compactor.compact(messages, { ...(signal ? { signal } : {}), ...(config ? { config } : {}) });
+    // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
+    if (result.status === "noop") return {};
     update = compactionUpdate(messages, result, { archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
   } catch (error) {
     return fail(error, describe(error));

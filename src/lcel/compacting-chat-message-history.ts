@@ -32,6 +32,13 @@ export interface CompactingChatMessageHistoryOptions {
    * @default a new InMemoryChatMessageHistory
    */
   viewHistory?: AnyChatMessageHistory;
+  /**
+   * When the compactor throws (e.g. `InvalidHistoryError` for a tool call that was never answered):
+   * `"continue"` records the failure and returns the current view, so the chain keeps running (and
+   * the next read tries again); `"throw"` rethrows after recording. For chat histories, a compactor
+   * with `invalidHistory: "repair"` fixes broken pairing instead of failing. @default "continue"
+   */
+  onError?: "continue" | "throw";
   /** Called with each compaction record, after the view was rewritten. Persist records here. @default undefined */
   onCompaction?: (record: HistoryCompactionRecord) => void | Promise<void>;
   /** Ids for messages added without one, for inserted messages without one, and for records. @default crypto.randomUUID */
@@ -56,6 +63,7 @@ const optionsSchema = z
     compactor: messageCompactorSchema,
     viewHistory: chatMessageHistorySchema.optional(),
     onCompaction: callbackSchema.optional(),
+    onError: z.enum(["continue", "throw"]).optional(),
     createId: callbackSchema.optional(),
     now: callbackSchema.optional(),
   })
@@ -125,6 +133,7 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
   readonly viewHistory: AnyChatMessageHistory;
   readonly #compactor: MessageCompactor;
   readonly #onCompaction: CompactingChatMessageHistoryOptions["onCompaction"];
+  readonly #onError: "continue" | "throw";
   readonly #createId: () => string;
   readonly #now: () => Date;
   readonly #compactions: HistoryCompactionRecord[] = [];
@@ -147,6 +156,7 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
     this.viewHistory = parsed.viewHistory ?? new InMemoryChatMessageHistory();
     this.#compactor = parsed.compactor;
     this.#onCompaction = parsed.onCompaction;
+    this.#onError = parsed.onError ?? "continue";
     this.#createId = parsed.createId ?? randomUUID;
     this.#now = parsed.now ?? (() => new Date());
   }
@@ -165,9 +175,9 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
    *
    * @example
    * const forModel = await history.getMessages();
-   * @throws {InvalidHistoryError} when the compactor rejects the view (e.g. broken tool pairing), and
-   *   whatever else the compactor, a store or `onCompaction` throws. A throwing compactor is recorded
-   *   as failed; the view is left unchanged and the next read tries again.
+   * @throws with `onError: "throw"`, whatever the compactor throws (recorded as failed first); in any
+   *   case what a store or `onCompaction` throws. With the default `"continue"`, a throwing compactor is
+   *   recorded as failed, the view is returned unchanged and the next read tries again.
    */
   async getMessages(): Promise<BaseMessage[]> {
     return this.#exclusive(async () => {
@@ -181,9 +191,14 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
       try {
         result = await this.#compactor.compact(settled, this.#context());
       } catch (error) {
-        // Recorded like the graph's log records it, then rethrown: the view stays, the next read retries.
-        await this.#record(thrownCompactionRecord(this.#compactor, settled.length, error, this.#identity(started)));
-        throw error;
+        // Recorded like the graph's log records it; the view stays and the next read retries.
+        const record = thrownCompactionRecord(this.#compactor, settled.length, error, this.#identity(started));
+        if (this.#onError === "throw") {
+          await this.#record(record).catch(() => undefined);
+          throw error;
+        }
+        await this.#record(record);
+        return view;
       }
       this.#pending = false;
       if (result.status === "noop") return view;

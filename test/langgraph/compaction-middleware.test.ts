@@ -5,7 +5,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { CompactionStrategy, InvalidOptionError, compactionMarkerOf, restoreHistory, slidingWindow, toolResultHiding } from "../../src/index.js";
+import { CompactionStrategy, InvalidOptionError, compactionMarkerOf, fullSummary, restoreHistory, slidingWindow, toolResultHiding } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { assistant, ids, user } from "../support/builders.js";
@@ -32,6 +32,19 @@ class Failing extends CompactionStrategy {
 }
 
 describe("compactionMiddleware in createAgent", () => {
+  it("persists a summary (status \"summarized\") in the agent's zod state", async () => {
+    const agent = createAgent({
+      model: scriptedModel(3),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(fullSummary({ keepRecent: 2, trigger: { messages: 6 } }))],
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: [user("h1", "look things up ".repeat(100))] }, thread("summary"));
+    const { values } = await agent.graph.getState(thread("summary"));
+    expect(values.compactionLog.map((record: { status: string; summaryId: string | null }) => [record.status, record.summaryId])).toEqual([["summarized", "h1"]]);
+    expect(compactionMarkerOf(values.messages[0]!)?.summary).toBe(true);
+  });
+
   it("compacts before every model call: the model sees the older tool results hidden", async () => {
     const model = scriptedModel(3);
     const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 1 }))] });

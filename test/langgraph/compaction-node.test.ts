@@ -13,6 +13,7 @@ import {
   archiveNamespace,
   compactionMarkerOf,
   createCompactionNode,
+  fullSummary,
   restoreHistory,
   slidingWindow,
   toolResultHiding,
@@ -256,6 +257,11 @@ describe("createCompactionNode on bad input", () => {
     expect(ids(messagesStateReducer(before, update.messages!))).toEqual([kept.id]);
   });
 
+  it("messages without ids and a compactor with nothing to do: no update at all", async () => {
+    const node = createCompactionNode(slidingWindow({ keepTurns: 5 }));
+    expect(await node({ messages: [new HumanMessage("first"), new HumanMessage("second")], ...channels })).toEqual({});
+  });
+
   it("a state whose messages is not an array is rejected with InvalidHistoryError", async () => {
     const node = createCompactionNode(slidingWindow({ keepTurns: 1 }));
     expect(InvalidHistoryError.isInstance(await caught(() => node({ messages: "hello" as unknown as BaseMessage[] })))).toBe(true);
@@ -356,6 +362,20 @@ describe("createCompactionNode wiring", () => {
     const graph = reactGraph({ model: scriptedModel(0), tools: [lookupTool()], compaction: [createCompactionNode(recording)], checkpointer: new MemorySaver() });
     await graph.invoke({ messages: [user("h1")] }, { ...thread("t7"), signal: new AbortController().signal });
     expect(contexts.map((context) => [context.config?.configurable?.["thread_id"], context.signal instanceof AbortSignal])).toEqual([["t7", true]]);
+  });
+
+  it("logs a summary (status \"summarized\") in a StateSchema (zod) graph", async () => {
+    const State = new StateSchema({ messages: MessagesValue, ...CompactionStateSchema.fields });
+    const graph = new StateGraph(State)
+      .addNode("compact", createCompactionNode(fullSummary({ keepRecent: 1 })))
+      .addEdge(START, "compact")
+      .addEdge("compact", END)
+      .compile();
+    const values = await graph.invoke({ messages: [user("h1", "read ".repeat(300)), assistant("a1", "done ".repeat(300)), user("h2")] });
+    expect({ messages: ids(values.messages), log: values.compactionLog.map((record) => [record.status, record.removedIds, record.summaryId]) }).toEqual({
+      messages: ["h1", "h2"],
+      log: [["summarized", ["h1", "a1"], "h1"]],
+    });
   });
 
   it("works in a StateSchema (zod) graph with MessagesValue and CompactionStateSchema", async () => {

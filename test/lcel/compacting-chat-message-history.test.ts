@@ -310,7 +310,7 @@ describe("CompactingChatMessageHistory failures", () => {
     ] satisfies HistoryCompactionRecord[]);
   });
 
-  it("rejects the read when the compactor throws, keeps the view, and tries again on the next read", async () => {
+  it("returns the unchanged view when the compactor throws, and tries again on the next read", async () => {
     let calls = 0;
     const window = slidingWindow({ keepTurns: 1, tokenCounter: counter });
     const history = compactingHistory({
@@ -321,9 +321,24 @@ describe("CompactingChatMessageHistory failures", () => {
       },
     });
     await history.addMessages([user("u1"), assistant("a1"), user("u2")]);
-    expect(((await caught(() => history.getMessages())) as Error).message).toBe("model down");
+    expect(ids(await history.getMessages())).toEqual(["u1", "a1", "u2"]);
     expect(ids(await history.viewHistory.getMessages())).toEqual(["u1", "a1", "u2"]);
     expect(ids(await history.getMessages())).toEqual(["u2"]);
+  });
+
+  it("rejects the read with onError: \"throw\", keeping the view", async () => {
+    const history = compactingHistory(
+      {
+        compact: async () => {
+          throw new CompactionError("model down");
+        },
+      },
+      { onError: "throw" },
+    );
+    await history.addMessages([user("u1"), assistant("a1"), user("u2")]);
+    expect(((await caught(() => history.getMessages())) as Error).message).toBe("model down");
+    expect(ids(await history.viewHistory.getMessages())).toEqual(["u1", "a1", "u2"]);
+    expect(history.compactions.map((record) => record.status)).toEqual(["failed"]);
   });
 
   it("rebuilds the view from the full history after a failed rewrite of the view store", async () => {
@@ -355,7 +370,7 @@ describe("CompactingChatMessageHistory failures", () => {
       },
     });
     await history.addMessages([user("u1"), assistant("a1")]);
-    await caught(() => history.getMessages());
+    expect(ids(await history.getMessages())).toEqual(["u1", "a1"]);
     expect(history.compactions).toEqual([
       {
         id: "id-1",
@@ -376,10 +391,25 @@ describe("CompactingChatMessageHistory failures", () => {
     ] satisfies HistoryCompactionRecord[]);
   });
 
-  it("rejects a view with broken tool pairing with the strategy's InvalidHistoryError", async () => {
+  it("keeps serving a view with broken tool pairing, recording the strategy's InvalidHistoryError", async () => {
     const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }));
     await history.addMessages([user("u1"), toolResult("t1", "missing")]);
+    expect(ids(await history.getMessages())).toEqual(["u1", "t1"]);
+    expect(history.compactions.map((record) => record.reason)).toEqual([
+      "InvalidHistoryError: slidingWindow: the history's tool calls and results do not pair up (1 problem(s); first: message 1 is a tool result for `missing`, but no earlier message calls it). Fix it with repairToolPairing() or pass invalidHistory: \"repair\".",
+    ]);
+  });
+
+  it("rejects a view with broken tool pairing with the strategy's InvalidHistoryError under onError: \"throw\"", async () => {
+    const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }), { onError: "throw" });
+    await history.addMessages([user("u1"), toolResult("t1", "missing")]);
     expect(InvalidHistoryError.isInstance(await caught(() => history.getMessages()))).toBe(true);
+  });
+
+  it("repairs the view with a compactor given invalidHistory: \"repair\" (a call never answered, then more turns)", async () => {
+    const history = compactingHistory(slidingWindow({ keepTurns: 2, tokenCounter: counter, invalidHistory: "repair" }));
+    await history.addMessages([user("h1"), assistant("a1", "", [{ id: "never" }]), user("h2"), assistant("a2", "ok"), user("h3"), assistant("a3", "ok")]);
+    expect(ids(await history.getMessages())).toEqual(["h2", "a2", "h3", "a3"]);
   });
 
   it("rejects adding something that is not a message with InvalidHistoryError", async () => {
