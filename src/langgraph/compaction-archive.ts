@@ -1,6 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph";
 import { CompactionError } from "../errors.js";
-import type { ArchivedCompaction } from "./compaction-record.js";
+import type { ArchivedCompaction } from "../compaction-record.js";
 
 /** Namespace prefix of the archive in a LangGraph store; the thread id is the last label. */
 export const DEFAULT_ARCHIVE_NAMESPACE: readonly string[] = ["langchain_compaction", "archive"];

@@ -1,6 +1,6 @@
 import { Annotation, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { COMPACTION_STATUSES } from "../types.js";
 
 /**

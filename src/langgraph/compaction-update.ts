@@ -3,7 +3,7 @@ import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { cloneMessage } from "../messages/clone-message.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
-import type { ArchiveAnchor, ArchivedCompaction, ArchivedMessage, CompactionArchiveLocation, CompactionRecord } from "./compaction-record.js";
+import type { ArchiveAnchor, ArchivedCompaction, ArchivedMessage, CompactionArchiveLocation, CompactionRecord } from "../compaction-record.js";
 
 /** Options of {@link compactionUpdate}. */
 export interface CompactionUpdateOptions {

@@ -2,7 +2,7 @@ import { mapStoredMessagesToChatMessages, type BaseMessage } from "@langchain/co
 import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
-import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 
 /** The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. */
 export interface RestorableState {

@@ -6,7 +6,7 @@ import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { CompactionStrategy } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
-import type { ArchivedCompaction, CompactionRecord } from "./compaction-record.js";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { assignMessageIds, compactionUpdate } from "./compaction-update.js";
 
 /** What the graph adapters need from a compactor: any strategy or policy of this package, or any object with the same `compact()`. */

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompactionRecord } from "../langgraph/compaction-record.js";
+import type { CompactionRecord } from "../compaction-record.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { StoredMessage } from "@langchain/core/messages";
-import type { CompactionStatus } from "../types.js";
+import type { CompactionStatus } from "./types.js";
 
 /**
  * One entry of the compaction log (seed 004 REQ-3.3): what one compaction of a graph's `messages`
