@@ -1,67 +1,141 @@
 /**
- * Offline demo: the rule-based strategies over real recorded agent sessions, with a before/after
- * table. No API key, no server.
+ * Offline demo: the ReAct agent graph of examples/react-agent.ts replays a real recorded session,
+ * once without compaction and once with it, checkpointed to a SQLite file; then a before/after table.
+ * No API key, no server.
  *
- *   npm run demo                       # the two bundled sessions
- *   npm run demo -- --traces <file>    # any JSONL in the same format
+ *   npm run demo                                  # the bundled SWE-bench session
+ *   npm run demo -- --session tau-bench-airline/task2-trial1
+ *   npm run demo -- --window 16000 --traces ../shared/traces/public.jsonl --session <id>
  */
-import { relative } from "node:path";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
-import {
-  createTokenCounter,
-  hardTruncate,
-  selectiveCompact,
-  slidingWindow,
-  toolResultHiding,
-  validateToolPairing,
-  type CompactionStrategy,
-} from "../src/index.js";
+import { restoreHistory, validateToolPairing } from "../src/index.js";
+import { ReactAgentState, buildReactAgent, exampleCompaction, sqliteCheckpointer } from "./react-agent.js";
+import { ContextMeter, ReplayChatModel, ReplaySession, replayTools } from "./replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "./traces.js";
 
-const tracesFlag = process.argv.indexOf("--traces");
-const tracesPath = tracesFlag >= 0 ? process.argv[tracesFlag + 1]! : BUNDLED_TRACES_PATH;
-const tokenCounter = createTokenCounter({ model: "gpt-4o" });
+const flag = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const tracesPath = flag("--traces") ?? BUNDLED_TRACES_PATH;
+const window = Number(flag("--window") ?? 8_000);
+const sqlitePath = flag("--sqlite") ?? join(tmpdir(), "langchain-compaction-demo", "demo.sqlite");
 
-function pad(value: string | number, width: number, right = false): string {
-  const text = String(value);
-  return right ? text.padStart(width) : text.padEnd(width);
+const sessions = loadTraceSessions(tracesPath);
+const session = sessions.find((each) => each.id === (flag("--session") ?? sessions[0]!.id));
+if (!session) throw new Error(`no session ${flag("--session")} in ${tracesPath}; there are: ${sessions.map((each) => each.id).join(", ")}`);
+const replay = new ReplaySession(session);
+
+/** A progress bar on stderr: redrawn in place on a terminal, a few plain lines otherwise (CI logs). */
+function progress(label: string, total: number): { tick(done: number, context: number): void; end(): void } {
+  const terminal = process.stderr.isTTY === true;
+  const width = 30;
+  let lastQuarter = -1;
+  const draw = (done: number, context: number) => {
+    const filled = Math.round((done / total) * width);
+    return `${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} model calls, context ${context.toLocaleString("en-US")} tokens`;
+  };
+  return {
+    tick(done, context) {
+      if (terminal) {
+        // \x1b[K clears what a longer previous line left.
+        process.stderr.write(`\r${draw(done, context)}\x1b[K`);
+      } else {
+        const quarter = Math.floor((done / total) * 4);
+        if (quarter > lastQuarter) {
+          lastQuarter = quarter;
+          process.stderr.write(`${draw(done, context)}\n`);
+        }
+      }
+    },
+    end() {
+      if (terminal) process.stderr.write("\n");
+    },
+  };
 }
 
-async function strategiesFor(messages: BaseMessage[]): Promise<[string, CompactionStrategy][]> {
-  const total = await tokenCounter.countMessages(messages);
-  const half = Math.floor(total / 2);
-  const quarter = Math.floor(total / 4);
-  return [
-    ["toolResultHiding (keep 5 groups)", toolResultHiding({ tokenCounter })],
-    [`selectiveCompact (target ${half})`, selectiveCompact({ target: half, tokenCounter })],
-    [`hardTruncate (max ${quarter}, keep 10)`, hardTruncate({ maxTokens: quarter, tokenCounter })],
-    ["slidingWindow (keep 1 turn)", slidingWindow({ keepTurns: 1, tokenCounter })],
-  ];
+interface RunFigures {
+  readonly meter: ContextMeter;
+  readonly pairingProblems: number;
+  readonly compactions: number;
+  readonly archived: number;
+  /** Whether restoreHistory on the checkpointed state gives back the whole session, message by message. */
+  readonly restored: boolean;
+  readonly threadId: string;
 }
 
-console.log(`langchain-compaction demo: real recorded sessions from ${relative(process.cwd(), tracesPath)}`);
-console.log("(sources and licences: examples/fixtures/README.md; tokens counted exactly, o200k_base)\n");
-
-for (const session of loadTraceSessions(tracesPath)) {
-  console.log(`${session.id}  (${session.source})`);
-  const header = `  ${pad("strategy", 38)} ${pad("status", 10)} ${pad("messages", 11, true)} ${pad("tokens", 15, true)} ${pad("saved", 6, true)} ${pad("replaced", 8, true)} ${pad("removed", 7, true)} ${pad("valid", 5, true)} ${pad("ms", 6, true)}`;
-  console.log(header);
-  console.log(`  ${"-".repeat(header.length - 2)}`);
-  for (const [label, strategy] of await strategiesFor(session.messages)) {
-    const started = performance.now();
-    const result = await strategy.compact(session.messages);
-    const elapsed = performance.now() - started;
-    const saved = result.tokensBefore === 0 ? 0 : 1 - result.tokensAfter / result.tokensBefore;
-    const valid = validateToolPairing(result.messages).length === 0 ? "yes" : "NO";
-    console.log(
-      `  ${pad(label, 38)} ${pad(result.status, 10)} ${pad(`${result.messagesBefore}→${result.messagesAfter}`, 11, true)} ${pad(
-        `${result.tokensBefore}→${result.tokensAfter}`,
-        15,
-        true,
-      )} ${pad(`${Math.round(saved * 100)}%`, 6, true)} ${pad(result.replaced.length, 8, true)} ${pad(result.removed.length, 7, true)} ${pad(valid, 5, true)} ${pad(elapsed.toFixed(1), 6, true)}`,
-    );
-  }
-  console.log("");
+async function run(label: string, compacting: boolean): Promise<RunFigures> {
+  const meter = new ContextMeter();
+  const bar = progress(label, replay.modelCalls);
+  let pairingProblems = 0;
+  const observe = async (messages: readonly BaseMessage[]) => {
+    pairingProblems += validateToolPairing(messages).length;
+    const call = await meter.record(messages);
+    bar.tick(meter.modelCalls, call.tokens);
+  };
+  const agent = buildReactAgent({
+    model: new ReplayChatModel(replay),
+    tools: replayTools(replay),
+    ...(compacting ? { compaction: exampleCompaction(window) } : {}),
+    checkpointer: sqliteCheckpointer(sqlitePath),
+    observe,
+  });
+  const threadId = `${session!.id}/${compacting ? "with" : "without"}-compaction`;
+  const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
+  for (const input of replay.turns) await agent.invoke({ messages: input }, config);
+  bar.end();
+  const state = (await agent.getState(config)).values as typeof ReactAgentState.State;
+  const log = state.compactionLog ?? [];
+  const archive = state.compactionArchive ?? [];
+  const restoredIds = (await restoreHistory(state)).map((message) => message.id);
+  return {
+    meter,
+    pairingProblems,
+    compactions: log.filter((record) => record.status !== "failed").length,
+    archived: archive.reduce((sum, entry) => sum + entry.messages.length, 0),
+    restored: JSON.stringify(restoredIds) === JSON.stringify(replay.expectedHistory.map((message) => message.id)),
+    threadId,
+  };
 }
-console.log("Every output keeps each tool call with its result (valid = validateToolPairing found no problem).");
-console.log("Originals of hidden and removed messages are in each result's `replaced` and `removed`, for archiving.");
+
+// A fresh file each run: the demo's threads are not meant to be resumed.
+for (const file of [sqlitePath, `${sqlitePath}-wal`, `${sqlitePath}-shm`]) rmSync(file, { force: true });
+
+console.log("langchain-compaction demo: a LangGraph ReAct agent replaying a real recorded session");
+console.log(`session ${session.id} (${replay.recorded.length} messages, from ${relative(process.cwd(), tracesPath)}; sources: examples/fixtures/README.md)`);
+console.log(`context window ${window.toLocaleString("en-US")} tokens; tokens counted exactly (o200k_base)`);
+console.log("compaction: autoCompaction before every model call (summary at 80% of the window; offline, the no-model summarizer)\n");
+
+const before = await run("without compaction", false);
+const after = await run("with compaction   ", true);
+
+const number = (value: number) => value.toLocaleString("en-US");
+const change = (from: number, to: number) => (from === 0 ? "" : `${to <= from ? "-" : "+"}${Math.round((Math.abs(from - to) / from) * 100)}%`);
+const rows: [string, string, string, string][] = [
+  ["model calls", number(before.meter.modelCalls), number(after.meter.modelCalls), ""],
+  ["input tokens", number(before.meter.inputTokens), number(after.meter.inputTokens), change(before.meter.inputTokens, after.meter.inputTokens)],
+  ["peak context", number(before.meter.peakContext), number(after.meter.peakContext), `window ${number(window)}`],
+  ["compactions", number(before.compactions), number(after.compactions), ""],
+  ["archived messages", number(before.archived), number(after.archived), ""],
+];
+const header: [string, string, string, string] = ["", "without compaction", "with compaction", ""];
+const widths = [header, ...rows].reduce((max, row) => row.map((cell, column) => Math.max(max[column]!, cell.length)), [0, 0, 0, 0]);
+const line = (row: readonly string[]) => `  ${row[0]!.padEnd(widths[0]!)}   ${row[1]!.padStart(widths[1]!)}   ${row[2]!.padStart(widths[2]!)}   ${row[3]}`.trimEnd();
+console.log("");
+console.log(line(header));
+for (const row of rows) console.log(line(row));
+console.log("");
+console.log(`SQLite checkpoints: ${sqlitePath} (threads "${before.threadId}" and "${after.threadId}")`);
+console.log(
+  after.restored
+    ? `restoreHistory(checkpointed state) gives back all ${replay.expectedHistory.length} messages of the session, in order`
+    : "restoreHistory(checkpointed state) did NOT give back the session",
+);
+
+const fits = after.meter.peakContext <= window;
+const valid = after.pairingProblems === 0 && before.pairingProblems === 0;
+console.log(`${fits ? "every" : "NOT every"} model call fit the window; tool pairing ${valid ? "valid" : "BROKEN"} at every call`);
+if (!fits || !valid || !after.restored) process.exitCode = 1;

@@ -3,7 +3,7 @@ import { CompactionError } from "../errors.js";
 import type { ArchivedCompaction } from "../compaction-record.js";
 
 /** Namespace prefix of the archive in a LangGraph store; the thread id is the last label. */
-export const DEFAULT_ARCHIVE_NAMESPACE: readonly string[] = ["langchain_compaction", "archive"];
+export const DEFAULT_ARCHIVE_NAMESPACE: readonly string[] = ["langchain-compaction", "archive"];
 
 /**
  * A compaction archive could not be written or read: no store or thread to archive in, a store
@@ -34,15 +34,19 @@ export class CompactionArchiveError extends CompactionError {
 
 /**
  * The store namespace holding one thread's archive: `[...prefix, threadId]`, the thread id encoded
- * so that any id is a valid, distinct label (store labels may not contain `.` or `:`).
+ * so that any id is a valid, distinct label in every store: letters, digits and `-` stay; any other
+ * character becomes `~` and its UTF-8 bytes in hex (PostgresStore rejects `.`, `%`, `_` and `\` in
+ * labels; other stores reject `:`).
  *
  * @example
- * archiveNamespace("thread-1"); // ["langchain_compaction", "archive", "thread-1"]
- * archiveNamespace("a.b:c");    // ["langchain_compaction", "archive", "a%2Eb%3Ac"]
+ * archiveNamespace("thread-1");   // ["langchain-compaction", "archive", "thread-1"]
+ * archiveNamespace("a.b_c/d");    // ["langchain-compaction", "archive", "a~2Eb~5Fc~2Fd"]
  */
 export function archiveNamespace(threadId: string, prefix: readonly string[] = DEFAULT_ARCHIVE_NAMESPACE): string[] {
-  // encodeURIComponent is injective and leaves `.` alone; encoding `.` too keeps it injective.
-  return [...prefix, encodeURIComponent(threadId).replaceAll(".", "%2E")];
+  const encoded = threadId.replace(/[^A-Za-z0-9-]/gu, (character) =>
+    [...new TextEncoder().encode(character)].map((byte) => `~${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
+  return [...prefix, encoded];
 }
 
 /** The thread id of a run's config, if it has a usable one. @internal */

@@ -45,7 +45,7 @@ export const graphCompactionOptionsShape = {
   onError: z.enum(["continue", "throw"]).optional(),
   archive: z.enum(["auto", "store", "state"]).optional(),
   namespace: z
-    .array(z.string().min(1).regex(/^[^.:\0]+$/, "labels may not contain '.', ':' or NUL"))
+    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "labels may not contain '.', ':', '%', '_', '\\' or NUL (stores such as PostgresStore reject them)"))
     .min(1)
     .optional(),
 };

@@ -187,9 +187,16 @@ describe("restoreHistory", () => {
 
 describe("archiveNamespace", () => {
   it("encodes the thread id into one valid, distinct label", () => {
-    expect([archiveNamespace("a.b:c"), archiveNamespace("a%2Eb%3Ac", ["x"])]).toEqual([
-      ["langchain_compaction", "archive", "a%2Eb%3Ac"],
-      ["x", "a%252Eb%253Ac"],
+    expect([archiveNamespace("thread-1"), archiveNamespace("a.b:c_d%e\\f/é"), archiveNamespace("a~2Eb", ["x"])]).toEqual([
+      ["langchain-compaction", "archive", "thread-1"],
+      ["langchain-compaction", "archive", "a~2Eb~3Ac~5Fd~25e~5Cf~2F~C3~A9"],
+      ["x", "a~7E2Eb"],
     ]);
+  });
+
+  it("gives labels every store accepts (no '.', ':', '%', '_' or '\\')", () => {
+    for (const threadId of ["a.b", "x:y", "50%", "snake_case", "back\\slash", "ünïcödé", "~"]) {
+      for (const label of archiveNamespace(threadId)) expect(label).toMatch(/^[A-Za-z0-9~-]+$/);
+    }
   });
 });
