@@ -36,7 +36,7 @@ import {
   createCompactionNode,
   restoreHistory,
   type CompactionNodeOptions,
-  type GraphCompactor,
+  type Compactor,
   type TokenCounter,
 } from "../src/index.js";
 import { ContextMeter, ReplayChatModel, ReplaySession, replayTools } from "./replay/index.js";
@@ -51,7 +51,7 @@ export interface ReactAgentOptions {
   readonly model: BaseChatModel;
   readonly tools: readonly StructuredToolInterface[];
   /** Runs in the compaction node before every model call. Without it the graph has no compaction node. */
-  readonly compaction?: GraphCompactor;
+  readonly compaction?: Compactor;
   /** Options of the compaction node (where the archive goes, what a failure does). */
   readonly compactionOptions?: CompactionNodeOptions;
   /** Persists the thread. @default a SqliteSaver on {@link DEFAULT_SQLITE_PATH} */
@@ -143,7 +143,7 @@ export function buildReactAgent(options: ReactAgentOptions) {
  * const compaction = exampleCompaction(8_000); // offline
  * const live = exampleCompaction(128_000, { summaryModel: new ChatOpenAI({ model: "gpt-4o-mini" }) });
  */
-export function exampleCompaction(window: number, options: { tokenCounter?: TokenCounter; summaryModel?: BaseChatModel } = {}): GraphCompactor {
+export function exampleCompaction(window: number, options: { tokenCounter?: TokenCounter; summaryModel?: BaseChatModel } = {}): Compactor {
   return autoCompaction({
     contextWindow: window,
     ...(options.tokenCounter ? { tokenCounter: options.tokenCounter } : {}),

@@ -44,6 +44,7 @@ export {
 export {
   CompactionStrategy,
   type BaseStrategyOptions,
+  type Compactor,
   type InvalidHistoryHandling,
 } from "./strategies/compaction-strategy.js";
 export {

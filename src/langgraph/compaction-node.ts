@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { parseOptions } from "../options.js";
 import { threadIdOf } from "./compaction-archive.js";
 import {
@@ -9,7 +10,6 @@ import {
   runGraphCompaction,
   type CompactionStateUpdate,
   type GraphCompactionOptions,
-  type GraphCompactor,
 } from "./run-compaction.js";
 
 /** Options of {@link createCompactionNode}. */
@@ -74,7 +74,7 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * no store or thread id,
  * `InvalidHistoryError` when `messages` is not an array, and the compactor's error with `onError: "throw"`.
  */
-export function createCompactionNode(compactor: GraphCompactor, options: CompactionNodeOptions = {}): CompactionNode {
+export function createCompactionNode(compactor: Compactor, options: CompactionNodeOptions = {}): CompactionNode {
   assertCompactor("createCompactionNode", compactor);
   const parsed = parseOptions("createCompactionNode", optionsSchema, options);
   return async function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {

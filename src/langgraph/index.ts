@@ -23,5 +23,4 @@ export {
   type CompactionArchiveMode,
   type CompactionErrorHandling,
   type GraphCompactionOptions,
-  type GraphCompactor,
 } from "./run-compaction.js";

@@ -4,13 +4,11 @@ import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
-import type { CompactionStrategy } from "../strategies/compaction-strategy.js";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { assignMessageIds, compactionUpdate } from "./compaction-update.js";
 
-/** What the graph adapters need from a compactor: any strategy or policy of this package, or any object with the same `compact()`. */
-export type GraphCompactor = Pick<CompactionStrategy, "compact">;
 
 /** What the compaction node (and middleware) does when the compactor throws. */
 export type CompactionErrorHandling = "continue" | "throw";
@@ -58,13 +56,13 @@ export interface CompactionStateUpdate {
 }
 
 /** @internal */
-export function assertCompactor(component: string, compactor: unknown): asserts compactor is GraphCompactor {
-  if (typeof compactor !== "object" || compactor === null || typeof (compactor as GraphCompactor).compact !== "function") {
+export function assertCompactor(component: string, compactor: unknown): asserts compactor is Compactor {
+  if (typeof compactor !== "object" || compactor === null || typeof (compactor as Compactor).compact !== "function") {
     throw new InvalidOptionError(component, "compactor", "expected a strategy (an object with a compact() method)");
   }
 }
 
-function strategyNameOf(compactor: GraphCompactor): string {
+function strategyNameOf(compactor: Compactor): string {
   const name = (compactor as { strategyName?: unknown }).strategyName;
   return typeof name === "string" && name !== "" ? name : "unknown";
 }
@@ -73,7 +71,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function failedRecord(compactor: GraphCompactor, messageCount: number, reason: string, durationMs: number): CompactionRecord {
+function failedRecord(compactor: Compactor, messageCount: number, reason: string, durationMs: number): CompactionRecord {
   return {
     id: uuidv4(),
     at: new Date().toISOString(),
@@ -96,7 +94,7 @@ function failedRecord(compactor: GraphCompactor, messageCount: number, reason: s
 /** One compaction step of a graph: shared by the node and the `createAgent` middleware. @internal */
 export async function runGraphCompaction(run: {
   component: string;
-  compactor: GraphCompactor;
+  compactor: Compactor;
   messages: unknown;
   options: GraphCompactionOptions;
   config?: RunnableConfig | undefined;

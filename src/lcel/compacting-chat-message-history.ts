@@ -4,6 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage, isBaseMessage, type BaseMessage }
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod/v4";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { InvalidHistoryError } from "../errors.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { parseOptions } from "../options.js";
@@ -15,7 +16,7 @@ import {
   type HistoryCompactionRecord,
   type RecordIdentity,
 } from "./history-compaction-record.js";
-import { callbackSchema, messageCompactorSchema, type MessageCompactor } from "./message-compactor.js";
+import { callbackSchema, messageCompactorSchema } from "./message-compactor.js";
 
 /** Any LangChain chat message history (`InMemoryChatMessageHistory`, a Redis or SQL one...). */
 export type AnyChatMessageHistory = BaseChatMessageHistory | BaseListChatMessageHistory;
@@ -24,7 +25,7 @@ export interface CompactingChatMessageHistoryOptions {
   /** The full record of the conversation. Append-only: every message ever added stays in it. */
   history: AnyChatMessageHistory;
   /** The strategy (or policy) that compacts the view. Its own trigger decides when to act. */
-  compactor: MessageCompactor;
+  compactor: Compactor;
   /**
    * Where the compacted view is kept: the last compacted view followed by the messages added since.
    * Pass a persistent history (one per conversation) so a restart keeps the view instead of
@@ -131,7 +132,7 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
   readonly history: AnyChatMessageHistory;
   /** The compacted view followed by the messages added since its last compaction. */
   readonly viewHistory: AnyChatMessageHistory;
-  readonly #compactor: MessageCompactor;
+  readonly #compactor: Compactor;
   readonly #onCompaction: CompactingChatMessageHistoryOptions["onCompaction"];
   readonly #onError: "continue" | "throw";
   readonly #createId: () => string;

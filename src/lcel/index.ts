@@ -6,4 +6,3 @@ export {
   type CompactingChatMessageHistoryOptions,
 } from "./compacting-chat-message-history.js";
 export type { HistoryCompactionRecord } from "./history-compaction-record.js";
-export type { MessageCompactor } from "./message-compactor.js";

@@ -2,10 +2,11 @@ import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manag
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { Runnable, RunnableSequence, patchConfig, type RunnableConfig, type RunnableLike } from "@langchain/core/runnables";
 import { z } from "zod/v4";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
-import { callbackSchema, messageCompactorSchema, type MessageCompactor } from "./message-compactor.js";
+import { callbackSchema, messageCompactorSchema } from "./message-compactor.js";
 
 /**
  * What {@link withCompaction} accepts at run time: the messages themselves, or an object carrying them
@@ -52,7 +53,7 @@ function describe(value: unknown): string {
  */
 class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
   lc_namespace = ["langchain_compaction", "lcel"];
-  readonly #compactor: MessageCompactor;
+  readonly #compactor: Compactor;
   readonly #messagesKey: string;
   readonly #onCompaction: WithCompactionOptions["onCompaction"];
 
@@ -60,7 +61,7 @@ class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
     return "CompactMessagesStep";
   }
 
-  constructor(compactor: MessageCompactor, messagesKey: string, onCompaction: WithCompactionOptions["onCompaction"]) {
+  constructor(compactor: Compactor, messagesKey: string, onCompaction: WithCompactionOptions["onCompaction"]) {
     super();
     this.name = "compactMessages";
     this.#compactor = compactor;
@@ -125,7 +126,7 @@ class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
  */
 export function withCompaction<RunInput, RunOutput>(
   runnable: RunnableLike<RunInput, RunOutput>,
-  compactor: MessageCompactor,
+  compactor: Compactor,
   options: WithCompactionOptions = {},
 ): Runnable<RunInput, RunOutput> {
   if (runnable === null || (typeof runnable !== "object" && typeof runnable !== "function")) {

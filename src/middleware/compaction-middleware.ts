@@ -3,10 +3,11 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { getConfig } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod/v4";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { parseOptions } from "../options.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
-import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions, type GraphCompactor } from "../langgraph/run-compaction.js";
+import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 
 /** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name. */
 export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
@@ -49,7 +50,7 @@ function currentConfig(): RunnableConfig | undefined {
  * });
  * @throws {InvalidOptionError} for an invalid option or a compactor without `compact()`.
  */
-export function compactionMiddleware(compactor: GraphCompactor, options: CompactionMiddlewareOptions = {}) {
+export function compactionMiddleware(compactor: Compactor, options: CompactionMiddlewareOptions = {}) {
   assertCompactor("compactionMiddleware", compactor);
   const { name, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
   return createMiddleware({

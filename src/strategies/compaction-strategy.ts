@@ -281,3 +281,12 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     );
   }
 }
+
+/**
+ * What the adapters (graph node, middleware, LCEL wrappers) need from a compactor: its `compact()`.
+ * Every strategy and policy of this package fits, and so does any object with the same contract.
+ *
+ * @example
+ * const compactor: Compactor = autoCompaction({ contextWindow: 128_000 });
+ */
+export type Compactor = Pick<CompactionStrategy, "compact">;

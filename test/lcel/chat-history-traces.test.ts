@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda, RunnableWithMessageHistory } from "@langchain/core/runnables";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { CompactingChatMessageHistory, createTokenCounter, slidingWindow, toolResultHiding, type MessageCompactor } from "../../src/index.js";
+import { CompactingChatMessageHistory, createTokenCounter, slidingWindow, toolResultHiding, type Compactor } from "../../src/index.js";
 import { ids } from "../support/builders.js";
 import { expectValidPairing } from "../support/invariants.js";
 
@@ -35,7 +35,7 @@ interface Replay {
   readonly compactorInputs: number[];
 }
 
-async function replay(compactor: MessageCompactor): Promise<Replay> {
+async function replay(compactor: Compactor): Promise<Replay> {
   const compactorInputs: number[] = [];
   const history = new CompactingChatMessageHistory({
     history: new InMemoryChatMessageHistory(),

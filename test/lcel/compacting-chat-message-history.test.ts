@@ -14,7 +14,7 @@ import {
   type CompactionContext,
   type CompactionResult,
   type HistoryCompactionRecord,
-  type MessageCompactor,
+  type Compactor,
 } from "../../src/index.js";
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
@@ -29,15 +29,15 @@ function deterministic() {
   return { createId: () => `id-${++next}`, now: () => AT };
 }
 
-function compactingHistory(compactor: MessageCompactor, extra: Partial<ConstructorParameters<typeof CompactingChatMessageHistory>[0]> = {}) {
+function compactingHistory(compactor: Compactor, extra: Partial<ConstructorParameters<typeof CompactingChatMessageHistory>[0]> = {}) {
   return new CompactingChatMessageHistory({ history: new InMemoryChatMessageHistory(), compactor, ...deterministic(), ...extra });
 }
 
 /** A compactor that records what it was given and delegates. */
-function recording(inner: MessageCompactor) {
+function recording(inner: Compactor) {
   const inputs: string[][] = [];
   const contexts: CompactionContext[] = [];
-  const compactor: MessageCompactor = {
+  const compactor: Compactor = {
     compact: async (messages, context) => {
       inputs.push(ids(messages) as string[]);
       contexts.push(context ?? {});
@@ -48,7 +48,7 @@ function recording(inner: MessageCompactor) {
 }
 
 /** A compactor that always reports `failed`, as a summary strategy does when its model call fails. */
-const failing: MessageCompactor = {
+const failing: Compactor = {
   compact: async (messages): Promise<CompactionResult> => ({
     messages: [...messages],
     status: "failed",
@@ -201,7 +201,7 @@ describe("CompactingChatMessageHistory reads", () => {
 
   it("gives an inserted message without an id one, on a copy", async () => {
     const summaryWithoutId = new HumanMessage({ content: "the summary" });
-    const compactor: MessageCompactor = {
+    const compactor: Compactor = {
       compact: async (messages) => ({
         messages: [summaryWithoutId],
         status: "compacted",

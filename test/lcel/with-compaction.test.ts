@@ -12,7 +12,7 @@ import {
   withCompaction,
   type CompactionContext,
   type CompactionResult,
-  type MessageCompactor,
+  type Compactor,
 } from "../../src/index.js";
 import { assistant, ids, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
@@ -99,7 +99,7 @@ describe("withCompaction", () => {
 
   it("passes the messages on unchanged when the compaction fails, and reports it", async () => {
     const statuses: string[] = [];
-    const failing: MessageCompactor = {
+    const failing: Compactor = {
       compact: async (messages) => ({
         messages: [...messages],
         status: "failed",
@@ -121,7 +121,7 @@ describe("withCompaction", () => {
   it("passes the run's abort signal to the compactor", async () => {
     const contexts: CompactionContext[] = [];
     const controller = new AbortController();
-    const compactor: MessageCompactor = { compact: async (messages, context) => (contexts.push(context ?? {}), window().compact(messages, context)) };
+    const compactor: Compactor = { compact: async (messages, context) => (contexts.push(context ?? {}), window().compact(messages, context)) };
     await withCompaction(capturing().runnable, compactor).invoke(history(), { signal: controller.signal });
     expect(contexts.map((context) => context.signal?.aborted)).toEqual([false]);
   });
@@ -138,7 +138,7 @@ describe("withCompaction", () => {
       }
     }
     const summaryCall = RunnableLambda.from(async (messages: BaseMessage[]) => messages).withConfig({ runName: "summaryCall" });
-    const compactor: MessageCompactor = {
+    const compactor: Compactor = {
       compact: async (messages, context) => {
         await summaryCall.invoke([...messages], context?.config);
         return window().compact(messages, context);
