@@ -81,3 +81,45 @@ export interface ArchivedCompaction {
    */
   readonly dropped: readonly string[];
 }
+
+/** Who and when: a record's id, start time and duration. @internal */
+export interface RecordIdentity {
+  readonly id: string;
+  readonly at: Date;
+  readonly durationMs: number;
+}
+
+/** The name a compactor reports (`strategyName`), or `"unknown"`. @internal */
+export function strategyNameOf(compactor: object): string {
+  const name = (compactor as { strategyName?: unknown }).strategyName;
+  return typeof name === "string" && name !== "" ? name : "unknown";
+}
+
+/** An error as a record's reason: `Name: message`. @internal */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * The record of a compaction whose compactor threw (or whose result could not be kept): nothing
+ * changed, no figures were measured, and `reason` says why. Without the `archive` field, which only
+ * the graph's log has. @internal
+ */
+export function failedCompactionRecord(strategy: string, messageCount: number, reason: string, identity: RecordIdentity): Omit<CompactionRecord, "archive"> {
+  return {
+    id: identity.id,
+    at: identity.at.toISOString(),
+    strategy,
+    status: "failed",
+    tokensBefore: null,
+    tokensAfter: null,
+    messagesBefore: messageCount,
+    messagesAfter: messageCount,
+    removedIds: [],
+    replacedIds: [],
+    insertedIds: [],
+    summaryId: null,
+    reason,
+    durationMs: identity.durationMs,
+  };
+}

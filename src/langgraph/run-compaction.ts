@@ -6,7 +6,7 @@ import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
-import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import { assignMessageIds, compactionUpdate } from "./compaction-update.js";
 
 
@@ -62,33 +62,8 @@ export function assertCompactor(component: string, compactor: unknown): asserts 
   }
 }
 
-function strategyNameOf(compactor: Compactor): string {
-  const name = (compactor as { strategyName?: unknown }).strategyName;
-  return typeof name === "string" && name !== "" ? name : "unknown";
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
 function failedRecord(compactor: Compactor, messageCount: number, reason: string, durationMs: number): CompactionRecord {
-  return {
-    id: uuidv4(),
-    at: new Date().toISOString(),
-    strategy: strategyNameOf(compactor),
-    status: "failed",
-    tokensBefore: null,
-    tokensAfter: null,
-    messagesBefore: messageCount,
-    messagesAfter: messageCount,
-    removedIds: [],
-    replacedIds: [],
-    insertedIds: [],
-    summaryId: null,
-    archive: "none",
-    reason,
-    durationMs,
-  };
+  return { ...failedCompactionRecord(strategyNameOf(compactor), messageCount, reason, { id: uuidv4(), at: new Date(), durationMs }), archive: "none" };
 }
 
 /** One compaction step of a graph: shared by the node and the `createAgent` middleware. @internal */
@@ -137,7 +112,7 @@ export async function runGraphCompaction(run: {
     if (result.status === "noop") return {};
     update = compactionUpdate(messages, result, { archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
   } catch (error) {
-    return fail(error, describe(error));
+    return fail(error, describeError(error));
   }
   const { changed, record, archive } = update;
   if (!changed) {
@@ -148,7 +123,7 @@ export async function runGraphCompaction(run: {
     try {
       await writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive);
     } catch (error) {
-      const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describe(error)}`, {
+      const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describeError(error)}`, {
         compactionId: record.id,
         cause: error,
       });

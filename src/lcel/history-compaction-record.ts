@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CompactionRecord } from "../compaction-record.js";
+import { describeError, failedCompactionRecord, strategyNameOf, type CompactionRecord, type RecordIdentity } from "../compaction-record.js";
+import type { Compactor } from "../strategies/compaction-strategy.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 
 /**
@@ -18,6 +19,8 @@ import { compactionMarkerOf, type CompactionResult } from "../types.js";
  *   removedIds: ["h1", "a1"], replacedIds: [], insertedIds: [], summaryId: null, durationMs: 0.4,
  * }
  */
+export type { RecordIdentity };
+
 export type HistoryCompactionRecord = Omit<CompactionRecord, "archive">;
 
 /**
@@ -33,13 +36,6 @@ export function insertedMessages(input: readonly BaseMessage[], result: Compacti
 
 function idsOf(messages: readonly BaseMessage[]): string[] {
   return messages.map((message) => message.id).filter((id): id is string => typeof id === "string");
-}
-
-/** Who and when: the record's id, start time and duration. @internal */
-export interface RecordIdentity {
-  readonly id: string;
-  readonly at: Date;
-  readonly durationMs: number;
 }
 
 /**
@@ -75,27 +71,6 @@ export function historyCompactionRecord(
  * The record of a compactor that threw: nothing changed, and `reason` carries the error.
  * @internal
  */
-export function thrownCompactionRecord(
-  compactor: object,
-  messageCount: number,
-  error: unknown,
-  identity: RecordIdentity,
-): HistoryCompactionRecord {
-  const name = (compactor as { strategyName?: unknown }).strategyName;
-  return {
-    id: identity.id,
-    at: identity.at.toISOString(),
-    strategy: typeof name === "string" && name !== "" ? name : "unknown",
-    status: "failed",
-    tokensBefore: null,
-    tokensAfter: null,
-    messagesBefore: messageCount,
-    messagesAfter: messageCount,
-    removedIds: [],
-    replacedIds: [],
-    insertedIds: [],
-    summaryId: null,
-    reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    durationMs: identity.durationMs,
-  };
+export function thrownCompactionRecord(compactor: Compactor, messageCount: number, error: unknown, identity: RecordIdentity): HistoryCompactionRecord {
+  return failedCompactionRecord(strategyNameOf(compactor), messageCount, describeError(error), identity);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, fires, needsContextWindow, requireContextWindow, withinTarget, type ContextSize } from "../strategies/context-size.js";
+import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, withinTarget, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
 import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
 import { chainResults } from "./chain-results.js";
@@ -52,12 +52,9 @@ export class HidingThenSummary extends CompactionStrategy {
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
-    let trigger = "forced";
-    if (!context.force) {
-      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
-      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
-      trigger = fired;
-    }
+    const size = { tokens: tokens.total, messages: messages.length };
+    const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
+    if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const nested = nestedContext(context);
     const hidden = await this.hiding.compact(messages, nested);
     const hid = hidden.status === "compacted";

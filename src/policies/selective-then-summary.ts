@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, fires, requireContextWindow, tokenLimit, type ContextSize } from "../strategies/context-size.js";
+import { contextWindowOf, evaluateTrigger, requireContextWindow, tokenLimit, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
 import { SelectiveCompact, type MessageClassifier, type SelectiveRule } from "../strategies/selective-compact.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_POLICY_TRIGGER, defaultTarget, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
@@ -28,7 +28,7 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 000's compaction: when the trigger fires, apply the selective rules (drop or keep the newest N
+ * Seed 000's compaction: when the trigger evaluateTrigger, apply the selective rules (drop or keep the newest N
  * of each kind, lowest priority first) until the history is under the target; if the rules cannot
  * get there, summarize the conversation instead (the original, so the summary sees what the rules
  * would have dropped).
@@ -71,12 +71,9 @@ export class SelectiveThenSummary extends CompactionStrategy {
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
-    let trigger = "forced";
-    if (!context.force) {
-      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
-      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
-      trigger = fired;
-    }
+    const size = { tokens: tokens.total, messages: messages.length };
+    const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
+    if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const nested = nestedContext(context);
     const selected = await this.selective.compact(messages, nested);
     if (selected.status === "compacted" && selected.tokensAfter <= this.selective.target) {

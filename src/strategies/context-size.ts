@@ -63,6 +63,26 @@ export function fires(trigger: ContextSize | readonly ContextSize[], size: Histo
   return undefined;
 }
 
+/**
+ * The trigger check of a strategy or policy that triggers by itself: `"forced"` when told to run,
+ * what fired, `"always (no trigger set)"` without a trigger, or `undefined` when it did not fire.
+ */
+export function evaluateTrigger(
+  trigger: ContextSize | readonly ContextSize[] | undefined,
+  size: HistorySize,
+  window: number | undefined,
+  force: boolean | undefined,
+): string | undefined {
+  if (force) return "forced";
+  if (trigger === undefined) return "always (no trigger set)";
+  return fires(trigger, size, window);
+}
+
+/** The reason of a run the trigger did not fire for. */
+export function underTriggerReason(size: HistorySize): string {
+  return `${size.tokens} tokens, ${size.messages} messages: under the trigger`;
+}
+
 /** The token figure of a `fraction` or `tokens` size. A `messages` size has none: `Infinity`. */
 export function tokenLimit(size: ContextSize, window: number | undefined): number {
   if ("tokens" in size) return size.tokens;

@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, fires, needsContextWindow, requireContextWindow, triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, triggerSchema, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
@@ -18,7 +18,7 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
   keepRecent?: number;
   /** The prompt, with a `{history}` placeholder. @default DEFAULT_SUMMARY_PROMPT (seed 000) */
   prompt?: string;
-  /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
+  /** Compact only when this evaluateTrigger, unless run with `force`. @default none: every run summarizes */
   trigger?: ContextSize | ContextSize[];
   /** The model's context window in tokens, for a fraction trigger. */
   contextWindow?: number;
@@ -73,14 +73,9 @@ export class FullSummary extends SummaryStrategy {
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
     const { messages, index, tokens, context } = history;
-    let trigger = "forced";
-    if (!context.force && this.trigger !== undefined) {
-      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
-      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
-      trigger = fired;
-    } else if (!context.force) {
-      trigger = "always (no trigger set)";
-    }
+    const size = { tokens: tokens.total, messages: messages.length };
+    const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
+    if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     // The newest keepRecent non-system messages stay; the cut moves back to a safe point.
     let cut = messages.length;
     for (let kept = 0; cut > 0 && kept < this.keepRecent; ) {

@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, fires, needsContextWindow, requireContextWindow, triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, triggerSchema, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
@@ -70,12 +70,9 @@ export class StateSnapshotSummary extends SummaryStrategy {
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
-    let trigger = "forced";
-    if (!context.force) {
-      const fired = fires(this.trigger, { tokens: tokens.total, messages: messages.length }, this.contextWindow);
-      if (fired === undefined) return { status: "noop", reason: `${tokens.total} tokens, ${messages.length} messages: under the trigger` };
-      trigger = fired;
-    }
+    const size = { tokens: tokens.total, messages: messages.length };
+    const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
+    if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const cut = this.#splitPoint(history);
     if (cut === undefined) return { status: "noop", trigger, reason: "no boundary leaves both an older part to summarize and a newer part to keep" };
     return this.summarizeBefore(history, cut, trigger);
