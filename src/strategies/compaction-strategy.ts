@@ -62,6 +62,20 @@ export interface PreparedHistory {
   readonly index: ToolCallIndex;
   readonly tokens: TokenMeasurement;
   readonly context: CompactionContext;
+  /**
+   * The position of the last message when it is an assistant message whose tool calls have no
+   * results yet (the tools have not run). A strategy keeps it, unchanged, as the last message.
+   */
+  readonly pending: number | undefined;
+}
+
+/**
+ * The position of a trailing assistant message with calls that have no results yet: pending calls
+ * (seed 000: compaction may run between the model's answer and the tool runs), not a broken pairing.
+ */
+function pendingPosition(messages: readonly BaseMessage[], index: ToolCallIndex): number | undefined {
+  const last = messages.length - 1;
+  return last >= 0 && index.problems.some((problem) => problem.kind === "unanswered-call" && problem.index === last) ? last : undefined;
 }
 
 /** A history with its tool-call index and token counts. @internal */
@@ -193,8 +207,9 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     this.#memo = undefined;
     let analysis = await this.#analyse(messages, memo);
     let repair: CompactionResult["repair"];
-    if (analysis.index.problems.length > 0) {
-      const problems = analysis.index.problems;
+    let pending = pendingPosition(messages, analysis.index);
+    const problems = analysis.index.problems.filter((problem) => !(problem.kind === "unanswered-call" && problem.index === pending));
+    if (problems.length > 0) {
       if (this.invalidHistory === "throw") {
         throw new InvalidHistoryError(
           `${this.strategyName}: the history's tool calls and results do not pair up (${problems.length} problem(s); first: ${problems[0]!.message}). ` +
@@ -202,13 +217,22 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
           problems,
         );
       }
-      repair = repairToolPairing(messages);
-      analysis = await this.#analyse(repair.messages, undefined);
+      // The pending calls are not a problem: the repair leaves that message as it is.
+      const settled = pending === undefined ? messages : messages.slice(0, pending);
+      repair = repairToolPairing(settled);
+      const repaired = pending === undefined ? repair.messages : [...repair.messages, messages[pending]!];
+      if (pending !== undefined) pending = repaired.length - 1;
+      analysis = await this.#analyse(repaired, undefined);
     }
     const { messages: input, index, tokens } = analysis;
     const tokensBefore = repair ? (await this.tokenCounter.measure(messages)).total : tokens.total;
-    const outcome = await this.run({ messages: input, index, tokens, context });
+    let outcome = await this.run({ messages: input, index, tokens, context, pending });
     context.signal?.throwIfAborted();
+    const changes = outcome.status !== "noop" && outcome.status !== "failed" && outcome.messages !== undefined;
+    if (pending !== undefined && changes && outcome.messages!.at(-1) !== input[pending]) {
+      // A safety net: the tools are about to answer those calls, so their message must stay last, as it is.
+      outcome = { status: "failed", reason: `${this.strategyName} would have changed or dropped the pending tool calls of the last message; the history is unchanged` };
+    }
     const unchanged = outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined;
     const output = unchanged ? [...input] : outcome.messages!;
     const replaced = unchanged ? [] : (outcome.replaced ?? []);

@@ -61,7 +61,7 @@ export class HardTruncate extends CompactionStrategy {
     this.keepRecent = parsed.keepRecent ?? 10;
   }
 
-  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+  protected async run({ messages, index, tokens, pending }: PreparedHistory): Promise<StrategyOutcome> {
     if (tokens.total <= this.maxTokens) return { status: "noop", reason: `${tokens.total} tokens, within maxTokens ${this.maxTokens}` };
     const count = messages.length;
     const safe = safeCutPoints(messages, index);
@@ -108,7 +108,8 @@ export class HardTruncate extends CompactionStrategy {
 
     // Last resort: shrink the largest kept messages until the history fits: empty the arguments
     // of their tool calls, then cut their text.
-    const candidates = kept.filter((position) => messages[position]!.type !== "system").sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
+    // Never the pending calls' message: the tools are about to run with those arguments.
+    const candidates = kept.filter((position) => messages[position]!.type !== "system" && position !== pending).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
     for (const position of candidates) {
       if (total <= this.maxTokens) break;
       const shrunk = await this.#shrink(messages[position]!, tokens.perMessage[position]!, total - this.maxTokens);

@@ -134,7 +134,7 @@ export class SelectiveCompact extends CompactionStrategy {
     this.#classify = options.classify;
   }
 
-  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+  protected async run({ messages, index, tokens, pending }: PreparedHistory): Promise<StrategyOutcome> {
     if (tokens.total <= this.target) return { status: "noop", reason: `already at ${tokens.total} tokens, within target ${this.target}` };
     const count = messages.length;
     const alive = new Uint8Array(count).fill(1);
@@ -150,7 +150,8 @@ export class SelectiveCompact extends CompactionStrategy {
     for (let position = 0; position < count; position++) {
       const message = messages[position]!;
       const kind = this.#classify?.(message, position) ?? defaultMessageKind(message);
-      if (PROTECTED_KINDS.has(kind) || message.type === "system") continue;
+      // The pending calls' message stays: the tools are about to answer it.
+      if (PROTECTED_KINDS.has(kind) || message.type === "system" || position === pending) continue;
       let list = byKind.get(kind);
       if (!list) byKind.set(kind, (list = []));
       list.push(position);

@@ -85,6 +85,8 @@ export class FullSummary extends SummaryStrategy {
     const safe = safeCutPoints(messages, index);
     while (cut > 0 && safe[cut] !== 1) cut--;
     if (this.targetTokens !== undefined) cut = this.#cutForTarget(history, safe, cut, this.targetTokens);
+    // The pending calls' message is kept whatever keepRecent says: the tools are about to answer it.
+    if (history.pending !== undefined) cut = Math.min(cut, history.pending);
     if (!messages.slice(0, cut).some((message) => message.type !== "system")) {
       return { status: "noop", trigger, reason: `nothing older than the ${this.keepRecent} message(s) to keep` };
     }

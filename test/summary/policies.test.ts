@@ -12,7 +12,7 @@ import {
   validateToolPairing,
   type AutoCompactionOptions,
 } from "../../src/index.js";
-import { assistant, ids, sameObjects, step, system, user } from "../support/builders.js";
+import { ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
@@ -230,10 +230,11 @@ describe("autoCompaction", () => {
     expect(sameObjects(result.messages, input)).toBe(true);
   });
 
-  it("repairs a history whose last call has no result instead of throwing", async () => {
-    const input = [...loop(), assistant("pending", "", [{ id: "open" }])];
+  it("repairs a broken history (an orphan tool result) instead of throwing", async () => {
+    const input = [system("s"), user("u0"), toolResult("orphan", "nobody"), ...loop().slice(1)];
     const result = await autoCompaction(await options(input)).compact(input);
-    expect(result.repair?.problems.map((problem) => problem.kind)).toEqual(["unanswered-call"]);
+    expect(result.repair?.problems.map((problem) => problem.kind)).toEqual(["orphan-result"]);
+    expect(result.status).toBe("summarized");
     expect(validateToolPairing(result.messages)).toEqual([]);
   });
 
