@@ -28,7 +28,7 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 000's compaction: when the trigger evaluateTrigger, apply the selective rules (drop or keep the newest N
+ * Seed 000's compaction: when the trigger fires, apply the selective rules (drop or keep the newest N
  * of each kind, lowest priority first) until the history is under the target; if the rules cannot
  * get there, summarize the conversation instead (the original, so the summary sees what the rules
  * would have dropped).

@@ -18,7 +18,7 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
   keepRecent?: number;
   /** The prompt, with a `{history}` placeholder. @default DEFAULT_SUMMARY_PROMPT (seed 000) */
   prompt?: string;
-  /** Compact only when this evaluateTrigger, unless run with `force`. @default none: every run summarizes */
+  /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
   trigger?: ContextSize | ContextSize[];
   /** The model's context window in tokens, for a fraction trigger. */
   contextWindow?: number;
