@@ -1,11 +1,11 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, withinTarget, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type ContextSize } from "../strategies/context-size.js";
 import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
-import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
+import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { chainResults } from "./chain-results.js";
-import { DEFAULT_POLICY_TRIGGER, defaultTarget, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
+import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface HidingThenSummaryOptions extends TriggeredPolicyOptions {
   /** The hiding step: a `toolResultHiding` strategy or its options. @default toolResultHiding() */
@@ -41,14 +41,10 @@ export class HidingThenSummary extends CompactionStrategy {
     super(parsed);
     this.trigger = parsed.trigger ?? DEFAULT_POLICY_TRIGGER;
     this.target = parsed.target ?? defaultTarget(this.trigger);
-    const summaryModel = parsed.summary && !(parsed.summary instanceof CompactionStrategy) ? parsed.summary.model : undefined;
-    this.contextWindow =
-      needsContextWindow(this.trigger) || needsContextWindow(this.target)
-        ? requireContextWindow("hidingThenSummary", parsed.contextWindow, summaryModel, "the trigger or target is a fraction of the context window")
-        : contextWindowOf(parsed.contextWindow, summaryModel);
-    const shared = { tokenCounter: this.tokenCounter };
-    this.hiding = parsed.hiding instanceof ToolResultHiding ? parsed.hiding : new ToolResultHiding({ ...shared, ...parsed.hiding });
-    this.summary = parsed.summary instanceof CompactionStrategy ? parsed.summary : new FullSummary({ ...shared, ...parsed.summary });
+    const summary = summaryStep(parsed.summary, this.tokenCounter);
+    this.contextWindow = windowForSizes("hidingThenSummary", [this.trigger, this.target], parsed.contextWindow, summary.model, "the trigger or target is a fraction of the context window");
+    this.hiding = parsed.hiding instanceof ToolResultHiding ? parsed.hiding : new ToolResultHiding({ tokenCounter: this.tokenCounter, ...parsed.hiding });
+    this.summary = summary.strategy;
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {

@@ -1,5 +1,8 @@
 import { z } from "zod/v4";
-import { baseOptionsShape, type BaseStrategyOptions } from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, baseOptionsShape, type BaseStrategyOptions } from "../strategies/compaction-strategy.js";
+import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
+import type { SummaryModel } from "../summary/summary-model.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 import { contextSizeSchema, triggerSchema, type ContextSize } from "../strategies/context-size.js";
 
 /** Options every policy that triggers by itself accepts. */
@@ -25,6 +28,16 @@ export const triggeredPolicyShape = {
 
 /** The default trigger of the policies. */
 export const DEFAULT_POLICY_TRIGGER: ContextSize = Object.freeze({ fraction: 0.8 });
+
+/**
+ * A policy's summary step: the strategy given, or a `fullSummary` built from the options given
+ * (sharing the policy's token counter), with the summary model when the policy can see it (for the
+ * context window).
+ */
+export function summaryStep(summary: CompactionStrategy | FullSummaryOptions | undefined, tokenCounter: TokenCounter): { strategy: CompactionStrategy; model: SummaryModel | undefined } {
+  if (summary instanceof CompactionStrategy) return { strategy: summary, model: undefined };
+  return { strategy: new FullSummary({ tokenCounter, ...summary }), model: summary?.model };
+}
 
 /** 0.6 of the first trigger size. */
 export function defaultTarget(trigger: ContextSize | readonly ContextSize[]): ContextSize {

@@ -2,10 +2,10 @@ import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, evaluateTrigger, requireContextWindow, tokenLimit, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, tokenLimit, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import { SelectiveCompact, type MessageClassifier, type SelectiveRule } from "../strategies/selective-compact.js";
-import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
-import { DEFAULT_POLICY_TRIGGER, defaultTarget, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
+import type { FullSummaryOptions } from "../summary/full-summary.js";
+import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface SelectiveThenSummaryOptions extends TriggeredPolicyOptions {
   /** The selective rules. @default DEFAULT_SELECTIVE_RULES (seed 000) */
@@ -54,20 +54,15 @@ export class SelectiveThenSummary extends CompactionStrategy {
     if ("messages" in this.target) {
       throw new InvalidOptionError("selectiveThenSummary", "target", "the selective rules stop at a token count: give { tokens } or { fraction }");
     }
-    const summaryModel = parsed.summary && !(parsed.summary instanceof CompactionStrategy) ? parsed.summary.model : undefined;
-    const window = contextWindowOf(parsed.contextWindow, summaryModel);
-    const needsWindow = "fraction" in this.target || (Array.isArray(this.trigger) ? this.trigger : [this.trigger]).some((size) => "fraction" in size);
-    this.contextWindow = needsWindow
-      ? requireContextWindow("selectiveThenSummary", parsed.contextWindow, summaryModel, "the trigger or target is a fraction of the context window")
-      : window;
-    const shared = { tokenCounter: this.tokenCounter };
+    const summary = summaryStep(parsed.summary, this.tokenCounter);
+    this.contextWindow = windowForSizes("selectiveThenSummary", [this.trigger, this.target], parsed.contextWindow, summary.model, "the trigger or target is a fraction of the context window");
     this.selective = new SelectiveCompact({
-      ...shared,
+      tokenCounter: this.tokenCounter,
       target: tokenLimit(this.target, this.contextWindow),
       ...(parsed.rules ? { rules: parsed.rules } : {}),
       ...(parsed.classify ? { classify: parsed.classify } : {}),
     });
-    this.summary = parsed.summary instanceof CompactionStrategy ? parsed.summary : new FullSummary({ ...shared, ...parsed.summary });
+    this.summary = summary.strategy;
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {

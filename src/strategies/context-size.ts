@@ -132,6 +132,23 @@ export function contextWindowOf(contextWindow: number | undefined, model: unknow
 }
 
 /**
+ * The context window of a strategy whose sizes are these: required (see `requireContextWindow`)
+ * when one of them is a fraction of the window, else whatever `contextWindowOf` knows.
+ * @throws {InvalidOptionError}
+ */
+export function windowForSizes(
+  component: string,
+  sizes: readonly (ContextSize | readonly ContextSize[] | undefined)[],
+  contextWindow: number | undefined,
+  model: unknown,
+  why: string,
+): number | undefined {
+  return sizes.some((size) => needsContextWindow(size))
+    ? requireContextWindow(component, contextWindow, model, why)
+    : contextWindowOf(contextWindow, model);
+}
+
+/**
  * The context window, or an `InvalidOptionError` naming `contextWindow` when it is needed and no
  * source knows it.
  * @throws {InvalidOptionError}

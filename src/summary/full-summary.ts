@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, triggerSchema, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
@@ -65,9 +65,7 @@ export class FullSummary extends SummaryStrategy {
     this.keepRecent = parsed.keepRecent ?? 2;
     this.prompt = parsed.prompt ?? DEFAULT_SUMMARY_PROMPT;
     this.trigger = parsed.trigger;
-    this.contextWindow = needsContextWindow(this.trigger)
-      ? requireContextWindow("fullSummary", parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window")
-      : contextWindowOf(parsed.contextWindow, parsed.model);
+    this.contextWindow = windowForSizes("fullSummary", [this.trigger], parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window");
     this.targetTokens = parsed.targetTokens;
   }
 

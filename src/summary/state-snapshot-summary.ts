@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, evaluateTrigger, needsContextWindow, requireContextWindow, triggerSchema, underTriggerReason, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
@@ -61,9 +61,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
     super(parsed);
     this.preserveFraction = parsed.preserveFraction ?? 0.3;
     this.trigger = parsed.trigger ?? { fraction: 0.5 };
-    this.contextWindow = needsContextWindow(this.trigger)
-      ? requireContextWindow("stateSnapshotSummary", parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window")
-      : contextWindowOf(parsed.contextWindow, parsed.model);
+    this.contextWindow = windowForSizes("stateSnapshotSummary", [this.trigger], parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window");
     this.verify = parsed.verify ?? false;
     this.prompt = parsed.prompt ?? STATE_SNAPSHOT_PROMPT;
   }
