@@ -10,7 +10,7 @@ import type { CompactionStatus } from "./types.js";
  *   id: "5f0c…", at: "2025-01-01T12:00:00.000Z", strategy: "slidingWindow", status: "truncated",
  *   tokensBefore: 9120, tokensAfter: 2210, messagesBefore: 40, messagesAfter: 9,
  *   removedIds: ["h1", "a1", "t1"], replacedIds: [], insertedIds: [], summaryId: null,
- *   archive: "store", durationMs: 3.1,
+ *   archive: "store", durationMs: 3.1, lastMessageId: "a20",
  * }
  */
 export interface CompactionRecord {
@@ -44,6 +44,12 @@ export interface CompactionRecord {
   readonly reason?: string;
   /** Wall-clock duration of the compaction (compactor and archive write). */
   readonly durationMs?: number;
+  /**
+   * Id of the newest message of the history the compaction was given: where the compaction happened
+   * in the thread's timeline (the inspector places its marker after it). `null` for an empty history;
+   * absent in logs written before 0.1.0's inspector.
+   */
+  readonly lastMessageId?: string | null;
 }
 
 /** Where a compaction's originals are archived. */

@@ -85,6 +85,7 @@ const recordSchema = z.object({
   archive: z.enum(["store", "state", "none"]),
   reason: z.string().optional(),
   durationMs: z.number().optional(),
+  lastMessageId: z.string().nullable().optional(),
 }) as unknown as z.ZodType<CompactionRecord>;
 
 const anchorSchema = z.union([

@@ -305,6 +305,7 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     archive: location,
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
+    lastMessageId: lastIdOf(before),
   };
   return {
     changed,
@@ -313,4 +314,10 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     record,
     archive: { compactionId: id, messages: archived, dropped: builder.dropped },
   };
+}
+
+/** Id of the newest message of a history, or null. @internal */
+export function lastIdOf(messages: readonly BaseMessage[]): string | null {
+  const id = messages[messages.length - 1]?.id;
+  return typeof id === "string" ? id : null;
 }

@@ -7,7 +7,7 @@ import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
-import { assignMessageIds, compactionUpdate } from "./compaction-update.js";
+import { assignMessageIds, compactionUpdate, lastIdOf } from "./compaction-update.js";
 
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -62,8 +62,12 @@ export function assertCompactor(component: string, compactor: unknown): asserts 
   }
 }
 
-function failedRecord(compactor: Compactor, messageCount: number, reason: string, durationMs: number): CompactionRecord {
-  return { ...failedCompactionRecord(strategyNameOf(compactor), messageCount, reason, { id: uuidv4(), at: new Date(), durationMs }), archive: "none" };
+function failedRecord(compactor: Compactor, messages: readonly BaseMessage[], reason: string, durationMs: number): CompactionRecord {
+  return {
+    ...failedCompactionRecord(strategyNameOf(compactor), messages.length, reason, { id: uuidv4(), at: new Date(), durationMs }),
+    archive: "none",
+    lastMessageId: lastIdOf(messages),
+  };
 }
 
 /** One compaction step of a graph: shared by the node and the `createAgent` middleware. @internal */
@@ -102,7 +106,7 @@ export async function runGraphCompaction(run: {
   const started = performance.now();
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
-    return { compactionLog: [failedRecord(compactor, messages.length, reason, performance.now() - started)] };
+    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started)] };
   };
 
   let update;

@@ -86,8 +86,8 @@ describe("createCompactionNode in a ReAct graph", () => {
     const record = { id: expect.any(String), at: expect.any(String), tokensBefore: expect.any(Number), tokensAfter: expect.any(Number), durationMs: expect.any(Number) };
     const common = { strategy: "toolResultHiding", status: "compacted", removedIds: [], insertedIds: [], summaryId: null, archive: "state" };
     expect(values.compactionLog).toEqual([
-      { ...record, ...common, messagesBefore: 6, messagesAfter: 6, replacedIds: ["t-c1"] },
-      { ...record, ...common, messagesBefore: 8, messagesAfter: 8, replacedIds: ["t-c2"] },
+      { ...record, ...common, messagesBefore: 6, messagesAfter: 6, replacedIds: ["t-c1"], lastMessageId: "t-c2" },
+      { ...record, ...common, messagesBefore: 8, messagesAfter: 8, replacedIds: ["t-c2"], lastMessageId: "t-c3" },
     ]);
   });
 
@@ -178,7 +178,10 @@ describe("createCompactionNode on bad input", () => {
     expect({ messages: ids(values.messages), prompts: model.calls.length, log: values.compactionLog }).toEqual({
       messages: ["h1", "a1", "t-c1", "final"],
       prompts: 2,
-      log: [1, 3].map((count) => ({
+      log: [
+        [1, "h1"],
+        [3, "t-c1"],
+      ].map(([count, lastMessageId]) => ({
         id: expect.any(String),
         at: expect.any(String),
         strategy: "failing",
@@ -194,6 +197,7 @@ describe("createCompactionNode on bad input", () => {
         archive: "none",
         reason: "Error: summary model down",
         durationMs: expect.any(Number),
+        lastMessageId,
       })),
     });
   });

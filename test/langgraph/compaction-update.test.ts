@@ -99,6 +99,7 @@ describe("compactionUpdate", () => {
       summaryId: null,
       archive: "store",
       durationMs: 2,
+      lastMessageId: "a4",
     });
   });
 
