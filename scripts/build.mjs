@@ -3,7 +3,7 @@
 // declarations are the ESM ones copied beside it: inside dist/cjs (marked "type": "commonjs") they
 // are read as CommonJS declarations, which is what `require` consumers need.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const tsc = join("node_modules", "typescript", "bin", "tsc");
@@ -24,4 +24,7 @@ function copyDeclarations(directory) {
   }
 }
 copyDeclarations("dist/esm");
+// The `langchain-compaction` bin (package.json "bin") is the ESM CLI; tsc keeps its shebang but not an
+// executable mode, which a linked bin in a clone (npm link, npx from the project) needs.
+chmodSync("dist/esm/cli.js", 0o755);
 console.log("built dist/esm and dist/cjs");

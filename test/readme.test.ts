@@ -20,7 +20,12 @@ async function runExample(name: string, code: string): Promise<unknown[][]> {
   const directory = join(root, "node_modules", ".cache", "readme-examples");
   mkdirSync(directory, { recursive: true });
   const file = join(directory, `${name}.ts`);
-  writeFileSync(file, code.replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts"))));
+  writeFileSync(
+    file,
+    code
+      .replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts")))
+      .replaceAll('"langchain-compaction/inspector"', JSON.stringify(join(root, "src", "inspector", "index.ts"))),
+  );
   const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
   await import(pathToFileURL(file).href);
   return log.mock.calls;
@@ -49,6 +54,11 @@ describe("README", () => {
   it("runs the LCEL example and prints what its comments say", async () => {
     const printed = await runExample("lcel", codeUnder("LCEL"));
     expect(printed).toEqual([[["c"]], [[1, 3, 3]], [6], [[2]]]);
+  });
+
+  it("runs the inspector example and prints what its comments say", async () => {
+    const printed = await runExample("inspector", codeUnder("Inspecting a thread"));
+    expect(printed).toEqual([[["message", "message", "hidden", "message", "message"]], [[["toolResultHiding", "compacted", 1]]], ["Thread t1"]]);
   });
 
   it("names the two set-up commands that CI and a fresh clone use", () => {

@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// The `langchain-compaction` command. One subcommand, `inspect`: read a thread from a SQLite or
+// PostgreSQL checkpointer or a JSON export, and write the inspector's HTML page, a text summary or the
+// thread's JSON export. Exit codes: 0 done, 1 failed (the message says why), 2 bad arguments.
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import type { ThreadExport } from "./inspector/inspection.js";
+
+const COMMAND = "langchain-compaction";
+const DEFAULT_HTML_OUT = "compaction-report.html";
+const FORMATS = ["html", "text", "json"] as const;
+type Format = (typeof FORMATS)[number];
+
+const USAGE = `Usage: ${COMMAND} inspect <source> [options]
+
+Inspect the compactions of one agent thread.
+
+Sources (exactly one):
+  --sqlite <file> --thread <id>       a SQLite checkpoint file written by SqliteSaver
+  --postgres <url> --thread <id>      a PostgreSQL database written by PostgresSaver (and PostgresStore)
+      [--schema <name>]               the schema of its tables (default: public)
+  --json <file>                       a thread exported with --format json
+
+Options:
+  --format html|text|json   html: one self-contained page (default); text: a summary for the terminal;
+                            json: the thread's export, to inspect later with --json
+  --out <file>              where to write (default: ${DEFAULT_HTML_OUT} for html, stdout otherwise)
+  --title <text>            the HTML page's title
+  -h, --help                show this help
+
+Examples:
+  ${COMMAND} inspect --sqlite checkpoints.db --thread t1 --out report.html
+  ${COMMAND} inspect --postgres postgresql://localhost/app --thread t1 --format json --out t1.json
+  ${COMMAND} inspect --json t1.json --format text
+`;
+
+/** Bad arguments: exit code 2 and one line. */
+class UsageError extends Error {}
+
+interface InspectCommand {
+  readonly source: { kind: "sqlite" | "postgres" | "json"; location: string };
+  readonly threadId: string | undefined;
+  readonly schema: string | undefined;
+  readonly format: Format;
+  readonly out: string | undefined;
+  readonly title: string | undefined;
+}
+
+/** parseArgs' messages are long and end in advice about `--`; the first sentence is the problem. */
+function usageProblem(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${/'([^']+)'/.exec(message)?.[1] ?? message}`;
+  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
+}
+
+/** The command line after the command's name, or null for `--help`. */
+function parseCommand(args: readonly string[]): InspectCommand | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        sqlite: { type: "string" },
+        postgres: { type: "string" },
+        json: { type: "string" },
+        thread: { type: "string" },
+        schema: { type: "string" },
+        format: { type: "string" },
+        out: { type: "string" },
+        title: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(usageProblem(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return null;
+  const [subcommand, ...extra] = positionals;
+  if (subcommand === undefined) throw new UsageError("missing subcommand (the only one is `inspect`)");
+  if (subcommand !== "inspect") throw new UsageError(`unknown subcommand \`${subcommand}\` (the only one is \`inspect\`)`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument \`${extra[0]}\``);
+  const sources = (["sqlite", "postgres", "json"] as const).filter((kind) => values[kind] !== undefined);
+  if (sources.length === 0) throw new UsageError("give a source: --sqlite <file>, --postgres <url> or --json <file>");
+  if (sources.length > 1) throw new UsageError(`give one source, not ${sources.map((kind) => `--${kind}`).join(" and ")}`);
+  const kind = sources[0]!;
+  const location = values[kind]!;
+  if (location === "") throw new UsageError(`--${kind} needs a value`);
+  if (kind === "json" && values.thread !== undefined) throw new UsageError("--thread goes with --sqlite or --postgres; a JSON export holds one thread");
+  if (kind !== "json" && (values.thread === undefined || values.thread === "")) throw new UsageError(`--${kind} needs --thread <id>`);
+  if (kind !== "postgres" && values.schema !== undefined) throw new UsageError("--schema goes with --postgres");
+  const format = values.format ?? "html";
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be html, text or json, not \`${format}\``);
+  if (values.out === "") throw new UsageError("--out needs a file name");
+  return {
+    source: { kind, location },
+    threadId: values.thread,
+    schema: values.schema,
+    format: format as Format,
+    out: values.out,
+    title: values.title,
+  };
+}
+
+/** The inspector, loaded once the arguments are known to be good: `--help` and usage errors answer at once. */
+const inspector = () => import("./inspector/index.js");
+
+async function loadThread(command: InspectCommand): Promise<ThreadExport> {
+  const { loadThreadFromJson, loadThreadFromPostgres, loadThreadFromSqlite } = await inspector();
+  const { kind, location } = command.source;
+  if (kind === "json") return loadThreadFromJson(location);
+  if (kind === "sqlite") return loadThreadFromSqlite(location, command.threadId!);
+  return loadThreadFromPostgres(location, command.threadId!, command.schema === undefined ? {} : { schema: command.schema });
+}
+
+async function inspect(command: InspectCommand): Promise<void> {
+  const thread = await loadThread(command);
+  const { buildInspection, renderInspectionHtml, renderInspectionText } = await inspector();
+  if (command.format === "json") return output(command.out, `${JSON.stringify(thread, null, 2)}\n`);
+  const inspection = await buildInspection(thread);
+  if (command.format === "text") return output(command.out, renderInspectionText(inspection));
+  const out = command.out ?? DEFAULT_HTML_OUT;
+  await writeFile(out, renderInspectionHtml(inspection, command.title === undefined ? {} : { title: command.title }));
+  const { totals } = inspection;
+  process.stdout.write(`wrote ${out}: ${totals.originalMessages} messages, ${totals.compactions} compactions, ${inspection.warnings.length} warnings\n`);
+}
+
+async function output(path: string | undefined, text: string): Promise<void> {
+  if (path === undefined) process.stdout.write(text);
+  else await writeFile(path, text);
+}
+
+/** An error's message, also for errors without one (a refused connection is an AggregateError with none). */
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(describe))].join("; ");
+  if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
+  return String(error);
+}
+
+/** Run the command; resolves to its exit code. */
+async function main(args: readonly string[]): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${COMMAND}: ${error.message} (see ${COMMAND} inspect --help)\n`);
+    return 2;
+  }
+  if (command === null) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    await inspect(command);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${COMMAND}: ${describe(error)}\n`);
+    // A stack only on request: the failures people meet (a missing file, a refused connection) are not bugs.
+    if (process.env["LANGCHAIN_COMPACTION_DEBUG"] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${COMMAND}: ${describe(error)}\n`);
+    process.exitCode = 1;
+  },
+);

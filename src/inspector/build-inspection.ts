@@ -1,0 +1,467 @@
+import { AIMessage, ToolMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { InvalidHistoryError } from "../errors.js";
+import { messageText } from "../messages/message-text.js";
+import { parseOptions } from "../options.js";
+import { createTokenCounter, tokenCounterSchema, type TokenCounter } from "../tokens/token-counter.js";
+import { COMPACTION_STATUSES, compactionMarkerOf } from "../types.js";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import {
+  THREAD_EXPORT_FORMAT,
+  type ChartPoint,
+  type CompactionView,
+  type Inspection,
+  type InspectionTotals,
+  type MessageView,
+  type ThreadExport,
+  type TimelineNode,
+} from "./inspection.js";
+
+/** Options of {@link buildInspection}. */
+export interface BuildInspectionOptions {
+  /** Counts each message's tokens. @default createTokenCounter() (exact, o200k_base) */
+  tokenCounter?: TokenCounter;
+  /** The inspection's `generatedAt`. @default new Date() */
+  now?: Date;
+}
+
+const optionsSchema = z
+  .object({
+    tokenCounter: tokenCounterSchema.optional(),
+    now: z.date().optional(),
+  })
+  .strict();
+
+// The shapes of compaction-state.ts's channel schemas, repeated here for the plain-JSON export (the
+// channel schemas are not exported; the export must be checked as strictly as the channels).
+const recordSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  strategy: z.string(),
+  status: z.enum(COMPACTION_STATUSES),
+  tokensBefore: z.number().nullable(),
+  tokensAfter: z.number().nullable(),
+  messagesBefore: z.number(),
+  messagesAfter: z.number(),
+  removedIds: z.array(z.string()),
+  replacedIds: z.array(z.string()),
+  insertedIds: z.array(z.string()),
+  summaryId: z.string().nullable(),
+  archive: z.enum(["store", "state", "none"]),
+  reason: z.string().optional(),
+  durationMs: z.number().optional(),
+  lastMessageId: z.string().nullable().optional(),
+});
+
+const storedMessageSchema = z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) });
+
+const archiveSchema = z.object({
+  compactionId: z.string(),
+  messages: z.array(
+    z.object({
+      position: z.number(),
+      anchor: z.union([z.object({ kind: z.enum(["replaced-by", "before", "after"]), id: z.string() }), z.object({ kind: z.literal("start") })]),
+      message: storedMessageSchema,
+    }),
+  ),
+  dropped: z.array(z.string()),
+});
+
+const threadExportSchema = z.object({
+  format: z.literal(THREAD_EXPORT_FORMAT),
+  threadId: z.string(),
+  messages: z.array(storedMessageSchema),
+  compactionLog: z.array(recordSchema),
+  archives: z.array(archiveSchema),
+});
+
+/**
+ * Check that `value` is a {@link ThreadExport} (e.g. a parsed `--json` file) and return it typed.
+ *
+ * @param source who is asking, for the error message (a file name, a function name).
+ * @example
+ * const thread = parseThreadExport(JSON.parse(await readFile("thread.json", "utf8")), "thread.json");
+ * @throws {InvalidHistoryError} naming the first problem: not an object, another `format`, or the
+ *   path of the first field that does not fit (e.g. `compactionLog.2.status`).
+ */
+export function parseThreadExport(value: unknown, source = "buildInspection"): ThreadExport {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidHistoryError(`${source}: not a thread export (expected a JSON object with "format": "${THREAD_EXPORT_FORMAT}", got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value})`);
+  }
+  const format = (value as { format?: unknown }).format;
+  if (format !== THREAD_EXPORT_FORMAT) {
+    throw new InvalidHistoryError(
+      `${source}: not a thread export: "format" is ${format === undefined ? "missing" : JSON.stringify(format)}, expected "${THREAD_EXPORT_FORMAT}"`,
+    );
+  }
+  const parsed = threadExportSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidHistoryError(`${source}: invalid thread export: \`${issue.path.map(String).join(".") || "(root)"}\`: ${issue.message}`);
+  }
+  // The parsed copy drops unknown keys; the input is returned so messages keep every field.
+  return value as ThreadExport;
+}
+
+/** Stored messages to messages, naming the one that cannot be read. */
+function toMessages(stored: readonly StoredMessage[], where: string): BaseMessage[] {
+  return stored.map((message, position) => {
+    try {
+      return mapStoredMessagesToChatMessages([message])[0]!;
+    } catch (error) {
+      throw new InvalidHistoryError(`buildInspection: \`${where}.${position}\` is not a message: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+}
+
+/** What one compaction attached to one message id (as in restoreHistory). */
+interface Anchor {
+  readonly sequence: number;
+  readonly before: BaseMessage[];
+  replacedBy: BaseMessage[] | undefined;
+  readonly after: BaseMessage[];
+  /** Whether the timeline reached it (an anchor nobody reaches holds originals shown at the end). */
+  visited: boolean;
+}
+
+// Mutable twins of the TimelineNode variants, filled while the timeline is built.
+interface MessageNode {
+  kind: "message";
+  message: MessageView;
+}
+interface SummaryNode {
+  kind: "summary";
+  compactionId: string;
+  message: MessageView;
+  originals: BuildNode[];
+}
+interface HiddenNode {
+  kind: "hidden";
+  compactionId: string;
+  message: MessageView;
+  original: BuildNode | undefined;
+}
+interface RemovedNode {
+  kind: "removed";
+  compactionId: string;
+  originals: BuildNode[];
+}
+type BuildNode = MessageNode | SummaryNode | HiddenNode | RemovedNode;
+
+/** Work of the timeline builder (an explicit stack: nesting is as deep as the thread is long). */
+type Work =
+  /** Show `message` as the history had it before compaction `bound`; its own node goes to `place`, removed neighbours to `into`. */
+  | { readonly kind: "expand"; readonly message: BaseMessage; readonly bound: number; readonly into: BuildNode[]; readonly place: (node: BuildNode) => void }
+  /** The message `anchor`'s compaction produced, standing for `anchor.replacedBy`. */
+  | { readonly kind: "replacement"; readonly message: BaseMessage; readonly anchor: Anchor; readonly into: BuildNode[]; readonly place: (node: BuildNode) => void }
+  /** Originals removed by compaction `sequence` without a replacement. */
+  | { readonly kind: "removed"; readonly messages: readonly BaseMessage[]; readonly sequence: number; readonly into: BuildNode[] }
+  /** The originals of the summary with this id are all placed: a compaction that saw it last ran here. */
+  | { readonly kind: "summary-end"; readonly id: string };
+
+/**
+ * Everything the inspector shows about one thread: the timeline (the current context with every
+ * original that left it, nested under the summary, hidden copy or removal that took it out), one
+ * view per compaction, the context-size chart and the totals.
+ *
+ * The timeline is the expansion `restoreHistory` makes, kept as a tree: its `message` leaves, in
+ * order, are the restored history. An archive the log names but the thread lacks (a store-archived
+ * thread exported without its store, say) is not an error: that compaction's originals are missing
+ * from the tree, what it inserted is shown as a summary without originals, and a warning says so.
+ * Counts each message once and indexes once: linear in the thread and its archive.
+ *
+ * @example
+ * const thread = await loadThreadFromSqlite("checkpoints.db", "thread-1");
+ * const inspection = await buildInspection(thread);
+ * console.log(renderInspectionText(inspection));
+ * @throws {InvalidHistoryError} when `thread` is not a {@link ThreadExport} (the message names the
+ *   first problem) or holds a message that cannot be read.
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export async function buildInspection(thread: ThreadExport, options: BuildInspectionOptions = {}): Promise<Inspection> {
+  const parsedOptions = parseOptions("buildInspection", optionsSchema, options);
+  parseThreadExport(thread);
+  const counter = parsedOptions.tokenCounter ?? createTokenCounter();
+  const now = parsedOptions.now ?? new Date();
+  const log = thread.compactionLog;
+  const warnings: string[] = [];
+  const current = toMessages(thread.messages, "messages");
+
+  // Archives by compaction, converted once.
+  const sequenceOf = new Map(log.map((record, sequence) => [record.id, sequence] as const));
+  const archiveOf = new Map<string, { archive: ArchivedCompaction; originals: BaseMessage[] }>();
+  thread.archives.forEach((archive, position) => {
+    if (!sequenceOf.has(archive.compactionId)) {
+      warnings.push(`archive entry ${archive.compactionId} matches no compaction in the log; its ${archive.messages.length} messages are not shown`);
+      return;
+    }
+    archiveOf.set(archive.compactionId, { archive, originals: toMessages(archive.messages.map((entry) => entry.message), `archives.${position}.messages`) });
+  });
+
+  // Token counts: every message object once.
+  const tokensOf = new Map<BaseMessage, number>();
+  const count = async (messages: readonly BaseMessage[]) => {
+    for (const message of messages) tokensOf.set(message, await counter.countMessage(message));
+  };
+  await count(current);
+  for (const { originals } of archiveOf.values()) await count(originals);
+
+  // Anchors, as restoreHistory reads them.
+  const anchorsById = new Map<string, Anchor[]>();
+  const allAnchors: Anchor[] = [];
+  const starts: { sequence: number; messages: BaseMessage[] }[] = [];
+  const anchorFor = (id: string, sequence: number): Anchor => {
+    let anchors = anchorsById.get(id);
+    if (!anchors) anchorsById.set(id, (anchors = []));
+    let anchor = anchors[anchors.length - 1];
+    // Compactions are read in log order, so each id's anchors stay sorted by sequence.
+    if (anchor?.sequence !== sequence) {
+      anchors.push((anchor = { sequence, before: [], replacedBy: undefined, after: [], visited: false }));
+      allAnchors.push(anchor);
+    }
+    return anchor;
+  };
+  let archivedMessages = 0;
+  log.forEach((record, sequence) => {
+    const found = archiveOf.get(record.id);
+    if (!found) {
+      if (record.archive !== "none") {
+        const lost = record.removedIds.length + record.replacedIds.length;
+        warnings.push(
+          record.archive === "store"
+            ? `compaction #${sequence + 1} (${record.id}, ${record.strategy}) archived its originals in the store, and the thread has no entry for it (was it exported without its store?): its ${lost} originals are not shown`
+            : `the archive of compaction #${sequence + 1} (${record.id}, ${record.strategy}) is missing from the state: its ${lost} originals are not shown`,
+        );
+      }
+      // What it inserted is still shown for what it is: a compaction's output standing for nothing we have.
+      for (const id of new Set([...record.insertedIds, ...(record.summaryId === null ? [] : [record.summaryId])])) anchorFor(id, sequence).replacedBy ??= [];
+      return;
+    }
+    const { archive, originals } = found;
+    archivedMessages += archive.messages.length;
+    let start: BaseMessage[] | undefined;
+    archive.messages.forEach((entry, position) => {
+      const original = originals[position]!;
+      const anchor = entry.anchor;
+      if (anchor.kind === "start") {
+        if (!start) starts.push({ sequence, messages: (start = []) });
+        start.push(original);
+      } else if (anchor.kind === "replaced-by") (anchorFor(anchor.id, sequence).replacedBy ??= []).push(original);
+      else anchorFor(anchor.id, sequence)[anchor.kind].push(original);
+    });
+    for (const id of archive.dropped) anchorFor(id, sequence).replacedBy ??= [];
+  });
+
+  /** Index of the last anchor of `anchors` made before compaction `bound`, or -1. */
+  const lastBefore = (anchors: readonly Anchor[], bound: number): number => {
+    let low = 0;
+    let high = anchors.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (anchors[middle]!.sequence < bound) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
+  };
+
+  const views = new Map<BaseMessage, MessageView>();
+  const viewOf = (message: BaseMessage): MessageView => {
+    let view = views.get(message);
+    if (!view) views.set(message, (view = messageView(message, tokensOf.get(message) ?? 0)));
+    return view;
+  };
+
+  // The restored history (the leaves, in order) and, per id, the steps at which a compaction that
+  // saw that id last can have run: a leaf's own step, and the last step under a summary with that id.
+  const restored: BaseMessage[] = [];
+  const stepsOfId = new Map<string, number[]>();
+  const noteStep = (id: string | undefined, step: number) => {
+    if (typeof id !== "string") return;
+    const steps = stepsOfId.get(id);
+    if (steps) steps.push(step);
+    else stepsOfId.set(id, [step]);
+  };
+  const summaryText = new Map<string, string>();
+  let hiddenResults = 0;
+
+  const timeline: BuildNode[] = [];
+  const pending: Work[] = [];
+  const expandInto = (messages: readonly BaseMessage[], bound: number, into: BuildNode[]) => {
+    const place = (node: BuildNode) => into.push(node);
+    for (let position = messages.length - 1; position >= 0; position--) pending.push({ kind: "expand", message: messages[position]!, bound, into, place });
+  };
+  expandInto(current, Number.POSITIVE_INFINITY, timeline);
+  // A compaction that kept nothing put its originals before everything that came after it.
+  for (let position = starts.length - 1; position >= 0; position--) {
+    pending.push({ kind: "removed", messages: starts[position]!.messages, sequence: starts[position]!.sequence, into: timeline });
+  }
+  const drain = () => {
+    while (pending.length > 0) {
+      const work = pending.pop()!;
+      if (work.kind === "summary-end") {
+        noteStep(work.id, restored.length - 1);
+      } else if (work.kind === "removed") {
+        const node: RemovedNode = { kind: "removed", compactionId: log[work.sequence]!.id, originals: [] };
+        work.into.push(node);
+        expandInto(work.messages, work.sequence, node.originals);
+      } else if (work.kind === "replacement") {
+        const { message, anchor, into, place } = work;
+        const originals = anchor.replacedBy!;
+        const compactionId = log[anchor.sequence]!.id;
+        const marker = compactionMarkerOf(message);
+        if (originals.length === 1 && !marker?.summary) {
+          // A rewritten copy: what surrounded the original goes beside it, so the leaves stay in order.
+          const hidden: HiddenNode = { kind: "hidden", compactionId, message: viewOf(message), original: undefined };
+          if (marker?.hidden) hiddenResults++;
+          pending.push({
+            kind: "expand",
+            message: originals[0]!,
+            bound: anchor.sequence,
+            into,
+            place: (node) => {
+              hidden.original = node;
+              place(hidden);
+            },
+          });
+        } else {
+          const summary: SummaryNode = { kind: "summary", compactionId, message: viewOf(message), originals: [] };
+          if (marker?.summary && !summaryText.has(compactionId)) summaryText.set(compactionId, messageText(message));
+          place(summary);
+          if (typeof message.id === "string") pending.push({ kind: "summary-end", id: message.id });
+          expandInto(originals, anchor.sequence, summary.originals);
+        }
+      } else {
+        const { message, bound, into, place } = work;
+        const anchors = typeof message.id === "string" ? anchorsById.get(message.id) : undefined;
+        const at = anchors ? lastBefore(anchors, bound) : -1;
+        if (at < 0) {
+          noteStep(message.id, restored.length);
+          restored.push(message);
+          place({ kind: "message", message: viewOf(message) });
+          continue;
+        }
+        const anchor = anchors![at]!;
+        anchor.visited = true;
+        // Pushed last-first, so they run as: what was removed before, the message, what was removed after.
+        if (anchor.after.length > 0) pending.push({ kind: "removed", messages: anchor.after, sequence: anchor.sequence, into });
+        if (anchor.replacedBy) pending.push({ kind: "replacement", message, anchor, into, place });
+        else pending.push({ kind: "expand", message, bound: anchor.sequence, into, place });
+        if (anchor.before.length > 0) pending.push({ kind: "removed", messages: anchor.before, sequence: anchor.sequence, into });
+      }
+    }
+  };
+  drain();
+  // Originals anchored to a message the thread no longer has (removed outside compaction): shown at the end.
+  for (const anchor of allAnchors) {
+    if (anchor.visited) continue;
+    const orphans = [...anchor.before, ...(anchor.replacedBy ?? []), ...anchor.after];
+    if (orphans.length === 0) continue;
+    const record = log[anchor.sequence]!;
+    warnings.push(
+      `${orphans.length} originals of compaction #${anchor.sequence + 1} (${record.id}) belong next to a message the thread no longer has; they are shown at the end`,
+    );
+    pending.push({ kind: "removed", messages: orphans, sequence: anchor.sequence, into: timeline });
+    drain();
+  }
+
+  const chart = chartOf(restored, tokensOf, log, stepsOfId);
+  const compactions: CompactionView[] = log.map((record, sequence) => ({
+    number: sequence + 1,
+    record,
+    summary: summaryText.get(record.id) ?? null,
+    archivedMessages: archiveOf.get(record.id)?.archive.messages.length ?? 0,
+    step: chart.steps[sequence]!,
+  }));
+  const sumTokens = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + (tokensOf.get(message) ?? 0), 0);
+  const totals: InspectionTotals = {
+    originalMessages: restored.length,
+    originalTokens: sumTokens(restored),
+    contextMessages: current.length,
+    contextTokens: sumTokens(current),
+    compactions: log.length,
+    failedCompactions: log.filter((record) => record.status === "failed").length,
+    summaries: log.filter((record) => record.summaryId !== null).length,
+    hiddenResults,
+    archivedMessages,
+    tokensSaved: log.reduce((sum, record) => sum + (changedContext(record) ? record.tokensBefore! - record.tokensAfter! : 0), 0),
+    compactionMs: log.reduce((sum, record) => sum + (record.durationMs ?? 0), 0),
+  };
+  return {
+    threadId: thread.threadId,
+    generatedAt: now.toISOString(),
+    totals,
+    timeline: timeline as TimelineNode[],
+    compactions,
+    chart: chart.points,
+    warnings,
+  };
+}
+
+/** A compaction that ran and reported its figures: the context became `tokensAfter`. */
+function changedContext(record: CompactionRecord): boolean {
+  return record.status !== "failed" && record.tokensBefore !== null && record.tokensAfter !== null;
+}
+
+/**
+ * One point per restored message: the context grows by each message and, where a compaction ran
+ * (after the message with its `lastMessageId`, else where the simulated message count reaches its
+ * `messagesBefore`), becomes its `tokensAfter`. Compactions are placed in log order, never earlier
+ * than the one before. Returns each compaction's step (null when it cannot be placed).
+ */
+function chartOf(
+  restored: readonly BaseMessage[],
+  tokensOf: ReadonlyMap<BaseMessage, number>,
+  log: readonly CompactionRecord[],
+  stepsOfId: ReadonlyMap<string, readonly number[]>,
+): { points: ChartPoint[]; steps: (number | null)[] } {
+  const points: ChartPoint[] = [];
+  const steps: (number | null)[] = log.map(() => null);
+  let next = 0;
+  let tokens = 0;
+  let messages = 0;
+  for (let step = 0; step < restored.length; step++) {
+    tokens += tokensOf.get(restored[step]!) ?? 0;
+    messages++;
+    points.push({ step, tokens });
+    while (next < log.length) {
+      const record = log[next]!;
+      const last = record.lastMessageId;
+      if (last === null) {
+        // It saw an empty history: there is no message to place it after.
+        next++;
+        continue;
+      }
+      if (last === undefined) {
+        // A record from before `lastMessageId`: it ran when the context held `messagesBefore` messages.
+        if (messages < record.messagesBefore) break;
+      } else {
+        const candidates = stepsOfId.get(last) ?? [];
+        if (!candidates.some((candidate) => candidate >= step)) {
+          next++;
+          continue;
+        }
+        if (!candidates.includes(step)) break;
+      }
+      steps[next] = step;
+      if (changedContext(record)) tokens = record.tokensAfter!;
+      messages = record.messagesAfter;
+      next++;
+    }
+  }
+  return { points, steps };
+}
+
+/** How the page shows a message. */
+function messageView(message: BaseMessage, tokens: number): MessageView {
+  const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
+  const tool = ToolMessage.isInstance(message) ? message : undefined;
+  return {
+    id: typeof message.id === "string" ? message.id : null,
+    type: message.type,
+    text: messageText(message),
+    toolCalls: calls.map((call) => ({ id: call.id ?? "", name: call.name, args: JSON.stringify(call.args ?? {}) })),
+    toolCallId: tool ? tool.tool_call_id : null,
+    toolName: tool ? (tool.name ?? null) : null,
+    tokens,
+  };
+}

@@ -1,0 +1,26 @@
+// The compaction inspector: read a thread (checkpointer, store, JSON export), build its Inspection,
+// render it as one self-contained HTML page or as text. Builds on the LangGraph integration; nothing
+// below imports it.
+export {
+  THREAD_EXPORT_FORMAT,
+  type ChartPoint,
+  type CompactionView,
+  type Inspection,
+  type InspectionTotals,
+  type MessageView,
+  type ThreadExport,
+  type TimelineNode,
+} from "./inspection.js";
+export { buildInspection, parseThreadExport, type BuildInspectionOptions } from "./build-inspection.js";
+export {
+  exportThread,
+  exportThreadState,
+  loadThreadFromJson,
+  loadThreadFromPostgres,
+  loadThreadFromSqlite,
+  type PostgresThreadOptions,
+  type ThreadState,
+  type ThreadStoreOptions,
+} from "./thread-sources.js";
+export { renderInspectionText } from "./render-text.js";
+export { renderInspectionHtml, type RenderHtmlOptions } from "./render-html.js";

@@ -1,0 +1,117 @@
+import type { StoredMessage } from "@langchain/core/messages";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+
+/**
+ * One graph thread as the inspector reads it: the checkpointed state's `messages`, `compactionLog`
+ * and `compactionArchive`, plus the store-archived entries of that thread. Also the format of a
+ * thread's JSON export (`inspect --json <file>`): plain JSON, messages as
+ * `mapChatMessagesToStoredMessages` writes them.
+ *
+ * @example
+ * {
+ *   "format": "langchain-compaction/thread@1",
+ *   "threadId": "t1",
+ *   "messages": [{ "type": "human", "data": { "content": "Fix the bug", "id": "h1", ... } }],
+ *   "compactionLog": [],
+ *   "archives": []
+ * }
+ */
+export interface ThreadExport {
+  readonly format: typeof THREAD_EXPORT_FORMAT;
+  readonly threadId: string;
+  /** The thread's current (compacted) messages, oldest first. */
+  readonly messages: readonly StoredMessage[];
+  /** The thread's `compactionLog`, oldest first (empty for a thread that was never compacted). */
+  readonly compactionLog: readonly CompactionRecord[];
+  /** Every archive entry of the thread, from the state channel and from the store alike. */
+  readonly archives: readonly ArchivedCompaction[];
+}
+
+/** The `format` tag of a {@link ThreadExport}. */
+export const THREAD_EXPORT_FORMAT = "langchain-compaction/thread@1" as const;
+
+/** A message as the inspector shows it. */
+export interface MessageView {
+  /** The message id (`null` when it has none). */
+  readonly id: string | null;
+  /** `human`, `ai`, `tool`, `system` or another message type. */
+  readonly type: string;
+  /** Its text (text parts of a content array joined; other parts described in brackets). */
+  readonly text: string;
+  /** Tool calls of an AI message: name, id and arguments as JSON. */
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly args: string }[];
+  /** The call a tool message answers. */
+  readonly toolCallId: string | null;
+  /** The tool's name, for a tool message. */
+  readonly toolName: string | null;
+  /** Its token count (the inspector's counter). */
+  readonly tokens: number;
+}
+
+/**
+ * One node of the timeline: the current context in order, with everything that left it shown in
+ * place and collapsed. Nested: a summary's originals can hold an earlier summary with its own.
+ */
+export type TimelineNode =
+  /** A message in the current context, never touched by a compaction. */
+  | { readonly kind: "message"; readonly message: MessageView }
+  /** A summary a compaction inserted, standing for `originals` (collapsed, expandable). */
+  | { readonly kind: "summary"; readonly compactionId: string; readonly message: MessageView; readonly originals: readonly TimelineNode[] }
+  /** A message rewritten in place (a hidden tool result): what the model sees, and the original. */
+  | { readonly kind: "hidden"; readonly compactionId: string; readonly message: MessageView; readonly original: TimelineNode }
+  /** Messages a compaction removed without a replacement (truncation, dropped kinds), collapsed. */
+  | { readonly kind: "removed"; readonly compactionId: string; readonly originals: readonly TimelineNode[] };
+
+/** One compaction point. */
+export interface CompactionView {
+  /** 1-based number in the log, as the page labels it (`#3`). */
+  readonly number: number;
+  readonly record: CompactionRecord;
+  /** The summary text it inserted, if any. */
+  readonly summary: string | null;
+  /** How many originals it archived. */
+  readonly archivedMessages: number;
+  /** Index in {@link Inspection.chart} of the step at which it ran, or null when it cannot be placed. */
+  readonly step: number | null;
+}
+
+/** One point of the context-size chart: after each original message entered the history. */
+export interface ChartPoint {
+  /** 0-based step: the index of the message in the thread's restored (original) history. */
+  readonly step: number;
+  /** Tokens in the context after that message entered (after any compaction that ran before it). */
+  readonly tokens: number;
+}
+
+/** Totals for the page's header. */
+export interface InspectionTotals {
+  /** Messages in the thread's original history (restored). */
+  readonly originalMessages: number;
+  readonly originalTokens: number;
+  /** Messages and tokens in the current context. */
+  readonly contextMessages: number;
+  readonly contextTokens: number;
+  /** Compactions in the log, and how many failed. */
+  readonly compactions: number;
+  readonly failedCompactions: number;
+  readonly summaries: number;
+  readonly hiddenResults: number;
+  readonly archivedMessages: number;
+  /** Sum over compactions of tokensBefore − tokensAfter. */
+  readonly tokensSaved: number;
+  /** Total time spent compacting, ms. */
+  readonly compactionMs: number;
+}
+
+/** Everything the inspector page (and the text summary) shows about one thread. */
+export interface Inspection {
+  readonly threadId: string;
+  /** ISO time the inspection was made. */
+  readonly generatedAt: string;
+  readonly totals: InspectionTotals;
+  readonly timeline: readonly TimelineNode[];
+  readonly compactions: readonly CompactionView[];
+  readonly chart: readonly ChartPoint[];
+  /** Problems found reading the thread (e.g. an archive the log names is missing); the page lists them. */
+  readonly warnings: readonly string[];
+}

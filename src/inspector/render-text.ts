@@ -1,0 +1,68 @@
+import { SUMMARY_MESSAGE_PREFIX } from "../summary/prompts.js";
+import type { CompactionView, Inspection } from "./inspection.js";
+
+/** Longest summary or reason shown on a compaction's line, in characters. */
+const EXCERPT_LENGTH = 80;
+
+const number = (value: number): string => value.toLocaleString("en-US");
+const tokens = (value: number | null): string => (value === null ? "?" : number(value));
+
+/** The first line of a text, cut to {@link EXCERPT_LENGTH} characters. */
+function excerpt(text: string): string {
+  const line = text.trim().split("\n", 1)[0]!.trim();
+  return line.length > EXCERPT_LENGTH ? `${line.slice(0, EXCERPT_LENGTH - 1)}…` : line;
+}
+
+/**
+ * The first line of a summary that says something: the package's preamble and lines that are only
+ * tags (`<state_snapshot>`, `<overall_goal>`) are skipped, and tags around the text are dropped.
+ */
+function summaryExcerpt(text: string): string {
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/<\/?[A-Za-z_][\w-]*>/gu, " ").replace(/\s+/gu, " ").trim();
+    if (line === "" || line === SUMMARY_MESSAGE_PREFIX) continue;
+    return excerpt(line);
+  }
+  return excerpt(text);
+}
+
+function compactionLine(view: CompactionView): string {
+  const { record } = view;
+  const note = view.summary !== null ? summaryExcerpt(view.summary) : record.status === "failed" && record.reason !== undefined ? excerpt(record.reason) : "";
+  return [
+    `#${view.number}`,
+    record.at,
+    record.strategy,
+    record.status,
+    `tokens ${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)}`,
+    `messages ${number(record.messagesBefore)} → ${number(record.messagesAfter)}`,
+    ...(note === "" ? [] : [`| ${note}`]),
+  ].join("  ");
+}
+
+/**
+ * A plain-text summary of an {@link Inspection} for a terminal (`inspect --format text`): the
+ * totals, one line per compaction (number, time, strategy, status, tokens and messages before → after,
+ * and the first line of its summary, or of its reason when it failed) and the warnings.
+ *
+ * @example
+ * console.log(renderInspectionText(await buildInspection(thread)));
+ * // Thread t1
+ * // History: 120 messages, 45,210 tokens; context now: 31 messages, 8,120 tokens
+ * // Compactions: 5 (1 failed), 2 summaries, 9 hidden tool results, 80 messages archived, 37,090 tokens saved in 12.3 ms
+ * // #1  2025-01-01T12:00:00.000Z  toolResultHiding  compacted  tokens 9,120 → 2,210  messages 40 → 40
+ * // …
+ */
+export function renderInspectionText(inspection: Inspection): string {
+  const { totals } = inspection;
+  const lines = [
+    `Thread ${inspection.threadId}`,
+    `History: ${number(totals.originalMessages)} messages, ${number(totals.originalTokens)} tokens; context now: ${number(totals.contextMessages)} messages, ${number(totals.contextTokens)} tokens`,
+    `Compactions: ${number(totals.compactions)} (${number(totals.failedCompactions)} failed), ${number(totals.summaries)} summaries, ` +
+      `${number(totals.hiddenResults)} hidden tool results, ${number(totals.archivedMessages)} messages archived, ` +
+      `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,
+    ...inspection.compactions.map(compactionLine),
+  ];
+  if (inspection.warnings.length > 0) lines.push("Warnings:", ...inspection.warnings.map((warning) => `- ${warning}`));
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,230 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { BaseMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { CompactionError, InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
+import { parseThreadExport } from "./build-inspection.js";
+import { THREAD_EXPORT_FORMAT, type ThreadExport } from "./inspection.js";
+
+/** Where a thread's store-archived compactions are read. */
+export interface ThreadStoreOptions {
+  /** The graph's store, for compactions archived there. Without it they are left out (the inspection warns). */
+  store?: BaseStore;
+  /** The namespace prefix the compaction node was given. @default DEFAULT_ARCHIVE_NAMESPACE */
+  namespace?: readonly string[];
+}
+
+/** The state {@link exportThreadState} reads: what `graph.getState(config)` gives as `values`. */
+export interface ThreadState {
+  messages: readonly BaseMessage[];
+  compactionLog?: readonly CompactionRecord[];
+  compactionArchive?: readonly ArchivedCompaction[];
+}
+
+/** Plain JSON: what the export holds is what a JSON file of it gives back. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * A {@link ThreadExport} of a graph thread's state: its messages (serialized with
+ * `mapChatMessagesToStoredMessages`), its compaction log, and every archive entry, from the
+ * `compactionArchive` channel and, for compactions archived in a store, from `store`. Without a store
+ * those are left out and {@link buildInspection} warns that their originals are missing.
+ *
+ * @example
+ * const config = { configurable: { thread_id: "t1" } };
+ * const { values } = await graph.getState(config);
+ * const thread = await exportThreadState(values, "t1", { store });
+ * await writeFile("t1.json", JSON.stringify(thread));
+ * @throws {InvalidHistoryError} when `state.messages` is not an array of messages or the log is malformed.
+ */
+export async function exportThreadState(state: ThreadState, threadId: string, options: ThreadStoreOptions = {}): Promise<ThreadExport> {
+  const messages: unknown = state?.messages;
+  if (!Array.isArray(messages)) throw new InvalidHistoryError(`exportThreadState: the state's \`messages\` is not an array (got ${typeof messages})`);
+  messages.forEach((message, position) => {
+    if (!BaseMessage.isInstance(message)) throw new InvalidHistoryError(`exportThreadState: \`messages.${position}\` is not a message`);
+  });
+  const log = state.compactionLog ?? [];
+  const inState = state.compactionArchive ?? [];
+  if (!Array.isArray(log)) throw new InvalidHistoryError("exportThreadState: the state's `compactionLog` is not an array");
+  if (!Array.isArray(inState)) throw new InvalidHistoryError("exportThreadState: the state's `compactionArchive` is not an array");
+  const archived = new Set(inState.map((archive) => archive.compactionId));
+  const archives: ArchivedCompaction[] = [...inState];
+  const { store } = options;
+  const wanted = log.filter((record) => record.archive === "store" && !archived.has(record.id));
+  if (store && wanted.length > 0) {
+    const namespace = archiveNamespace(threadId, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE);
+    // One batch: a single round trip to a database store however many compactions there were.
+    const items = await store.batch(wanted.map((record) => ({ namespace, key: record.id })));
+    for (const item of items) if (item) archives.push(item.value as ArchivedCompaction);
+  }
+  return parseThreadExport(
+    plain({
+      format: THREAD_EXPORT_FORMAT,
+      threadId,
+      messages: mapChatMessagesToStoredMessages(messages as BaseMessage[]),
+      compactionLog: log,
+      archives,
+    }),
+    "exportThreadState",
+  );
+}
+
+/**
+ * A {@link ThreadExport} of the latest checkpoint of a thread: read with
+ * `checkpointer.getTuple({ configurable: { thread_id } })`, archives from the state and (with a
+ * store) from the store. Reads only.
+ *
+ * @example
+ * const thread = await exportThread(checkpointer, "t1", { store });
+ * const inspection = await buildInspection(thread);
+ * @throws {InvalidOptionError} when the checkpointer has no checkpoint for `threadId`.
+ * @throws {InvalidHistoryError} when the checkpoint's state is not a messages state.
+ */
+export async function exportThread(checkpointer: BaseCheckpointSaver, threadId: string, options: ThreadStoreOptions = {}): Promise<ThreadExport> {
+  const tuple = await checkpointer.getTuple({ configurable: { thread_id: threadId } });
+  if (!tuple) throw new InvalidOptionError("exportThread", "threadId", `no checkpoint for thread "${threadId}"`);
+  return exportThreadState(tuple.checkpoint.channel_values as unknown as ThreadState, threadId, options);
+}
+
+/**
+ * Import an optional peer package, or say which one to install.
+ * @internal
+ */
+export async function importOptional<Module>(specifier: string, component: string, install: string): Promise<Module> {
+  try {
+    return (await import(specifier)) as Module;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new CompactionError(`${component} needs the optional package ${install}: npm install ${install}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** An error's `code` (pg and Node errors carry one). */
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The latest checkpoint of a thread in a SQLite checkpoint file written by LangGraph's `SqliteSaver`
+ * (`@langchain/langgraph-checkpoint-sqlite`, an optional peer). Archives come from the state channel;
+ * compactions archived in a store are left out (the inspection warns). Reads only, and never
+ * creates the file.
+ *
+ * @example
+ * const thread = await loadThreadFromSqlite("checkpoints.db", "thread-1");
+ * @throws {InvalidOptionError} when the file does not exist, is not a SQLite database, holds no
+ *   checkpoints, or has none for `threadId`.
+ * @throws {CompactionError} when `@langchain/langgraph-checkpoint-sqlite` is not installed (the message says so).
+ */
+export async function loadThreadFromSqlite(path: string, threadId: string): Promise<ThreadExport> {
+  // SqliteSaver would create a missing file (and its tables): an inspector must not.
+  if (!existsSync(path)) throw new InvalidOptionError("loadThreadFromSqlite", "path", `no such file: ${path}`);
+  const { SqliteSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-sqlite")>(
+    "@langchain/langgraph-checkpoint-sqlite",
+    "loadThreadFromSqlite",
+    "@langchain/langgraph-checkpoint-sqlite",
+  );
+  const saver = SqliteSaver.fromConnString(path);
+  try {
+    let tables: unknown;
+    try {
+      tables = saver.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
+    } catch (error) {
+      throw new InvalidOptionError("loadThreadFromSqlite", "path", `${path} is not a SQLite database (${messageOf(error)})`);
+    }
+    if (tables === undefined) throw new InvalidOptionError("loadThreadFromSqlite", "path", `${path} holds no LangGraph checkpoints (no \`checkpoints\` table)`);
+    return await exportThread(saver, threadId);
+  } finally {
+    saver.db.close();
+  }
+}
+
+/** Options of {@link loadThreadFromPostgres}. */
+export interface PostgresThreadOptions {
+  /** The schema of the checkpointer's and the store's tables. @default "public" */
+  schema?: string;
+  /** The namespace prefix the compaction node was given. @default DEFAULT_ARCHIVE_NAMESPACE */
+  namespace?: readonly string[];
+}
+
+/**
+ * The latest checkpoint of a thread in PostgreSQL, written by LangGraph's `PostgresSaver`, with the
+ * archives the compaction node wrote to a `PostgresStore` in the same database and schema
+ * (`@langchain/langgraph-checkpoint-postgres`, an optional peer). Reads only: no table is
+ * created; a database without store tables just has no store archives (the inspection warns). The
+ * connection pools are closed before it returns.
+ *
+ * @example
+ * const thread = await loadThreadFromPostgres("postgresql://user@localhost:5432/app", "thread-1", { schema: "agents" });
+ * @throws {InvalidOptionError} when the schema holds no checkpoints or none for `threadId`.
+ * @throws {CompactionError} when `@langchain/langgraph-checkpoint-postgres` is not installed (the message says so).
+ */
+export async function loadThreadFromPostgres(connectionString: string, threadId: string, options: PostgresThreadOptions = {}): Promise<ThreadExport> {
+  const install = "@langchain/langgraph-checkpoint-postgres";
+  const { PostgresSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-postgres")>(
+    "@langchain/langgraph-checkpoint-postgres",
+    "loadThreadFromPostgres",
+    install,
+  );
+  const { PostgresStore } = await importOptional<typeof import("@langchain/langgraph-checkpoint-postgres/store")>(
+    "@langchain/langgraph-checkpoint-postgres/store",
+    "loadThreadFromPostgres",
+    install,
+  );
+  const schema = options.schema ?? "public";
+  const saver = PostgresSaver.fromConnString(connectionString, { schema });
+  const store = PostgresStore.fromConnString(connectionString, { schema, ensureTables: false });
+  try {
+    let tuple;
+    try {
+      tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
+    } catch (error) {
+      // 42P01: undefined_table.
+      if (codeOf(error) === "42P01") throw new InvalidOptionError("loadThreadFromPostgres", "schema", `schema "${schema}" holds no LangGraph checkpoints (${messageOf(error)})`);
+      throw error;
+    }
+    if (!tuple) throw new InvalidOptionError("loadThreadFromPostgres", "threadId", `no checkpoint for thread "${threadId}" in schema "${schema}"`);
+    const state = tuple.checkpoint.channel_values as unknown as ThreadState;
+    const storeOptions = { store, ...(options.namespace ? { namespace: options.namespace } : {}) };
+    try {
+      return await exportThreadState(state, threadId, storeOptions);
+    } catch (error) {
+      if (codeOf(error) !== "42P01") throw error;
+      // Checkpoints without store tables: the thread was run without a PostgresStore.
+      return await exportThreadState(state, threadId);
+    }
+  } finally {
+    await Promise.all([saver.end(), store.stop()]);
+  }
+}
+
+/**
+ * A thread exported to a JSON file (`inspect --format json`, or `JSON.stringify` of a
+ * {@link ThreadExport}).
+ *
+ * @example
+ * const thread = await loadThreadFromJson("thread.json");
+ * @throws {InvalidOptionError} when the file cannot be read.
+ * @throws {InvalidHistoryError} when it is not JSON or not a thread export (the message names the problem).
+ */
+export async function loadThreadFromJson(path: string): Promise<ThreadExport> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new InvalidOptionError("loadThreadFromJson", "path", codeOf(error) === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${messageOf(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidHistoryError(`loadThreadFromJson: ${path} is not JSON (${messageOf(error)})`);
+  }
+  return parseThreadExport(value, `loadThreadFromJson: ${path}`);
+}

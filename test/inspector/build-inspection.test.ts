@@ -1,0 +1,462 @@
+/**
+ * buildInspection: threads built with the real compaction machinery (compactionUpdate applied with
+ * LangGraph's messages reducer, as the node does), explicit ids and a counter of 10 tokens per
+ * message so every figure can be written out; then a recorded session replayed in a real graph.
+ */
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { InMemoryStore, MemorySaver, messagesStateReducer } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
+import {
+  COMPACTION_METADATA_KEY,
+  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  CompactionStrategy,
+  InvalidHistoryError,
+  InvalidOptionError,
+  compactionMarkerOf,
+  compactionUpdate,
+  createCompactionNode,
+  mergeCompactionArchive,
+  mergeCompactionLog,
+  restoreHistory,
+  slidingWindow,
+  toolResultHiding,
+  type ArchivedCompaction,
+  type CompactionRecord,
+  type Compactor,
+  type TokenCounter,
+  type TokenMeasurement,
+} from "../../src/index.js";
+import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
+import { buildInspection, exportThreadState, type Inspection, type ThreadExport, type TimelineNode } from "../../src/inspector/index.js";
+import { assistant, toolResult, user } from "../support/builders.js";
+import { caught } from "../support/errors.js";
+import { reactGraph } from "../langgraph/support/react-graph.js";
+import { SummarizePrefix } from "../langgraph/support/summarize-prefix.js";
+import { ReplayChatModel, replayScript, replayTools } from "../langgraph/support/trace-replay.js";
+
+/** Every message is 10 tokens, a hidden tool result 5, so figures can be written by hand. */
+const tokensOf = (message: BaseMessage) => (compactionMarkerOf(message)?.hidden ? 5 : 10);
+const tenPerMessage: TokenCounter = {
+  mode: "approximate",
+  encoding: undefined,
+  calibrate: false,
+  countText: async (text) => text.length,
+  countMessage: async (message) => tokensOf(message),
+  countMessages: async (messages) => messages.reduce((sum, message) => sum + tokensOf(message), 0),
+  measure: async (messages): Promise<TokenMeasurement> => {
+    const perMessage = messages.map(tokensOf);
+    const total = perMessage.reduce((sum, tokens) => sum + tokens, 0);
+    return { perMessage, estimated: total, calibrationAnchors: [], calibrationOffset: 0, total };
+  },
+  truncateText: async (text) => text,
+};
+
+/** Replaces everything up to and including message `lastId` by one summary (marked as such). */
+class SummarizeUpTo extends CompactionStrategy {
+  readonly strategyName = "summarizeUpTo";
+  constructor(
+    readonly lastId: string,
+    readonly text: string,
+  ) {
+    super({ tokenCounter: tenPerMessage });
+  }
+  protected async run({ messages }: PreparedHistory): Promise<StrategyOutcome> {
+    const cut = messages.findIndex((message) => message.id === this.lastId) + 1;
+    const summary = new HumanMessage({ content: this.text, response_metadata: { [COMPACTION_METADATA_KEY]: { strategy: this.strategyName, summary: true } } });
+    return { status: "summarized", messages: [summary, ...messages.slice(cut)], removed: messages.slice(0, cut).map((message, index) => ({ index, message })) };
+  }
+}
+
+interface Round {
+  readonly append: readonly BaseMessage[];
+  readonly compactor?: Compactor;
+}
+
+interface State {
+  messages: BaseMessage[];
+  compactionLog: CompactionRecord[];
+  compactionArchive: ArchivedCompaction[];
+}
+
+/** Minute `n` of a fixed day, so record times are explicit. */
+const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 12, minute));
+
+/** The thread after appending each round's messages and running its compactor (compaction `c<n>`, archived in the state). */
+async function threadOf(rounds: readonly Round[]): Promise<{ state: State; thread: ThreadExport }> {
+  let state: State = { messages: [], compactionLog: [], compactionArchive: [] };
+  let compaction = 0;
+  for (const round of rounds) {
+    state = { ...state, messages: messagesStateReducer(state.messages, [...round.append]) };
+    if (!round.compactor) continue;
+    compaction++;
+    const result = await round.compactor.compact(state.messages);
+    const update = compactionUpdate(state.messages, result, { id: `c${compaction}`, at: at(compaction), durationMs: compaction });
+    if (!update.changed) throw new Error(`round ${compaction} did not compact`);
+    state = {
+      messages: messagesStateReducer(state.messages, update.messages),
+      compactionLog: mergeCompactionLog(state.compactionLog, [update.record]),
+      compactionArchive: mergeCompactionArchive(state.compactionArchive, [update.archive]),
+    };
+  }
+  return { state, thread: await exportThreadState(state, "t1") };
+}
+
+/** The tree by ids: a message is its id; what replaced or removed originals names its compaction. */
+type Outline = string | { summary: string | null; by: string; originals: Outline[] } | { hidden: string | null; by: string; original: Outline } | { removed: string; originals: Outline[] };
+function outline(node: TimelineNode): Outline {
+  switch (node.kind) {
+    case "message":
+      return node.message.id!;
+    case "summary":
+      return { summary: node.message.id, by: node.compactionId, originals: node.originals.map(outline) };
+    case "hidden":
+      return { hidden: node.message.id, by: node.compactionId, original: outline(node.original) };
+    case "removed":
+      return { removed: node.compactionId, originals: node.originals.map(outline) };
+  }
+}
+
+/** How many summaries are nested in each other under `node`, itself included. */
+function summaryDepth(node: TimelineNode): number {
+  if (node.kind === "hidden") return summaryDepth(node.original);
+  if (node.kind === "message") return 0;
+  const inner = Math.max(0, ...node.originals.map(summaryDepth));
+  return node.kind === "summary" ? inner + 1 : inner;
+}
+
+/** The leaves of the timeline, in order: the restored history. */
+function leaves(nodes: readonly TimelineNode[]): string[] {
+  const ids: string[] = [];
+  const visit = (node: TimelineNode): void => {
+    if (node.kind === "message") ids.push(node.message.id!);
+    else if (node.kind === "hidden") visit(node.original);
+    else node.originals.forEach(visit);
+  };
+  nodes.forEach(visit);
+  return ids;
+}
+
+const LISTING = "README.md\nsrc/index.ts\nsrc/cli.ts\n".repeat(4);
+const NOW = new Date("2025-01-02T00:00:00.000Z");
+const inspect = (thread: ThreadExport): Promise<Inspection> => buildInspection(thread, { tokenCounter: tenPerMessage, now: NOW });
+const chartOf = (...tokens: number[]) => tokens.map((value, step) => ({ step, tokens: value }));
+
+describe("buildInspection", () => {
+  it("a thread without compaction: every message in order, the chart growing by each, totals without compactions", async () => {
+    const { thread } = await threadOf([{ append: [user("h1", "Fix the bug"), assistant("a1", "looking", [{ id: "c1", name: "bash", args: { command: "ls" } }]), toolResultFixed("t1"), assistant("a2", "done")] }]);
+    expect(await inspect(thread)).toEqual({
+      threadId: "t1",
+      generatedAt: "2025-01-02T00:00:00.000Z",
+      totals: {
+        originalMessages: 4,
+        originalTokens: 40,
+        contextMessages: 4,
+        contextTokens: 40,
+        compactions: 0,
+        failedCompactions: 0,
+        summaries: 0,
+        hiddenResults: 0,
+        archivedMessages: 0,
+        tokensSaved: 0,
+        compactionMs: 0,
+      },
+      timeline: [
+        { kind: "message", message: { id: "h1", type: "human", text: "Fix the bug", toolCalls: [], toolCallId: null, toolName: null, tokens: 10 } },
+        {
+          kind: "message",
+          message: { id: "a1", type: "ai", text: "looking", toolCalls: [{ id: "c1", name: "bash", args: '{"command":"ls"}' }], toolCallId: null, toolName: null, tokens: 10 },
+        },
+        { kind: "message", message: { id: "t1", type: "tool", text: LISTING, toolCalls: [], toolCallId: "c1", toolName: "bash", tokens: 10 } },
+        { kind: "message", message: { id: "a2", type: "ai", text: "done", toolCalls: [], toolCallId: null, toolName: null, tokens: 10 } },
+      ],
+      compactions: [],
+      chart: chartOf(10, 20, 30, 40),
+      warnings: [],
+    });
+  });
+
+  it("a hidden tool result: the placeholder in place, its original under it", async () => {
+    const { thread } = await threadOf([
+      {
+        append: [user("h1"), assistant("a1", "", [{ id: "c1" }]), toolResultFixed("t1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2")],
+        compactor: toolResultHiding({ keepRecentGroups: 1, tokenCounter: tenPerMessage }),
+      },
+    ]);
+    const inspection = await inspect(thread);
+    const hidden = inspection.timeline[2]!;
+    expect(hidden).toEqual({
+      kind: "hidden",
+      compactionId: "c1",
+      message: { id: "t1", type: "tool", text: DEFAULT_HIDDEN_RESULT_PLACEHOLDER, toolCalls: [], toolCallId: "c1", toolName: "bash", tokens: 5 },
+      original: { kind: "message", message: { id: "t1", type: "tool", text: LISTING, toolCalls: [], toolCallId: "c1", toolName: "bash", tokens: 10 } },
+    });
+  });
+
+  it("a hidden tool result: totals count it, the compaction's view, and the chart drops to its tokensAfter", async () => {
+    const { thread } = await threadOf([
+      {
+        append: [user("h1"), assistant("a1", "", [{ id: "c1" }]), toolResultFixed("t1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2")],
+        compactor: toolResultHiding({ keepRecentGroups: 1, tokenCounter: tenPerMessage }),
+      },
+      { append: [assistant("a3", "done")] },
+    ]);
+    const inspection = await inspect(thread);
+    expect({
+      outline: inspection.timeline.map(outline),
+      hiddenResults: inspection.totals.hiddenResults,
+      archivedMessages: inspection.totals.archivedMessages,
+      tokensSaved: inspection.totals.tokensSaved,
+      compactions: inspection.compactions.map(({ number, summary, archivedMessages, step, record }) => ({ number, id: record.id, summary, archivedMessages, step })),
+      chart: inspection.chart,
+    }).toEqual({
+      outline: ["h1", "a1", { hidden: "t1", by: "c1", original: "t1" }, "a2", "t2", "a3"],
+      hiddenResults: 1,
+      archivedMessages: 1,
+      tokensSaved: 5,
+      compactions: [{ number: 1, id: "c1", summary: null, archivedMessages: 1, step: 4 }],
+      // 50 tokens when it ran after t2, 45 after; a3 adds 10.
+      chart: chartOf(10, 20, 30, 40, 50, 55),
+    });
+  });
+
+  it("two summaries, the second of the first: nested, every original once, the chart dropping at each", async () => {
+    const { thread } = await threadOf([
+      { append: [user("h1"), assistant("a1", "one")], compactor: new SummarizeUpTo("a1", "First summary\nmore") },
+      { append: [user("h2"), assistant("a2", "two"), user("h3")], compactor: new SummarizeUpTo("a2", "Second summary") },
+      { append: [assistant("a3", "three")] },
+    ]);
+    const inspection = await inspect(thread);
+    expect({
+      outline: inspection.timeline.map(outline),
+      compactions: inspection.compactions.map(({ number, summary, archivedMessages, step }) => ({ number, summary, archivedMessages, step })),
+      chart: inspection.chart,
+      totals: inspection.totals,
+      warnings: inspection.warnings,
+    }).toEqual({
+      outline: [
+        // Each summary takes the id of the first message it replaces: both are "h1".
+        { summary: "h1", by: "c2", originals: [{ summary: "h1", by: "c1", originals: ["h1", "a1"] }, "h2", "a2"] },
+        "h3",
+        "a3",
+      ],
+      compactions: [
+        { number: 1, summary: "First summary\nmore", archivedMessages: 2, step: 1 },
+        { number: 2, summary: "Second summary", archivedMessages: 3, step: 4 },
+      ],
+      // 10, 20 | compaction #1: 10 | +h2 +a2 +h3: 20, 30, 40 | compaction #2: 20 | +a3: 30.
+      chart: chartOf(10, 20, 20, 30, 40, 30),
+      totals: {
+        originalMessages: 6,
+        originalTokens: 60,
+        contextMessages: 3,
+        contextTokens: 30,
+        compactions: 2,
+        failedCompactions: 0,
+        summaries: 2,
+        hiddenResults: 0,
+        archivedMessages: 5,
+        tokensSaved: 10 + 20,
+        compactionMs: 1 + 2,
+      },
+      warnings: [],
+    });
+  });
+
+  it("a sliding window: the removed turns collapsed before the first message it kept", async () => {
+    const { thread } = await threadOf([
+      {
+        append: [user("h1"), assistant("a1", "", [{ id: "c1" }]), toolResult("t1", "c1"), assistant("a2", "one"), user("h2"), assistant("a3", "two")],
+        compactor: slidingWindow({ keepTurns: 1, tokenCounter: tenPerMessage }),
+      },
+      { append: [user("h3")] },
+    ]);
+    const inspection = await inspect(thread);
+    expect({ outline: inspection.timeline.map(outline), chart: inspection.chart, step: inspection.compactions[0]!.step }).toEqual({
+      outline: [{ removed: "c1", originals: ["h1", "a1", "t1", "a2"] }, "h2", "a3", "h3"],
+      chart: chartOf(10, 20, 30, 40, 50, 60, 30),
+      step: 5,
+    });
+  });
+
+  it("a compaction that kept nothing: its originals first, removed at the start", async () => {
+    class ClearAll extends CompactionStrategy {
+      readonly strategyName = "clearAll";
+      constructor() {
+        super({ tokenCounter: tenPerMessage });
+      }
+      protected async run({ messages }: PreparedHistory): Promise<StrategyOutcome> {
+        return { status: "truncated", messages: [], removed: messages.map((message, index) => ({ index, message })) };
+      }
+    }
+    const { thread } = await threadOf([{ append: [user("h1"), assistant("a1")], compactor: new ClearAll() }, { append: [user("h2")] }]);
+    expect((await inspect(thread)).timeline.map(outline)).toEqual([{ removed: "c1", originals: ["h1", "a1"] }, "h2"]);
+  });
+
+  it("a failed compaction: listed and counted, no archive, no warning, the chart unchanged by it", async () => {
+    const { state } = await threadOf([{ append: [user("h1"), assistant("a1")] }]);
+    const failed: CompactionRecord = {
+      id: "f1",
+      at: at(5).toISOString(),
+      strategy: "summarization",
+      status: "failed",
+      tokensBefore: null,
+      tokensAfter: null,
+      messagesBefore: 2,
+      messagesAfter: 2,
+      removedIds: [],
+      replacedIds: [],
+      insertedIds: [],
+      summaryId: null,
+      archive: "none",
+      reason: "Error: model down",
+      durationMs: 4,
+      lastMessageId: "a1",
+    };
+    const thread = await exportThreadState({ ...state, messages: [...state.messages, user("h2")], compactionLog: [failed] }, "t1");
+    const inspection = await inspect(thread);
+    expect({
+      compactions: inspection.compactions,
+      chart: inspection.chart,
+      failed: inspection.totals.failedCompactions,
+      saved: inspection.totals.tokensSaved,
+      warnings: inspection.warnings,
+    }).toEqual({
+      compactions: [{ number: 1, record: failed, summary: null, archivedMessages: 0, step: 1 }],
+      chart: chartOf(10, 20, 30),
+      failed: 1,
+      saved: 0,
+      warnings: [],
+    });
+  });
+
+  it("a missing archive: a warning naming the compaction, its summary shown without originals", async () => {
+    const { thread } = await threadOf([{ append: [user("h1"), assistant("a1"), user("h2")], compactor: new SummarizeUpTo("a1", "Summary") }]);
+    const inspection = await inspect({ ...thread, archives: [] });
+    expect({ outline: inspection.timeline.map(outline), warnings: inspection.warnings, archived: inspection.totals.archivedMessages }).toEqual({
+      outline: [{ summary: "h1", by: "c1", originals: [] }, "h2"],
+      warnings: ["the archive of compaction #1 (c1, summarizeUpTo) is missing from the state: its 2 originals are not shown"],
+      archived: 0,
+    });
+  });
+
+  it("a store-archived compaction exported without its store: the warning says where the originals are", async () => {
+    const { thread } = await threadOf([{ append: [user("h1"), assistant("a1"), user("h2")], compactor: new SummarizeUpTo("a1", "Summary") }]);
+    const inStore = { ...thread, compactionLog: thread.compactionLog.map((record) => ({ ...record, archive: "store" as const })), archives: [] };
+    expect((await inspect(inStore)).warnings).toEqual([
+      "compaction #1 (c1, summarizeUpTo) archived its originals in the store, and the thread has no entry for it (was it exported without its store?): its 2 originals are not shown",
+    ]);
+  });
+
+  it("a record without lastMessageId (an older log): placed where the message count reached its messagesBefore", async () => {
+    const { thread } = await threadOf([
+      { append: [user("h1"), assistant("a1"), user("h2")], compactor: new SummarizeUpTo("a1", "Summary") },
+      { append: [assistant("a2")] },
+    ]);
+    const { lastMessageId: _dropped, ...old } = thread.compactionLog[0]!;
+    const inspection = await inspect({ ...thread, compactionLog: [old] });
+    expect({ step: inspection.compactions[0]!.step, chart: inspection.chart }).toEqual({ step: 2, chart: chartOf(10, 20, 30, 30) });
+  });
+
+  it("rejects what is not a thread export with an InvalidHistoryError naming the problem", async () => {
+    const error = await caught(() => buildInspection({ messages: [] } as unknown as ThreadExport));
+    expect({ isHistoryError: InvalidHistoryError.isInstance(error), message: (error as Error).message }).toEqual({
+      isHistoryError: true,
+      message: 'buildInspection: not a thread export: "format" is missing, expected "langchain-compaction/thread@1"',
+    });
+  });
+
+  it("rejects a malformed log with the path of the field", async () => {
+    const { thread } = await threadOf([{ append: [user("h1")] }]);
+    const error = await caught(() => buildInspection({ ...thread, compactionLog: [{ id: "c1" }] } as unknown as ThreadExport));
+    expect((error as Error).message).toMatch(/^buildInspection: invalid thread export: `compactionLog\.0\.at`: /);
+  });
+
+  it("rejects an unknown message type with its position", async () => {
+    const { thread } = await threadOf([{ append: [user("h1")] }]);
+    const error = await caught(() => buildInspection({ ...thread, messages: [thread.messages[0]!, { type: "robot", data: { content: "" } }] } as unknown as ThreadExport));
+    expect({ isHistoryError: InvalidHistoryError.isInstance(error), message: (error as Error).message }).toEqual({
+      isHistoryError: true,
+      message: "buildInspection: `messages.1` is not a message: Got unexpected type: robot",
+    });
+  });
+
+  it("rejects an invalid option with an InvalidOptionError naming it", async () => {
+    const { thread } = await threadOf([{ append: [user("h1")] }]);
+    const error = await caught(() => buildInspection(thread, { now: "yesterday" as unknown as Date }));
+    expect({ isOptionError: InvalidOptionError.isInstance(error), option: (error as InvalidOptionError).option }).toEqual({ isOptionError: true, option: "now" });
+  });
+
+  it("5 000 messages with a compaction every 100: every original once, in order, one chart point each", async () => {
+    const rounds: Round[] = [];
+    const appended: string[] = [];
+    for (let round = 0; round < 50; round++) {
+      const append = Array.from({ length: 50 }, (_, turn) => {
+        const n = round * 50 + turn;
+        return [user(`h${n}`), assistant(`a${n}`)];
+      }).flat();
+      appended.push(...append.map((message) => message.id!));
+      rounds.push({ append, compactor: round % 2 === 0 ? slidingWindow({ keepTurns: 10, tokenCounter: tenPerMessage }) : new SummarizeUpTo(`a${round * 50 + 40}`, `summary ${round}`) });
+    }
+    const { thread } = await threadOf(rounds);
+    const inspection = await inspect(thread);
+    expect({
+      leaves: leaves(inspection.timeline),
+      chartSteps: inspection.chart.length,
+      compactions: inspection.totals.compactions,
+      placed: inspection.compactions.every((view, position) => view.step === 100 * (position + 1) - 1),
+    }).toEqual({ leaves: appended, chartSteps: 5000, compactions: 50, placed: true });
+  });
+});
+
+describe(`buildInspection of a recorded session replayed in a real graph`, () => {
+  const SESSION_ID = "tau-bench-airline/task13-trial0";
+  const session = loadTraceSessions(defaultTracesPath()).find((candidate) => candidate.id === SESSION_ID)!;
+  const script = replayScript(session);
+
+  async function replayed() {
+    const store = new InMemoryStore();
+    const compaction = [createCompactionNode(toolResultHiding({ keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))];
+    const graph = reactGraph({ model: new ReplayChatModel(script), tools: replayTools(script), compaction, checkpointer: new MemorySaver(), store });
+    const config = { configurable: { thread_id: "replay" }, recursionLimit: 1000 };
+    for (const turn of script.turns) await graph.invoke({ messages: turn.input }, config);
+    const { values } = await graph.getState(config);
+    return { values: values as State, store };
+  }
+
+  it("the timeline's leaves are restoreHistory's order, which is the recorded session", async () => {
+    const { values, store } = await replayed();
+    const inspection = await buildInspection(await exportThreadState(values, "replay", { store }));
+    const restored = await restoreHistory(values, { store, threadId: "replay" });
+    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({
+      leaves: restored.map((message) => message.id),
+      warnings: [],
+    });
+    expect(restored.map((message) => message.id)).toEqual(script.messages.map((message) => message.id));
+  });
+
+  it("every compaction is placed, in log order, and the chart has one point per original message", async () => {
+    const { values, store } = await replayed();
+    const inspection = await buildInspection(await exportThreadState(values, "replay", { store }));
+    const steps = inspection.compactions.map((view) => view.step);
+    expect({
+      placed: steps.every((step, position) => step !== null && (position === 0 || step >= steps[position - 1]!)),
+      chartSteps: inspection.chart.map((point) => point.step),
+      summaries: inspection.compactions.filter((view) => view.summary !== null).length,
+      hiddenResults: inspection.totals.hiddenResults,
+      summaryDepth: Math.max(...inspection.timeline.map(summaryDepth)),
+    }).toEqual({
+      placed: true,
+      chartSteps: script.messages.map((_, step) => step),
+      summaries: 6,
+      hiddenResults: values.compactionLog.filter((record) => record.strategy === "toolResultHiding").reduce((sum, record) => sum + record.replacedIds.length, 0),
+      // Each summary summarized the one before: six levels.
+      summaryDepth: 6,
+    });
+  });
+});
+
+/** A tool result with a fixed text for the whole-object expectations, longer than the hiding placeholder. */
+function toolResultFixed(id: string) {
+  return toolResult(id, `c${id.slice(1)}`, LISTING);
+}

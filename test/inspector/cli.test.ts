@@ -1,0 +1,163 @@
+/**
+ * The `langchain-compaction inspect` command, run as a separate Node process (`node --import tsx
+ * src/cli.ts`) against a SQLite file a real graph wrote while replaying a recorded session.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildReactAgent, exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
+import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
+import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { buildInspection, loadThreadFromSqlite, renderInspectionHtml, type Inspection, type ThreadExport } from "../../src/inspector/index.js";
+
+const PROJECT = resolve(import.meta.dirname, "../..");
+const CLI = join(PROJECT, "src", "cli.ts");
+// By URL, so the command also runs from another working directory.
+const TSX = pathToFileURL(join(PROJECT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+const SESSION_ID = "tau-bench-airline/task2-trial1";
+const THREAD_ID = "cli-thread";
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run the command; never rejects (the exit code is part of what is tested). */
+function cli(args: readonly string[], cwd = PROJECT): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+const directory = mkdtempSync(join(tmpdir(), "langchain-compaction-cli-"));
+const database = join(directory, "checkpoints.sqlite");
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+let thread: ThreadExport;
+let inspection: Inspection;
+
+beforeAll(async () => {
+  const replay = new ReplaySession(loadTraceSessions(BUNDLED_TRACES_PATH).find((session) => session.id === SESSION_ID)!);
+  const checkpointer = sqliteCheckpointer(database);
+  const agent = buildReactAgent({ model: new ReplayChatModel(replay), tools: replayTools(replay), compaction: exampleCompaction(2_500), checkpointer });
+  const config = { configurable: { thread_id: THREAD_ID }, recursionLimit: 10_000 };
+  for (const input of replay.turns) await agent.invoke({ messages: input }, config);
+  checkpointer.db.close();
+  thread = await loadThreadFromSqlite(database, THREAD_ID);
+  inspection = await buildInspection(thread);
+}, 120_000);
+
+/** The page without the one line that holds the time it was generated. */
+const withoutGenerationTime = (html: string) => html.replace(/ · generated [^<]*<\/p>/, "</p>");
+
+const statusesOf = (exported: ThreadExport) => [...new Set(exported.compactionLog.map((record) => record.status))].sort();
+
+// Each test spawns its own process; they share nothing but the read-only database, so they run together.
+describe.concurrent("langchain-compaction inspect", () => {
+  it("writes the HTML report of a SQLite thread to --out and says so", async () => {
+    const out = join(directory, "report.html");
+    const run = await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--out", out]);
+    const expected = renderInspectionHtml(inspection);
+    expect({ ...run, page: withoutGenerationTime(readFileSync(out, "utf8")) }).toEqual({
+      code: 0,
+      stdout: `wrote ${out}: ${inspection.totals.originalMessages} messages, ${inspection.totals.compactions} compactions, 0 warnings\n`,
+      stderr: "",
+      page: withoutGenerationTime(expected),
+    });
+  });
+
+  it("writes compaction-report.html in the working directory by default", async () => {
+    const cwd = mkdtempSync(join(directory, "cwd-"));
+    const run = await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID], cwd);
+    expect({ code: run.code, stdout: run.stdout, start: readFileSync(join(cwd, "compaction-report.html"), "utf8").slice(0, 15) }).toEqual({
+      code: 0,
+      stdout: `wrote compaction-report.html: ${inspection.totals.originalMessages} messages, ${inspection.totals.compactions} compactions, 0 warnings\n`,
+      start: "<!DOCTYPE html>",
+    });
+  });
+
+  it("--format text prints the totals, one line per compaction and no warnings", async () => {
+    const run = await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--format", "text"]);
+    const { totals } = inspection;
+    const number = (value: number | null) => (value === null ? "?" : value.toLocaleString("en-US"));
+    // A summary's line shows its first line with words in it: here the user's request, not the preamble.
+    const summaryOf = (text: string | null) => (text === null ? "" : "  | Hi, I'm having a bit of a situation with my flights and need to downgrade them …");
+    expect({ code: run.code, stderr: run.stderr, statuses: statusesOf(thread), lines: run.stdout.split("\n") }).toEqual({
+      code: 0,
+      stderr: "",
+      // The thread is worth inspecting: it was summarized, then truncated.
+      statuses: ["summarized", "truncated"],
+      lines: [
+        `Thread ${THREAD_ID}`,
+        `History: ${totals.originalMessages} messages, ${number(totals.originalTokens)} tokens; context now: ${totals.contextMessages} messages, ${number(totals.contextTokens)} tokens`,
+        `Compactions: ${totals.compactions} (0 failed), ${totals.summaries} summaries, 0 hidden tool results, ${totals.archivedMessages} messages archived, ` +
+          `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,
+        ...thread.compactionLog.map(
+          (record, position) =>
+            `#${position + 1}  ${record.at}  ${record.strategy}  ${record.status}  tokens ${number(record.tokensBefore)} → ${number(record.tokensAfter)}  ` +
+            `messages ${record.messagesBefore} → ${record.messagesAfter}${summaryOf(inspection.compactions[position]!.summary)}`,
+        ),
+        "",
+      ],
+    });
+  });
+
+  it("--format json --out writes the thread's export, which --json inspects later", async () => {
+    const file = join(directory, "thread.json");
+    const [exported, fromDatabase] = await Promise.all([
+      cli(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--format", "json", "--out", file]),
+      cli(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--format", "text"]),
+    ]);
+    const fromFile = await cli(["inspect", "--json", file, "--format", "text"]);
+    expect({ exported, thread: JSON.parse(readFileSync(file, "utf8")), text: fromFile.stdout }).toEqual({
+      exported: { code: 0, stdout: "", stderr: "" },
+      thread,
+      text: fromDatabase.stdout,
+    });
+  });
+
+  it("--help prints the usage", async () => {
+    const run = await cli(["inspect", "--help"]);
+    expect({ code: run.code, first: run.stdout.split("\n")[0] }).toEqual({ code: 0, first: "Usage: langchain-compaction inspect <source> [options]" });
+  });
+
+  it.each([
+    [[], "missing subcommand (the only one is `inspect`)"],
+    [["export"], "unknown subcommand `export` (the only one is `inspect`)"],
+    [["inspect"], "give a source: --sqlite <file>, --postgres <url> or --json <file>"],
+    [["inspect", "--sqlite", "x.db"], "--sqlite needs --thread <id>"],
+    [["inspect", "--sqlite", "x.db", "--json", "x.json", "--thread", "t"], "give one source, not --sqlite and --json"],
+    [["inspect", "--json", "x.json", "--thread", "t"], "--thread goes with --sqlite or --postgres; a JSON export holds one thread"],
+    [["inspect", "--json", "x.json", "--format", "pdf"], "--format must be html, text or json, not `pdf`"],
+    [["inspect", "--json", "x.json", "--colour"], "unknown option --colour"],
+    [["inspect", "--json"], "Option '--json <value>' argument missing"],
+    [["inspect", "extra", "--json", "x.json"], "unexpected argument `extra`"],
+  ])("bad arguments %j: exit code 2 and one line saying what is wrong", async (args, problem) => {
+    expect(await cli(args)).toEqual({ code: 2, stdout: "", stderr: `langchain-compaction: ${problem} (see langchain-compaction inspect --help)\n` });
+  });
+
+  it("a thread the file does not have: exit code 1 and the message, no stack trace", async () => {
+    expect(await cli(["inspect", "--sqlite", database, "--thread", "nobody", "--format", "text"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'langchain-compaction: exportThread: invalid option `threadId`: no checkpoint for thread "nobody"\n',
+    });
+  });
+
+  it("a file that is not a thread export: exit code 1 and the message", async () => {
+    const file = join(directory, "package.json");
+    writeFileSync(file, JSON.stringify({ name: "x" }));
+    expect(await cli(["inspect", "--json", file])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `langchain-compaction: loadThreadFromJson: ${file}: not a thread export: "format" is missing, expected "langchain-compaction/thread@1"\n`,
+    });
+  });
+});

@@ -1,0 +1,364 @@
+/**
+ * The inspector's page in a real browser: Debian's Chromium, driven by playwright-core. Threads are
+ * real: recorded sessions replayed through the ReAct agent graph of examples/react-agent.ts onto a
+ * SQLite file, and a generated 5 000-message thread compacted by the compaction node in a LangGraph
+ * graph. Every page runs with the network blocked, and the test asserts it asked for nothing.
+ *
+ * Locally, without /usr/bin/chromium, the suite is skipped with a hint; under CI=true it fails.
+ * Artifacts (the pages and a screenshot) go to test-results/inspector/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildReactAgent, exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
+import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
+import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { CompactionState, createCompactionNode, createTokenCounter, hidingThenSummary, type Compactor } from "../../src/index.js";
+import { buildInspection } from "../../src/inspector/build-inspection.js";
+import type { Inspection, ThreadExport, TimelineNode } from "../../src/inspector/inspection.js";
+import { renderInspectionHtml } from "../../src/inspector/render-html.js";
+import { exportThread, loadThreadFromSqlite } from "../../src/inspector/thread-sources.js";
+
+const CHROMIUM_PATH = "/usr/bin/chromium";
+const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const INSTALL_HINT = "install Debian's chromium with: bash scripts/install-chromium.sh (or apt-get install chromium)";
+const ARTIFACTS = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "test-results", "inspector");
+/** Replaying three sessions onto SQLite and compacting 5 000 messages in a graph take seconds. */
+const SETUP_TIMEOUT = 180_000;
+
+const SWE_SESSION_ID = "mini-swe-agent/matplotlib__matplotlib-25775";
+const AIRLINE_SESSION_ID = "tau-bench-airline/task2-trial1";
+
+function underCi(): boolean {
+  const ci = process.env["CI"]?.toLowerCase();
+  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
+}
+
+/** `describe` for a suite that needs Chromium: skipped locally without it, failing under CI. */
+function describeWithChromium(name: string, body: () => void): void {
+  if (existsSync(CHROMIUM_PATH)) {
+    describe(name, body);
+  } else if (underCi()) {
+    describe(name, () => {
+      it("has Chromium to test in", () => {
+        throw new Error(`CI=true but ${CHROMIUM_PATH} is missing: the browser tests must not be skipped under CI; ${INSTALL_HINT}`);
+      });
+    });
+  } else {
+    console.warn(`[${name}] skipped: ${CHROMIUM_PATH} is missing; ${INSTALL_HINT}`);
+    describe.skip(`${name} (skipped: no ${CHROMIUM_PATH}; ${INSTALL_HINT})`, body);
+  }
+}
+
+function loadReplay(sessionId: string): ReplaySession {
+  const session = loadTraceSessions(BUNDLED_TRACES_PATH).find((each) => each.id === sessionId);
+  if (!session) throw new Error(`no bundled session ${sessionId}`);
+  return new ReplaySession(session);
+}
+
+/** Replay a whole recorded session through the ReAct agent graph, checkpointed to `sqlitePath`. */
+async function recordThread(sqlitePath: string, threadId: string, replay: ReplaySession, compaction: Compactor | undefined): Promise<void> {
+  const checkpointer = sqliteCheckpointer(sqlitePath);
+  try {
+    const agent = buildReactAgent({ model: new ReplayChatModel(replay), tools: replayTools(replay), ...(compaction ? { compaction } : {}), checkpointer });
+    const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
+    for (const input of replay.turns) await agent.invoke({ messages: input }, config);
+  } finally {
+    checkpointer.db.close();
+  }
+}
+
+/** The recorded text of a message of the session, by id. */
+function recordedText(replay: ReplaySession, id: string): string {
+  const message = replay.expectedHistory.find((each) => each.id === id);
+  if (message === undefined || typeof message.content !== "string") throw new Error(`no recorded text message ${id}`);
+  return message.content;
+}
+
+/** A message node's id (throws for other nodes: the tests pick messages on purpose). */
+function messageIdOf(node: TimelineNode | undefined): string {
+  if (node?.kind !== "message" || node.message.id === null) throw new Error(`expected a message node with an id, got ${node?.kind}`);
+  return node.message.id;
+}
+
+function topSummary(inspection: Inspection): Extract<TimelineNode, { kind: "summary" }> {
+  const summary = inspection.timeline.find((node) => node.kind === "summary");
+  if (summary?.kind !== "summary") throw new Error("the thread has no summary in its current context");
+  return summary;
+}
+
+const selector = (attribute: string, value: string) => `[${attribute}=${JSON.stringify(value)}]`;
+
+interface OpenedPage {
+  readonly page: Page;
+  /** Requests for anything but the page's own file (all aborted). */
+  readonly blocked: string[];
+  /** Uncaught errors of the page's script. */
+  readonly errors: string[];
+}
+
+/**
+ * Abort every request but the page's own file (and data: URLs), and record each one in `blocked`:
+ * the page must ask for nothing, so any entry is a failure.
+ */
+async function blockNetwork(page: Page, url: string, blocked: string[]): Promise<void> {
+  const allowed = (requested: string) => requested === url || requested.startsWith("data:");
+  page.on("request", (request) => {
+    if (!allowed(request.url())) blocked.push(request.url());
+  });
+  await page.route("**/*", (route) => (allowed(route.request().url()) ? route.continue() : route.abort()));
+}
+
+/** Write a page to the artifacts directory and name its file URL. */
+function writePage(name: string, html: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, name);
+  writeFileSync(path, html);
+  return pathToFileURL(path).href;
+}
+
+describeWithChromium("inspector page in Chromium", () => {
+  let browser: Browser;
+  let workDirectory: string;
+  const swe = loadReplay(SWE_SESSION_ID);
+  const airline = loadReplay(AIRLINE_SESSION_ID);
+  let summarized: { thread: ThreadExport; inspection: Inspection; url: string };
+  let hidden: { thread: ThreadExport; inspection: Inspection; url: string };
+  let plain: { thread: ThreadExport; inspection: Inspection; url: string };
+
+  async function inspect(sqlitePath: string, threadId: string, page: string) {
+    const thread = await loadThreadFromSqlite(sqlitePath, threadId);
+    const inspection = await buildInspection(thread);
+    return { thread, inspection, url: writePage(page, renderInspectionHtml(inspection)) };
+  }
+
+  async function open(url: string, viewport = { width: 1280, height: 900 }): Promise<OpenedPage> {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    const errors: string[] = [];
+    await blockNetwork(page, url, blocked);
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(url);
+    return { page, blocked, errors };
+  }
+
+  beforeAll(async () => {
+    workDirectory = mkdtempSync(join(tmpdir(), "inspector-page-"));
+    const sqlitePath = join(workDirectory, "threads.sqlite");
+    // The examples' compaction at a window the ~31k-token session overflows several times: repeated summaries.
+    await recordThread(sqlitePath, "summarized", swe, exampleCompaction(8_000));
+    // Hiding first: older tool results are rewritten in place before anything is summarized.
+    await recordThread(sqlitePath, "hidden", loadReplay(SWE_SESSION_ID), hidingThenSummary({ contextWindow: 8_000, target: { fraction: 0.75 }, hiding: { keepRecentGroups: 2 } }));
+    await recordThread(sqlitePath, "plain", airline, undefined);
+    summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html");
+    hidden = await inspect(sqlitePath, "hidden", "hidden-results-thread.html");
+    plain = await inspect(sqlitePath, "plain", "uncompacted-thread.html");
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
+  }, SETUP_TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (workDirectory) rmSync(workDirectory, { recursive: true, force: true });
+  });
+
+  describe("a recorded thread summarized several times", () => {
+    it("loads nothing from the network and runs its script without errors", async () => {
+      const { page, blocked, errors } = await open(summarized.url);
+      await page.locator("#timeline").waitFor();
+      expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
+    });
+
+    it("shows the thread's totals in the header", async () => {
+      const { page } = await open(summarized.url);
+      const figures = await page.locator("[data-total]").evaluateAll((elements) => Object.fromEntries(elements.map((element) => [element.getAttribute("data-total"), element.textContent])));
+      const { totals } = summarized.inspection;
+      const format = (value: number) => value.toLocaleString("en-US");
+      expect(figures).toEqual({
+        originalMessages: format(swe.expectedHistory.length),
+        originalTokens: format(totals.originalTokens),
+        contextMessages: format(summarized.thread.messages.length),
+        contextTokens: format(totals.contextTokens),
+        compactions: format(summarized.thread.compactionLog.length),
+        failedCompactions: "0",
+        summaries: format(summarized.thread.compactionLog.filter((record) => record.summaryId !== null).length),
+        hiddenResults: format(totals.hiddenResults),
+        archivedMessages: format(totals.archivedMessages),
+        tokensSaved: format(totals.tokensSaved),
+        compactionMs: `${totals.compactionMs < 100 ? totals.compactionMs.toFixed(1) : format(Math.round(totals.compactionMs))} ms`,
+      });
+    });
+
+    it("marks every compaction of the log in the list, the chart and the timeline", async () => {
+      const { page } = await open(summarized.url);
+      const ids = summarized.thread.compactionLog.map((record) => record.id);
+      const idsOf = (css: string) => page.locator(css).evaluateAll((elements) => elements.map((element) => element.getAttribute("data-compaction-id")));
+      expect(ids).toHaveLength(summarized.inspection.totals.compactions);
+      expect(await idsOf("tr[data-compaction-id]")).toEqual(ids);
+      expect(await idsOf("svg .chart-marker")).toEqual(ids);
+      expect((await idsOf('[data-kind="marker"]')).sort()).toEqual([...ids].sort());
+    });
+
+    it("expands a summary's archived originals to the original message text", async () => {
+      const { page } = await open(summarized.url);
+      const summary = topSummary(summarized.inspection);
+      const id = messageIdOf(summary.originals.find((node) => node.kind === "message"));
+      const region = page.locator(`#timeline > [data-kind="summary"]${selector("data-compaction-id", summary.compactionId)} > details[data-kind="originals"]`);
+      const original = region.locator(`${selector("data-message-id", id)} > pre.text`);
+      expect(await original.isVisible()).toBe(false);
+      await region.locator(":scope > summary").click();
+      await original.waitFor({ state: "visible" });
+      expect(await original.textContent()).toBe(recordedText(swe, id));
+    });
+
+    it("expands the originals of an earlier summary nested in a later one", async () => {
+      const { page } = await open(summarized.url);
+      const outer = topSummary(summarized.inspection);
+      const inner = outer.originals.find((node) => node.kind === "summary");
+      if (inner?.kind !== "summary") throw new Error("the newest summary holds no earlier summary");
+      const id = messageIdOf(inner.originals.find((node) => node.kind === "message"));
+      const outerRegion = page.locator(`#timeline > [data-kind="summary"] > details[data-kind="originals"]`);
+      const innerRegion = outerRegion.locator(`:scope > .nested > [data-kind="summary"]${selector("data-compaction-id", inner.compactionId)} > details[data-kind="originals"]`);
+      const original = innerRegion.locator(`${selector("data-message-id", id)} > pre.text`);
+      await outerRegion.locator(":scope > summary").click();
+      await innerRegion.locator(":scope > summary").waitFor({ state: "visible" });
+      expect(await original.isVisible()).toBe(false);
+      await innerRegion.locator(":scope > summary").click();
+      await original.waitFor({ state: "visible" });
+      expect(await original.textContent()).toBe(recordedText(swe, id));
+    });
+
+    it("opens the regions around a compaction's marker when its list entry is clicked", async () => {
+      const { page } = await open(summarized.url);
+      const marker = page.locator("#compaction-1");
+      expect(await marker.isVisible()).toBe(false);
+      await page.locator('tr[data-compaction-id] a[href="#compaction-1"]').click();
+      await marker.waitFor({ state: "visible" });
+      expect(await marker.getAttribute("data-compaction-id")).toBe(summarized.thread.compactionLog[0]!.id);
+    });
+
+    it("saves screenshots: the top of the page, and a summary's originals expanded two levels deep", async () => {
+      const { page } = await open(summarized.url, { width: 1280, height: 1600 });
+      const top = join(ARTIFACTS, "inspector.png");
+      const expanded = join(ARTIFACTS, "inspector-expanded.png");
+      rmSync(top, { force: true });
+      rmSync(expanded, { force: true });
+      await page.screenshot({ path: top });
+      const outer = page.locator('#timeline > [data-kind="summary"] > details[data-kind="originals"]');
+      await outer.locator(":scope > summary").click();
+      await outer.locator(':scope > .nested > [data-kind="summary"] > details[data-kind="originals"] > summary').click();
+      await page.locator('#timeline > [data-kind="summary"]').evaluate((element) => element.scrollIntoView());
+      await page.screenshot({ path: expanded });
+      const signatures = [top, expanded].map((path) => readFileSync(path).subarray(1, 4).toString("latin1"));
+      expect(signatures).toEqual(["PNG", "PNG"]);
+    });
+  });
+
+  describe("a recorded thread whose tool results were hidden", () => {
+    it("expands a hidden tool result to its original content", async () => {
+      const { page } = await open(hidden.url);
+      const summary = topSummary(hidden.inspection);
+      const node = summary.originals.find((each) => each.kind === "hidden");
+      if (node?.kind !== "hidden") throw new Error("the newest summary holds no hidden tool result");
+      const id = messageIdOf(node.original);
+      await page.locator(`#timeline > [data-kind="summary"] > details[data-kind="originals"] > summary`).click();
+      const hiddenNode = page.locator(`#timeline > [data-kind="summary"] > details > .nested > [data-kind="hidden"]${selector("data-message-id", id)}`);
+      expect(await hiddenNode.locator(":scope > pre.text").textContent()).toBe(node.message.text);
+      const original = hiddenNode.locator(`:scope > details[data-kind="original"] ${selector("data-message-id", id)} > pre.text`);
+      expect(await original.isVisible()).toBe(false);
+      await hiddenNode.locator(':scope > details[data-kind="original"] > summary').click();
+      await original.waitFor({ state: "visible" });
+      expect(await original.textContent()).toBe(recordedText(swe, id));
+    });
+  });
+
+  describe("a recorded thread never compacted", () => {
+    it("renders every message at the top level, with 0 compactions and no markers", async () => {
+      const { page, blocked, errors } = await open(plain.url);
+      expect(await page.locator('[data-total="compactions"]').textContent()).toBe("0");
+      expect(await page.locator('#timeline > [data-kind="message"]').count()).toBe(airline.expectedHistory.length);
+      expect(await page.locator('#timeline > :not([data-kind="message"])').count()).toBe(0);
+      expect(await page.locator('[data-kind="marker"], svg .chart-marker, details').count()).toBe(0);
+      expect(await page.locator('[data-kind="no-compactions"]').isVisible()).toBe(true);
+      expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
+    });
+  });
+
+  describe("a generated thread of 5 000 messages compacted many times", () => {
+    const TURNS = 1_250;
+    let large: { thread: ThreadExport; inspection: Inspection; url: string };
+
+    /** One turn: a question, a tool call, its result and an answer (explicit ids). */
+    function turn(index: number): BaseMessage[] {
+      return [
+        new HumanMessage({ id: `h${index}`, content: `Question ${index}: what does ${index}.txt say?` }),
+        new AIMessage({ id: `a${index}`, content: "", tool_calls: [{ id: `call${index}`, name: "read_file", args: { path: `${index}.txt` }, type: "tool_call" }] }),
+        new ToolMessage({ id: `t${index}`, content: `Contents of ${index}.txt: ${`line ${index} of the file. `.repeat(12)}`, tool_call_id: `call${index}`, name: "read_file" }),
+        new AIMessage({ id: `r${index}`, content: `${index}.txt repeats line ${index} twelve times.` }),
+      ];
+    }
+
+    beforeAll(async () => {
+      const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
+      const checkpointer = new MemorySaver();
+      const store = new InMemoryStore();
+      const compaction = hidingThenSummary({ contextWindow: 6_000, tokenCounter: createTokenCounter({ mode: "approximate" }) });
+      const graph = new StateGraph(State).addNode("compact", createCompactionNode(compaction)).addEdge(START, "compact").addEdge("compact", END).compile({ checkpointer, store });
+      const config = { configurable: { thread_id: "large" } };
+      for (let first = 0; first < TURNS; first += 5) {
+        await graph.invoke({ messages: [first, first + 1, first + 2, first + 3, first + 4].flatMap(turn) }, config);
+      }
+      const thread = await exportThread(checkpointer, "large", { store });
+      const inspection = await buildInspection(thread);
+      large = { thread, inspection, url: writePage("large-thread.html", renderInspectionHtml(inspection)) };
+    }, SETUP_TIMEOUT);
+
+    it("opens, showing the current context at the top level and all 5 000 messages in the totals", async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const blocked: string[] = [];
+      await blockNetwork(page, large.url, blocked);
+      const started = performance.now();
+      await page.goto(large.url, { waitUntil: "commit" });
+      await page.locator("#timeline > .node").first().waitFor({ state: "visible" });
+      const timelineShown = performance.now() - started;
+      await page.waitForLoadState("load");
+      const loaded = performance.now() - started;
+      // Chromium records the first contentful paint shortly after it happens, not always by "load".
+      await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0);
+      const paint = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]!.startTime);
+      const bytes = readFileSync(fileURLToPath(large.url)).length;
+      console.log(
+        `[inspector] 5 000-message page (${(bytes / 1e6).toFixed(1)} MB, ${large.inspection.totals.compactions} compactions): ` +
+          `goto→load ${Math.round(loaded)} ms, goto→timeline visible ${Math.round(timelineShown)} ms, first contentful paint ${Math.round(paint)} ms after navigation start`,
+      );
+      expect(await page.locator('[data-total="originalMessages"]').textContent()).toBe("5,000");
+      expect(await page.locator("#timeline > .node").count()).toBe(large.inspection.timeline.length);
+      expect(await page.locator("#timeline > .node").evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-message-id")))).toEqual(
+        large.thread.messages.map((message) => message.data.id ?? null),
+      );
+      expect(blocked).toEqual([]);
+      await context.close();
+    });
+
+    it("reaches the oldest message through every nested summary from the first compaction's link", async () => {
+      const { page, errors } = await open(large.url);
+      await page.locator('tr[data-compaction-id] a[href="#compaction-1"]').click();
+      const marker = page.locator("#compaction-1");
+      await marker.waitFor({ state: "visible" });
+      const first = large.thread.compactionLog[0]!;
+      expect(first.summaryId).toBe("h0");
+      const firstSummary = page.locator(`[data-kind="summary"]${selector("data-compaction-id", first.id)}`);
+      const oldest = firstSummary.locator(':scope > details[data-kind="originals"] [data-message-id="h0"] > pre.text');
+      await firstSummary.locator(':scope > details[data-kind="originals"] > summary').click();
+      await oldest.waitFor({ state: "visible" });
+      expect(await oldest.textContent()).toBe("Question 0: what does 0.txt say?");
+      expect(errors).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,426 @@
+import { describe, expect, it } from "vitest";
+import type { CompactionRecord } from "../../src/compaction-record.js";
+import type { CompactionView, Inspection, InspectionTotals, MessageView, TimelineNode } from "../../src/inspector/inspection.js";
+import { escapeHtml, renderInspectionHtml } from "../../src/inspector/render-html.js";
+
+/** A message view with defaults; `tokens` 10 unless told. */
+function view(id: string, type: string, text: string, extra: Partial<MessageView> = {}): MessageView {
+  return { id, type, text, toolCalls: [], toolCallId: null, toolName: null, tokens: 10, ...extra };
+}
+
+const message = (messageView: MessageView): TimelineNode => ({ kind: "message", message: messageView });
+
+function record(id: string, overrides: Partial<CompactionRecord> = {}): CompactionRecord {
+  return {
+    id,
+    at: "2025-01-01T12:00:00.000Z",
+    strategy: "autoCompaction",
+    status: "summarized",
+    tokensBefore: 9120,
+    tokensAfter: 2210,
+    messagesBefore: 40,
+    messagesAfter: 9,
+    removedIds: [],
+    replacedIds: [],
+    insertedIds: [],
+    summaryId: null,
+    archive: "state",
+    durationMs: 3.25,
+    lastMessageId: null,
+    ...overrides,
+  };
+}
+
+function compaction(number: number, compactionRecord: CompactionRecord, step: number | null): CompactionView {
+  return { number, record: compactionRecord, summary: null, archivedMessages: 0, step };
+}
+
+const ZERO_TOTALS: InspectionTotals = {
+  originalMessages: 0,
+  originalTokens: 0,
+  contextMessages: 0,
+  contextTokens: 0,
+  compactions: 0,
+  failedCompactions: 0,
+  summaries: 0,
+  hiddenResults: 0,
+  archivedMessages: 0,
+  tokensSaved: 0,
+  compactionMs: 0,
+};
+
+function inspection(overrides: Partial<Inspection>): Inspection {
+  return { threadId: "t1", generatedAt: "2025-01-02T00:00:00.000Z", totals: ZERO_TOTALS, timeline: [], compactions: [], chart: [], warnings: [], ...overrides };
+}
+
+/**
+ * A thread compacted three times: c1 summarized h1..t1, c2 hid tool result t2, c3 summarized the
+ * first summary with h2..t2 (so c1's summary is nested in c3's originals), c4 truncated h4 away,
+ * and c5 was a no-op after a5.
+ */
+function compactedThread(): Inspection {
+  const summary1 = view("s1", "human", "Summary one: the user asked to fix the parser.", { tokens: 25 });
+  const summary3 = view("s3", "human", "Summary three: parser fixed, tests run.", { tokens: 30 });
+  const hiddenOriginal = view("t2", "tool", "FAILED tests/test_parser.py::test_nested - AssertionError", { toolCallId: "call-2", toolName: "bash", tokens: 400 });
+  const timeline: TimelineNode[] = [
+    {
+      kind: "summary",
+      compactionId: "c3",
+      message: summary3,
+      originals: [
+        {
+          kind: "summary",
+          compactionId: "c1",
+          message: summary1,
+          originals: [
+            message(view("h1", "human", "Fix the parser")),
+            message(view("a1", "ai", "", { toolCalls: [{ id: "call-1", name: "bash", args: '{"command":"cat parser.py"}' }] })),
+            message(view("t1", "tool", "def parse(): ...", { toolCallId: "call-1", toolName: "bash" })),
+          ],
+        },
+        message(view("h2", "human", "Now run the tests")),
+        message(view("a2", "ai", "", { toolCalls: [{ id: "call-2", name: "bash", args: '{"command":"pytest"}' }] })),
+        {
+          kind: "hidden",
+          compactionId: "c2",
+          message: view("t2", "tool", "[tool result hidden]", { toolCallId: "call-2", toolName: "bash", tokens: 6 }),
+          original: message(hiddenOriginal),
+        },
+      ],
+    },
+    { kind: "removed", compactionId: "c4", originals: [message(view("h4", "human", "An old aside"))] },
+    message(view("h5", "human", "Thanks")),
+    message(view("a5", "ai", "Done.")),
+  ];
+  return inspection({
+    totals: {
+      originalMessages: 12_345,
+      originalTokens: 1_234_567,
+      contextMessages: 4,
+      contextTokens: 71,
+      compactions: 5,
+      failedCompactions: 0,
+      summaries: 2,
+      hiddenResults: 1,
+      archivedMessages: 9,
+      tokensSaved: 98_765,
+      compactionMs: 12.5,
+    },
+    timeline,
+    compactions: [
+      compaction(1, record("c1"), 2),
+      compaction(2, record("c2", { strategy: "toolResultHiding", status: "compacted" }), 6),
+      compaction(3, record("c3"), 6),
+      compaction(4, record("c4", { strategy: "hardTruncate", status: "truncated" }), 7),
+      compaction(5, record("c5", { strategy: "slidingWindow", status: "noop", reason: "within budget", lastMessageId: "a5" }), 9),
+    ],
+    chart: Array.from({ length: 10 }, (_, step) => ({ step, tokens: 100 * step })),
+  });
+}
+
+interface Element {
+  readonly tag: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly children: Element[];
+}
+
+const VOID_ELEMENTS = new Set(["meta", "br", "img", "input", "hr", "link", "source", "wbr", "area", "base", "col", "embed", "track"]);
+
+/**
+ * Parse the page's tags into a tree. Enough for this renderer's output, whose text is escaped (so
+ * `<` and `>` only delimit tags) and whose every non-void element is closed; it throws otherwise,
+ * which makes it a well-formedness check as well.
+ */
+function parseTags(html: string): Element {
+  const root: Element = { tag: "#root", attributes: {}, children: [] };
+  const open: Element[] = [root];
+  const body = html.replace(/<!DOCTYPE html>/i, "").replace(/<(script|style)>[\s\S]*?<\/\1>/g, "<$1></$1>");
+  for (const match of body.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:="[^"]*")?)*)\s*(\/?)>/g)) {
+    const [, closing, tag, attributeText, selfClosing] = match;
+    if (closing) {
+      const top = open.pop();
+      if (top?.tag !== tag) throw new Error(`</${tag}> closes <${top?.tag}>`);
+      continue;
+    }
+    const attributes: Record<string, string> = {};
+    for (const attribute of attributeText!.matchAll(/([a-zA-Z-]+)(?:="([^"]*)")?/g)) attributes[attribute[1]!] = attribute[2] ?? "";
+    const element: Element = { tag: tag!, attributes, children: [] };
+    open.at(-1)!.children.push(element);
+    if (!selfClosing && !VOID_ELEMENTS.has(tag!)) open.push(element);
+  }
+  if (open.length !== 1) throw new Error(`unclosed: ${open.map((element) => element.tag).join(" > ")}`);
+  return root;
+}
+
+function findAll(element: Element, predicate: (element: Element) => boolean): Element[] {
+  const found: Element[] = [];
+  const stack = [element];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (predicate(next)) found.push(next);
+    for (let index = next.children.length - 1; index >= 0; index -= 1) stack.push(next.children[index]!);
+  }
+  return found;
+}
+
+interface Shape {
+  readonly kind: string;
+  readonly id?: string;
+  readonly compaction?: string;
+  readonly children?: Shape[];
+}
+
+/** The timeline as nested `data-kind` elements: what a reader sees, region by region. */
+function shapeOf(element: Element): Shape[] {
+  return element.children.flatMap((child): Shape[] => {
+    const kind = child.attributes["data-kind"];
+    if (kind === undefined) return shapeOf(child);
+    const children = shapeOf(child);
+    return [
+      {
+        kind,
+        ...(child.attributes["data-message-id"] !== undefined ? { id: child.attributes["data-message-id"] } : {}),
+        ...(child.attributes["data-compaction-id"] !== undefined ? { compaction: child.attributes["data-compaction-id"] } : {}),
+        ...(children.length > 0 ? { children } : {}),
+      },
+    ];
+  });
+}
+
+function timelineOf(html: string): Element {
+  const [timeline] = findAll(parseTags(html), (element) => element.attributes["id"] === "timeline");
+  if (timeline === undefined) throw new Error("no #timeline");
+  return timeline;
+}
+
+function totalsOf(html: string): Record<string, string> {
+  return Object.fromEntries([...html.matchAll(/data-total="(\w+)">([^<]*)</g)].map((match) => [match[1]!, match[2]!]));
+}
+
+describe("renderInspectionHtml", () => {
+  it("escapes message text, so a <script> in a message is text", () => {
+    const html = renderInspectionHtml(
+      inspection({ timeline: [message(view("h1", "human", '<script>alert("pwned")</script> & <img src=x onerror=alert(1)>'))] }),
+    );
+    expect(html).toContain("&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;");
+    expect(html.match(/<script/g)).toEqual(["<script"]);
+    expect(findAll(parseTags(html), (element) => element.tag === "img")).toEqual([]);
+  });
+
+  it("escapes the thread id, tool names and calls, strategies, reasons and warnings", () => {
+    const html = renderInspectionHtml(
+      inspection({
+        threadId: 'thread"<b>',
+        timeline: [message(view("a1", "ai", "", { toolCalls: [{ id: "c<1>", name: "<i>bash</i>", args: '{"q":"</pre><b>"}' }] }))],
+        compactions: [compaction(1, record("r<1>", { strategy: "<u>mine</u>", status: "failed", reason: "<em>boom</em>", lastMessageId: "a1" }), null)],
+        warnings: ["archive <missing> for r1"],
+      }),
+    );
+    const tags = new Set(findAll(parseTags(html), () => true).map((element) => element.tag));
+    expect(["b", "i", "u", "em"].filter((tag) => tags.has(tag))).toEqual([]);
+    expect(html).toContain("<code data-thread-id>thread&quot;&lt;b&gt;</code>");
+    expect(html).toContain("&lt;i&gt;bash&lt;/i&gt;");
+    expect(html).toContain("{&quot;q&quot;:&quot;&lt;/pre&gt;&lt;b&gt;&quot;}");
+    expect(html).toContain("&lt;u&gt;mine&lt;/u&gt;");
+    expect(html).toContain("&lt;em&gt;boom&lt;/em&gt;");
+    expect(html).toContain("<li>archive &lt;missing&gt; for r1</li>");
+  });
+
+  it("shows every total with its exact figure", () => {
+    expect(totalsOf(renderInspectionHtml(compactedThread()))).toEqual({
+      originalMessages: "12,345",
+      originalTokens: "1,234,567",
+      contextMessages: "4",
+      contextTokens: "71",
+      compactions: "5",
+      failedCompactions: "0",
+      summaries: "2",
+      hiddenResults: "1",
+      archivedMessages: "9",
+      tokensSaved: "98,765",
+      compactionMs: "12.5 ms",
+    });
+  });
+
+  it("nests a summary's originals, an earlier summary with its own, and marks each compaction at its first node", () => {
+    expect(shapeOf(timelineOf(renderInspectionHtml(compactedThread())))).toEqual([
+      { kind: "marker", compaction: "c3" },
+      {
+        kind: "summary",
+        id: "s3",
+        compaction: "c3",
+        children: [
+          {
+            kind: "originals",
+            compaction: "c3",
+            children: [
+              { kind: "marker", compaction: "c1" },
+              {
+                kind: "summary",
+                id: "s1",
+                compaction: "c1",
+                children: [
+                  {
+                    kind: "originals",
+                    compaction: "c1",
+                    children: [
+                      { kind: "message", id: "h1" },
+                      { kind: "message", id: "a1" },
+                      { kind: "message", id: "t1" },
+                    ],
+                  },
+                ],
+              },
+              { kind: "message", id: "h2" },
+              { kind: "message", id: "a2" },
+              { kind: "marker", compaction: "c2" },
+              { kind: "hidden", id: "t2", compaction: "c2", children: [{ kind: "original", compaction: "c2", children: [{ kind: "message", id: "t2" }] }] },
+            ],
+          },
+        ],
+      },
+      { kind: "marker", compaction: "c4" },
+      { kind: "removed", compaction: "c4", children: [{ kind: "removed", compaction: "c4", children: [{ kind: "message", id: "h4" }] }] },
+      { kind: "message", id: "h5" },
+      { kind: "message", id: "a5" },
+      { kind: "marker", compaction: "c5" },
+    ]);
+  });
+
+  it("keeps every collapsed region closed", () => {
+    const details = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "details");
+    expect(details.map((element) => [element.attributes["data-kind"], "open" in element.attributes])).toEqual([
+      ["originals", false],
+      ["originals", false],
+      ["original", false],
+      ["removed", false],
+    ]);
+  });
+
+  it("writes each marker with its time, strategy, status, tokens and messages before and after", () => {
+    const html = renderInspectionHtml(compactedThread());
+    const marker = html.match(/<div class="marker[^"]*" id="compaction-4"[^>]*>.*?<\/div>/)?.[0]?.replace(/<[^>]+>/g, "");
+    expect(marker).toBe("#4 2025-01-01 12:00:00.000 UTC · hardTruncate truncated · tokens 9,120 → 2,210 · messages 40 → 9 · 3.3 ms");
+  });
+
+  it("lists the compactions, each linking to its marker", () => {
+    const rows = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "tr" && "data-compaction-id" in element.attributes);
+    expect(rows.map((row) => [row.attributes["data-compaction-id"], findAll(row, (element) => element.tag === "a")[0]?.attributes["href"]])).toEqual([
+      ["c1", "#compaction-1"],
+      ["c2", "#compaction-2"],
+      ["c3", "#compaction-3"],
+      ["c4", "#compaction-4"],
+      ["c5", "#compaction-5"],
+    ]);
+  });
+
+  it("draws the chart as one polyline point per step and one marker per placed compaction", () => {
+    const svg = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "svg")[0]!;
+    const polyline = findAll(svg, (element) => element.tag === "polyline")[0]!;
+    expect(polyline.attributes["points"]!.split(" ")).toHaveLength(10);
+    const markers = findAll(svg, (element) => element.attributes["class"]?.startsWith("chart-marker") === true);
+    expect(markers.map((marker) => [marker.attributes["data-compaction-id"], marker.attributes["href"]])).toEqual([
+      ["c1", "#compaction-1"],
+      ["c2", "#compaction-2"],
+      ["c3", "#compaction-3"],
+      ["c4", "#compaction-4"],
+      ["c5", "#compaction-5"],
+    ]);
+  });
+
+  it("lists a compaction that left no node and names no message without a link, and draws it unlinked", () => {
+    const html = renderInspectionHtml(
+      inspection({
+        timeline: [message(view("h1", "human", "Hello"))],
+        compactions: [compaction(1, record("f1", { status: "failed", tokensBefore: null, tokensAfter: null, reason: "boom" }), 0)],
+        chart: [{ step: 0, tokens: 10 }],
+      }),
+    );
+    const root = parseTags(html);
+    const row = findAll(root, (element) => element.tag === "tr" && element.attributes["data-compaction-id"] === "f1")[0]!;
+    expect(findAll(row, (element) => element.tag === "a")).toEqual([]);
+    expect(findAll(root, (element) => element.attributes["data-compaction-id"] === "f1").map((element) => element.tag)).toEqual(["g", "tr"]);
+    expect(html).toContain('<td class="num">— → —</td>');
+  });
+
+  it("gives each chart marker a tooltip with its figures", () => {
+    const html = renderInspectionHtml(compactedThread());
+    expect(html).toContain("<title>#3 autoCompaction (summarized) at step 6: tokens 9,120 → 2,210, messages 40 → 9</title>");
+  });
+
+  it("renders a thread that was never compacted: zero compactions, no markers", () => {
+    const html = renderInspectionHtml(
+      inspection({
+        totals: { ...ZERO_TOTALS, originalMessages: 2, originalTokens: 20, contextMessages: 2, contextTokens: 20 },
+        timeline: [message(view("h1", "human", "Hello")), message(view("a1", "ai", "Hi"))],
+        chart: [
+          { step: 0, tokens: 10 },
+          { step: 1, tokens: 20 },
+        ],
+      }),
+    );
+    expect(shapeOf(timelineOf(html))).toEqual([
+      { kind: "message", id: "h1" },
+      { kind: "message", id: "a1" },
+    ]);
+    expect(totalsOf(html)["compactions"]).toBe("0");
+    expect(html).toContain('<p class="empty" data-kind="no-compactions">This thread was never compacted.</p>');
+    expect(findAll(parseTags(html), (element) => /marker/.test(element.attributes["class"] ?? ""))).toEqual([]);
+  });
+
+  it("renders an empty thread", () => {
+    const html = renderInspectionHtml(inspection({}));
+    expect(shapeOf(timelineOf(html))).toEqual([]);
+    expect(html).toContain('<section class="chart"><h2>Context tokens per step</h2><p class="empty">No messages.</p></section>');
+  });
+
+  it("loads nothing from the network: no URL, no src, no external stylesheet or font", () => {
+    const html = renderInspectionHtml(compactedThread());
+    expect(html.match(/https?:|\/\/[a-z]/gi)).toEqual(null);
+    expect(html.match(/\bsrc\s*=|<link\b|url\(|@import|@font-face/gi)).toEqual(null);
+  });
+
+  it("gives no tag a network reference even when a message holds URLs and tags", () => {
+    const html = renderInspectionHtml(
+      inspection({ timeline: [message(view("h1", "human", '<img src="https://example.com/x.png"><link rel=stylesheet href="http://example.com/a.css"> see https://example.com'))] }),
+    );
+    const references = findAll(parseTags(html), () => true).flatMap((element) =>
+      Object.entries(element.attributes).filter(([name, value]) => name === "src" || (name === "href" && !value.startsWith("#")) || /https?:/.test(value)),
+    );
+    expect(references).toEqual([]);
+  });
+
+  it("keeps a text's leading newline (the parser drops the first one after <pre>)", () => {
+    const html = renderInspectionHtml(inspection({ timeline: [message(view("t1", "tool", "\n  indented"))] }));
+    expect(html).toContain('<pre class="text">\n\n  indented</pre>');
+  });
+
+  it("uses the given title", () => {
+    const html = renderInspectionHtml(inspection({}), { title: "Run <42>" });
+    expect(html).toContain("<title>Run &lt;42&gt;</title>");
+    expect(html).toContain("<h1>Run &lt;42&gt;</h1>");
+  });
+
+  it("moves regions nested deeper than the parser nests into templates, keeping every message once", () => {
+    // 100 summaries, each standing for the previous one and one message: 100 levels of nesting.
+    let node: TimelineNode = message(view("m0", "human", "the first message"));
+    for (let level = 1; level <= 100; level += 1) {
+      node = { kind: "summary", compactionId: `c${level}`, message: view(`s${level}`, "human", `summary ${level}`), originals: [node, message(view(`m${level}`, "human", `message ${level}`))] };
+    }
+    const html = renderInspectionHtml(inspection({ timeline: [node] }));
+    const root = parseTags(html);
+    const ids = findAll(root, (element) => "data-message-id" in element.attributes).map((element) => element.attributes["data-message-id"]!);
+    expect(ids.filter((id) => id.startsWith("m")).sort()).toEqual(Array.from({ length: 101 }, (_, index) => `m${index}`).sort());
+    expect(ids.filter((id) => id.startsWith("s"))).toHaveLength(100);
+    const templates = findAll(root, (element) => element.tag === "template").map((element) => element.attributes["id"]);
+    const slots = findAll(root, (element) => "data-lazy" in element.attributes && element.tag !== "template").map((element) => element.attributes["data-lazy"]);
+    expect(templates).toEqual(["lazy-1"]);
+    expect(slots).toEqual(["lazy-1"]);
+  });
+});
+
+describe("escapeHtml", () => {
+  it("escapes the five HTML-significant characters and nothing else", () => {
+    expect(escapeHtml(`<a href="x">Tom & Jerry's $& é</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s $&amp; é&lt;/a&gt;");
+  });
+});
