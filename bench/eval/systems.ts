@@ -1,0 +1,233 @@
+/**
+ * The systems the evaluation compares, each run the way an agent runs it before a model call:
+ * ours through the compaction node's path (compact, `compactionUpdate`, LangGraph's messages
+ * reducer: persisted), LangChain's context editing through its middleware's `wrapModelCall` (a view
+ * of every call, the history unchanged), LangChain's summarization through its middleware's
+ * `beforeModel` hook and the same reducer (persisted).
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { messagesStateReducer } from "@langchain/langgraph";
+import { ClearToolUsesEdit, contextEditingMiddleware, summarizationMiddleware } from "langchain";
+import {
+  autoCompaction,
+  compactionUpdate,
+  hidingThenSummary,
+  messageText,
+  selectiveThenSummary,
+  stateSnapshotSummary,
+  toolResultHiding,
+  type CompactionStrategy,
+  type TokenCounter,
+} from "../../src/index.js";
+import { MeteredChatModel, type SummaryCall } from "./summary-model.js";
+
+/** The trigger of both LangChain peers, as a share of the window (issue 5). */
+export const PEER_TRIGGER_FRACTION = 0.8;
+/** ClearToolUsesEdit keeps the newest 3 tool results (issue 5). */
+export const CLEAR_TOOL_USES_KEEP = 3;
+/** summarizationMiddleware keeps the newest 20 messages (issue 5). */
+export const SUMMARIZATION_KEEP_MESSAGES = 20;
+
+/** What one step of a system produced. */
+export interface SystemStep {
+  /** The history the system keeps for the next step. */
+  readonly persisted: BaseMessage[];
+  /** What the model receives at this step. */
+  readonly input: BaseMessage[];
+  /** Whether the system changed the history (or, for a view, the request) at this step. */
+  readonly compacted: boolean;
+  /** When compacted: the messages of the history that are not in the model's input any more. */
+  readonly originals: readonly BaseMessage[];
+}
+
+/** One system, ready to replay one trace. */
+export interface EvalSystem {
+  readonly name: string;
+  /**
+   * Before a model call: the persisted history with the messages added since the last call goes in,
+   * what is persisted and what the model receives come out.
+   */
+  step(history: BaseMessage[]): Promise<SystemStep>;
+  /** The summary calls made since the last drain. */
+  drainSummaryCalls(): SummaryCall[];
+}
+
+/** What a system is built with. */
+export interface SystemContext {
+  /** The model's context window, in tokens. */
+  readonly window: number;
+  /** The counter every system triggers with (and the evaluation measures with). */
+  readonly tokenCounter: TokenCounter;
+  /** The summary model every summarizing system shares; each system meters its own calls. */
+  readonly summaryModel: BaseChatModel;
+}
+
+/** Who wrote a system. */
+export type SystemKind = "baseline" | "peer" | "ours";
+
+/** A system of the comparison. */
+export interface SystemSpec {
+  readonly name: string;
+  readonly kind: SystemKind;
+  /** A fresh instance (fresh state, fresh meter) for one trace at one window. */
+  create(context: SystemContext): EvalSystem;
+}
+
+/** The messages of `before` that `after` no longer holds (by object). */
+function leftOut(before: readonly BaseMessage[], after: readonly BaseMessage[]): BaseMessage[] {
+  const kept = new Set(after);
+  return before.filter((message) => !kept.has(message));
+}
+
+const noSummaryCalls = (): SummaryCall[] => [];
+
+/** No compaction: the whole history goes to the model. */
+export const noCompaction: SystemSpec = {
+  name: "no compaction",
+  kind: "baseline",
+  create: () => ({
+    name: "no compaction",
+    step: async (history) => ({ persisted: history, input: history, compacted: false, originals: [] }),
+    drainSummaryCalls: noSummaryCalls,
+  }),
+};
+
+type WrapModelCall = (request: Record<string, unknown>, handler: (request: { messages: BaseMessage[] }) => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * The leading system message apart from the rest: `createAgent` keeps its system prompt out of the
+ * state's messages and adds it to each request, and LangChain's middleware is written for that (the
+ * summarization middleware would otherwise summarize the system prompt away).
+ */
+function splitSystemPrompt(history: BaseMessage[]): { systemMessage: BaseMessage | undefined; messages: BaseMessage[] } {
+  const first = history[0];
+  return first?.type === "system" ? { systemMessage: first, messages: history.slice(1) } : { systemMessage: undefined, messages: history };
+}
+
+/**
+ * LangChain's `ClearToolUsesEdit` inside `contextEditingMiddleware`, called through the middleware's
+ * own `wrapModelCall` with a copy of the state's messages and the system prompt apart, as
+ * `createAgent` calls it: it edits the request only, so the history stays whole and the edit is
+ * redone at every call. Its token counting goes through the request's model
+ * (`tokenCountMethod: "model"`), here an object answering with the shared counter.
+ */
+export const clearToolUses: SystemSpec = {
+  name: "ClearToolUsesEdit",
+  kind: "peer",
+  create: ({ window, tokenCounter }) => {
+    const middleware = contextEditingMiddleware({
+      edits: [new ClearToolUsesEdit({ trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) }, keep: { messages: CLEAR_TOOL_USES_KEEP } })],
+      tokenCountMethod: "model",
+    });
+    const wrapModelCall = middleware.wrapModelCall as unknown as WrapModelCall;
+    let systemMessage: BaseMessage | undefined;
+    const counterModel = {
+      getName: () => "eval-token-counter",
+      // The middleware rebuilds the system message from its text for every count; counting the
+      // original object instead (same text, same count) keeps the counter's per-message cache useful.
+      getNumTokensFromMessages: async (messages: BaseMessage[]) => {
+        const first = messages[0];
+        const counted = systemMessage && first?.type === "system" && first.content === systemMessage.content ? [systemMessage, ...messages.slice(1)] : messages;
+        return { totalCount: await tokenCounter.countMessages(counted) };
+      },
+    };
+    return {
+      name: "ClearToolUsesEdit",
+      async step(history) {
+        const split = splitSystemPrompt(history);
+        systemMessage = split.systemMessage;
+        let sent: BaseMessage[] = split.messages;
+        const systemPrompt = systemMessage ? messageText(systemMessage) : "";
+        await wrapModelCall(
+          { model: counterModel, messages: [...split.messages], systemPrompt, ...(systemMessage ? { systemMessage } : {}), state: { messages: split.messages }, runtime: { context: {} } },
+          async (request) => {
+            sent = request.messages;
+            return undefined;
+          },
+        );
+        const input = systemMessage ? [systemMessage, ...sent] : sent;
+        const compacted = input.length !== history.length || input.some((message, position) => message !== history[position]);
+        return { persisted: history, input, compacted, originals: compacted ? leftOut(history, input) : [] };
+      },
+      drainSummaryCalls: noSummaryCalls,
+    };
+  },
+};
+
+type BeforeModel = (state: { messages: BaseMessage[] }, runtime: Record<string, unknown>) => Promise<{ messages?: BaseMessage[] } | undefined | void>;
+
+/**
+ * LangChain's `summarizationMiddleware`, called through its own `beforeModel` hook with the state's
+ * messages (the system prompt apart, as in `createAgent`); its update is applied with LangGraph's
+ * messages reducer, as the agent's graph applies it (persisted).
+ */
+export const summarization: SystemSpec = {
+  name: "summarizationMiddleware",
+  kind: "peer",
+  create: ({ window, tokenCounter, summaryModel }) => {
+    const meter = new MeteredChatModel({ inner: summaryModel, tokenCounter });
+    const middleware = summarizationMiddleware({
+      model: meter,
+      trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) },
+      keep: { messages: SUMMARIZATION_KEEP_MESSAGES },
+      tokenCounter: (messages: BaseMessage[]) => tokenCounter.countMessages(messages),
+    });
+    const hook = middleware.beforeModel as unknown as BeforeModel | { hook: BeforeModel };
+    const beforeModel = typeof hook === "function" ? hook : hook.hook;
+    return {
+      name: "summarizationMiddleware",
+      async step(history) {
+        const { systemMessage, messages } = splitSystemPrompt(history);
+        const update = await beforeModel({ messages }, { context: {} });
+        if (!update || !update.messages) return { persisted: history, input: history, compacted: false, originals: [] };
+        const reduced = messagesStateReducer(messages, update.messages);
+        const persisted = systemMessage ? [systemMessage, ...reduced] : reduced;
+        return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
+      },
+      drainSummaryCalls: () => meter.drain(),
+    };
+  },
+};
+
+/**
+ * One of our strategies, run as the compaction node runs it: `compact`, then `compactionUpdate`
+ * and LangGraph's messages reducer apply the result to the persisted history.
+ */
+export function ours(name: string, build: (context: SystemContext & { model: BaseChatModel }) => CompactionStrategy): SystemSpec {
+  return {
+    name,
+    kind: "ours",
+    create: (context) => {
+      const meter = new MeteredChatModel({ inner: context.summaryModel, tokenCounter: context.tokenCounter });
+      const strategy = build({ ...context, model: meter });
+      return {
+        name,
+        async step(history) {
+          const result = await strategy.compact(history);
+          if (result.status === "noop" || result.status === "failed") return { persisted: history, input: history, compacted: false, originals: [] };
+          const update = compactionUpdate(history, result);
+          if (!update.changed) return { persisted: history, input: history, compacted: false, originals: [] };
+          const persisted = messagesStateReducer(history, update.messages);
+          return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
+        },
+        drainSummaryCalls: () => meter.drain(),
+      };
+    },
+  };
+}
+
+/** Our strategies with their defaults (the window as the context window, the shared summary model). */
+export const OUR_SYSTEMS: readonly SystemSpec[] = [
+  ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
+  ours("hidingThenSummary", ({ window, tokenCounter, model }) => hidingThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
+  ours("selectiveThenSummary", ({ window, tokenCounter, model }) => selectiveThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
+  ours("stateSnapshotSummary", ({ window, tokenCounter, model }) => stateSnapshotSummary({ contextWindow: window, tokenCounter, model })),
+  ours("autoCompaction", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model })),
+];
+
+/** The name of our recommended default. */
+export const RECOMMENDED_DEFAULT = "autoCompaction";
+
+/** Every system of issue 5, in report order: the baseline, LangChain's two, ours. */
+export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUses, summarization, ...OUR_SYSTEMS];

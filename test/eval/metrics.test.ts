@@ -1,0 +1,207 @@
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_PRICES,
+  RetentionTracker,
+  artifactsSeen,
+  cachedPrefixTokens,
+  callsOverWindow,
+  commonPrefixLength,
+  costOf,
+  retentionIn,
+  shareOf,
+  toolPairingValid,
+  type TrackedArtifacts,
+} from "../../bench/eval/metrics.js";
+import { EMPTY_TOTALS, totalsOf, type StepRecord, type TraceReplay } from "../../bench/eval/replay.js";
+import { goalsFor, rowOf } from "../../bench/eval/report.js";
+import { assistant, system, toolResult, user } from "../support/builders.js";
+
+describe("commonPrefixLength", () => {
+  it("counts the leading messages the two calls share", () => {
+    const [s, u, a] = [system("s"), user("u"), assistant("a", "thinking")];
+    expect(commonPrefixLength([s, u, a], [s, u, user("u2"), a])).toBe(2);
+  });
+
+  it("takes a copy with another id but the same content for the same message (providers never see ids)", () => {
+    expect(commonPrefixLength([system("s", "rules"), user("u", "fix it")], [system("s-copy", "rules"), user("u-copy", "fix it"), user("new")])).toBe(2);
+  });
+
+  it("breaks at a tool result whose content changed, as a cleared result does", () => {
+    const call = assistant("a1", "", [{ id: "c1" }]);
+    const before = [user("u"), call, toolResult("t1", "c1", "long output"), user("u2")];
+    const after = [user("u"), call, toolResult("t1", "c1", "[cleared]"), user("u2")];
+    expect(commonPrefixLength(before, after)).toBe(2);
+  });
+
+  it("is 0 for the first call", () => {
+    expect(commonPrefixLength([], [user("u")])).toBe(0);
+  });
+});
+
+describe("cachedPrefixTokens", () => {
+  it("sums the token counts of the shared leading messages", () => {
+    expect(cachedPrefixTokens([10, 20, 30, 40], 3)).toBe(60);
+  });
+
+  it("is 0 without a shared prefix", () => {
+    expect(cachedPrefixTokens([10, 20], 0)).toBe(0);
+  });
+});
+
+describe("costOf", () => {
+  it("prices uncached input, cached input and output apart", () => {
+    expect(costOf({ input: 1000, cached: 600, output: 50 }, DEFAULT_PRICES)).toBe(400 + 60 + 200);
+  });
+
+  it("uses the prices given", () => {
+    expect(costOf({ input: 100, cached: 100, output: 10 }, { input: 3, cached: 0.5, output: 15 })).toBe(50 + 150);
+  });
+});
+
+describe("callsOverWindow", () => {
+  it("counts the calls with more tokens than the window, not the ones that fill it exactly", () => {
+    expect(callsOverWindow([900, 1000, 1001, 5000], 1000)).toBe(2);
+  });
+});
+
+describe("shareOf", () => {
+  it("divides, and has no share of nothing", () => {
+    expect([shareOf(3, 4), shareOf(0, 0)]).toEqual([0.75, undefined]);
+  });
+});
+
+describe("artifact retention", () => {
+  const stream = [
+    user("u", "Fix the crash in src/app.py"),
+    assistant("a1", "", [{ id: "c1", name: "get_reservation", args: { reservation_id: "ZFA04Y" } }]),
+    toolResult("t1", "c1", "ok", "get_reservation"),
+    assistant("a2", "", [{ id: "c2", args: { command: "python src/app.py && cat README.md" } }]),
+    toolResult("t2", "c2", "Traceback (most recent call last):\nValueError: bad input"),
+  ];
+
+  it("tracks the files, identifiers and error lines of the original stream", () => {
+    expect(artifactsSeen(stream)).toEqual({
+      files: ["src/app.py", "README.md"],
+      identifiers: ["ZFA04Y"],
+      errors: ["Traceback (most recent call last):", "ValueError: bad input"],
+    });
+  });
+
+  it("finds them as substrings of the context, summaries and tool-call arguments included", () => {
+    const tracked: TrackedArtifacts = artifactsSeen(stream);
+    const context = [new HumanMessage("Summary: edited src/app.py; saw ValueError: bad input"), stream[3]!, new ToolMessage({ content: "[cleared]", tool_call_id: "c2" })];
+    expect(retentionIn(tracked, context)).toEqual({
+      present: 3,
+      total: 5,
+      byKind: { files: { present: 2, total: 2 }, identifiers: { present: 0, total: 1 }, errors: { present: 1, total: 2 } },
+    });
+  });
+
+  it("gives the same answer incrementally, without searching a kept message twice", () => {
+    const tracker = new RetentionTracker();
+    tracker.register(artifactsSeen(stream.slice(0, 3)));
+    const early = tracker.measure(stream.slice(0, 3));
+    tracker.register(artifactsSeen(stream));
+    const context = [stream[0]!, new HumanMessage("reservation ZFA04Y")];
+    expect([early, tracker.measure(context)]).toEqual([retentionIn(artifactsSeen(stream.slice(0, 3)), stream.slice(0, 3)), retentionIn(artifactsSeen(stream), context)]);
+  });
+});
+
+describe("toolPairingValid", () => {
+  it("accepts answered calls and rejects a result without its call", () => {
+    const call = assistant("a1", "", [{ id: "c1" }]);
+    expect([toolPairingValid([user("u"), call, toolResult("t1", "c1")]), toolPairingValid([user("u"), toolResult("t1", "c1")])]).toEqual([true, false]);
+  });
+});
+
+/** A step with the given figures and nothing else of note. */
+function stepOf(overrides: Partial<StepRecord>): StepRecord {
+  return {
+    position: 0,
+    inputTokens: 0,
+    messages: 1,
+    cachedTokens: 0,
+    compacted: false,
+    compactionMs: 0,
+    retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
+    pairingValid: true,
+    summaryCalls: [],
+    ...overrides,
+  };
+}
+
+describe("totals and rows of a replay", () => {
+  const replay: TraceReplay = {
+    trace: "t",
+    system: "s",
+    window: 1000,
+    agentOutputTokens: 30,
+    steps: [
+      stepOf({ inputTokens: 400, cachedTokens: 0 }),
+      stepOf({ inputTokens: 1200, cachedTokens: 390, pairingValid: false }),
+      stepOf({
+        inputTokens: 300,
+        cachedTokens: 0,
+        compacted: true,
+        compactionMs: 5,
+        summaryCalls: [{ inputTokens: 1100, outputTokens: 20 }],
+        retention: { present: 1, total: 2, byKind: { files: { present: 1, total: 2 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
+      }),
+    ],
+  };
+
+  it("sums the calls, the summary calls and the peaks", () => {
+    expect(totalsOf(replay)).toEqual({
+      ...EMPTY_TOTALS,
+      modelCalls: 3,
+      modelInputTokens: 1900,
+      summaryCalls: 1,
+      summaryInputTokens: 1100,
+      summaryOutputTokens: 20,
+      agentOutputTokens: 30,
+      cachedTokens: 390,
+      peakInputTokens: 1200,
+      peakSummaryInputTokens: 1100,
+      callsOverWindow: 1,
+      summaryCallsOverWindow: 1,
+      compactions: 1,
+      compactionMs: 5,
+      retentionShareSum: 2.5,
+      retentionSteps: 3,
+      retentionByKind: { files: { present: 3, total: 4 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } },
+      pairingValidSteps: 2,
+    });
+  });
+
+  it("adds the summary calls to input and output, and prices the whole", () => {
+    const row = rowOf("s", "ours", totalsOf(replay), DEFAULT_PRICES);
+    expect({ input: row.inputTokens, output: row.outputTokens, cost: row.cost, cachedShare: row.cachedShare, retention: row.retention, pairingShare: row.pairingShare }).toEqual({
+      input: 3000,
+      output: 50,
+      cost: 2610 + 39 + 200,
+      cachedShare: 0.13,
+      retention: 2.5 / 3,
+      pairingShare: 2 / 3,
+    });
+  });
+});
+
+describe("goalsFor", () => {
+  const row = (system: string, kind: "baseline" | "peer" | "ours", totals: Partial<typeof EMPTY_TOTALS>) =>
+    rowOf(system, kind, { ...EMPTY_TOTALS, modelCalls: 1, pairingValidSteps: 1, retentionSteps: 1, retentionShareSum: 1, ...totals }, DEFAULT_PRICES);
+
+  it("checks the four goals against the peer rows", () => {
+    const rows = [
+      row("none", "baseline", { modelInputTokens: 1000, cachedTokens: 900 }),
+      row("editing", "peer", { modelInputTokens: 800, cachedTokens: 600 }),
+      row("ours", "ours", { modelInputTokens: 500, cachedTokens: 450, callsOverWindow: 1, retentionShareSum: 0.8 }),
+    ];
+    expect(goalsFor(rows[2]!, rows, "editing").map(({ goal, met }) => [goal, met])).toEqual([
+      ["no call over the window", false],
+      ["lower cost than every peer row", true],
+      ["higher cached-prefix share than editing", true],
+      ["artifact retention >= 0.9", false],
+    ]);
+  });
+});

@@ -1,0 +1,114 @@
+import { HumanMessage, getBufferString } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import {
+  DETERMINISTIC_SUMMARY_MAX_TOKENS,
+  DeterministicSummaryModel,
+  MeteredChatModel,
+  deterministicSummary,
+  messagesOfPrompt,
+  parseRenderedArtifacts,
+} from "../../bench/eval/summary-model.js";
+import { createTokenCounter, extractArtifacts, fillTemplate, formatHistory, messageText, renderArtifacts, DEFAULT_SUMMARY_PROMPT } from "../../src/index.js";
+import { assistant, system, toolResult, user } from "../support/builders.js";
+
+const tokenCounter = createTokenCounter();
+
+const conversation = [
+  system("s", "You are a coding agent."),
+  user("u", "Fix the crash in src/app.py"),
+  assistant("a1", "Let me run it.", [{ id: "c1", args: { command: "python src/app.py" } }]),
+  toolResult("t1", "c1", "Traceback (most recent call last):\nValueError: bad input"),
+  assistant("a2", "", [{ id: "c2", args: { command: "sed -i 's/x/y/' src/app.py" } }]),
+  toolResult("t2", "c2", ""),
+];
+
+/** What matters of a rebuilt message: role, text, calls (name and arguments), result's call id. */
+const shapeOf = (messages: ReturnType<typeof messagesOfPrompt>) =>
+  messages.map((message) => ({
+    type: message.type,
+    text: messageText(message),
+    calls: ((message as { tool_calls?: { name: string; args: unknown }[] }).tool_calls ?? []).map(({ name, args }) => ({ name, args })),
+    callIds: ((message as { tool_calls?: { id?: string }[] }).tool_calls ?? []).map(({ id }) => id),
+    answers: (message as { tool_call_id?: string }).tool_call_id,
+  }));
+
+describe("messagesOfPrompt", () => {
+  it("rebuilds the conversation of our summary prompt", () => {
+    const prompt = fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory(conversation.slice(1)) });
+    expect(shapeOf(messagesOfPrompt(prompt))).toEqual([
+      { type: "human", text: "Fix the crash in src/app.py", calls: [], callIds: [], answers: undefined },
+      { type: "ai", text: "Let me run it.", calls: [{ name: "bash", args: { command: "python src/app.py" } }], callIds: ["c1"], answers: undefined },
+      { type: "tool", text: "Traceback (most recent call last):\nValueError: bad input", calls: [], callIds: [], answers: "c1" },
+      { type: "ai", text: "", calls: [{ name: "bash", args: { command: "sed -i 's/x/y/' src/app.py" } }], callIds: ["c2"], answers: undefined },
+      { type: "tool", text: "", calls: [], callIds: [], answers: "c2" },
+    ]);
+  });
+
+  it("rebuilds LangChain's getBufferString text, matching results to calls in order", () => {
+    const prompt = `<messages>\nMessages to summarize:\n${getBufferString(conversation)}\n</messages>`;
+    expect(shapeOf(messagesOfPrompt(prompt))).toEqual([
+      { type: "system", text: "You are a coding agent.", calls: [], callIds: [], answers: undefined },
+      { type: "human", text: "Fix the crash in src/app.py", calls: [], callIds: [], answers: undefined },
+      { type: "ai", text: "Let me run it.", calls: [{ name: "bash", args: { command: "python src/app.py" } }], callIds: ["c1#0"], answers: undefined },
+      { type: "tool", text: "Traceback (most recent call last):\nValueError: bad input", calls: [], callIds: [], answers: "c1#0" },
+      { type: "ai", text: "", calls: [{ name: "bash", args: { command: "sed -i 's/x/y/' src/app.py" } }], callIds: ["c2#1"], answers: undefined },
+      { type: "tool", text: "", calls: [], callIds: [], answers: "c2#1" },
+    ]);
+  });
+});
+
+describe("parseRenderedArtifacts", () => {
+  it("reads back the files, identifiers and errors of a rendered index", () => {
+    const index = extractArtifacts([...conversation, assistant("a3", "", [{ id: "c3", name: "get_user", args: { user_id: "mia_li_3668" } }]), toolResult("t3", "c3", "{}", "get_user")]);
+    const parsed = parseRenderedArtifacts(`summary text\n\n${renderArtifacts(index)}`);
+    expect([parsed.filesCreated, parsed.filesModified, parsed.filesRead, parsed.identifiers, parsed.errors]).toEqual([
+      index.filesCreated,
+      index.filesModified,
+      index.filesRead,
+      index.identifiers,
+      index.errors,
+    ]);
+  });
+});
+
+describe("DeterministicSummaryModel", () => {
+  const prompt = fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory(conversation.slice(1)) });
+
+  it("answers the same prompt with the same summary, from any instance", async () => {
+    const first = await new DeterministicSummaryModel({ tokenCounter }).invoke([new HumanMessage(prompt)]);
+    const second = await new DeterministicSummaryModel({ tokenCounter: createTokenCounter() }).invoke([new HumanMessage(prompt)]);
+    expect(messageText(second)).toBe(messageText(first));
+  });
+
+  it("keeps the request, the files and the error lines of the prompt", async () => {
+    const text = messageText(await new DeterministicSummaryModel({ tokenCounter }).invoke([new HumanMessage(prompt)]));
+    expect(["Fix the crash in src/app.py", "src/app.py (modified)", "ValueError: bad input"].filter((part) => !text.includes(part))).toEqual([]);
+  });
+
+  it("caps the summary of a long conversation", async () => {
+    const long = Array.from({ length: 400 }, (_, n) => [
+      assistant(`a${n}`, `step ${n}: ${"reasoning ".repeat(40)}`, [{ id: `c${n}`, args: { command: `python tools/script_${n}.py` } }]),
+      toolResult(`t${n}`, `c${n}`, `RuntimeError: failure number ${n} in tools/script_${n}.py`),
+    ]).flat();
+    const text = await deterministicSummary(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory([user("u", "go"), ...long]) }), tokenCounter);
+    expect(await tokenCounter.countText(text)).toBeLessThanOrEqual(DETERMINISTIC_SUMMARY_MAX_TOKENS);
+  });
+});
+
+describe("MeteredChatModel", () => {
+  it("records each call's prompt and answer tokens with the evaluation's counter", async () => {
+    const inner = new DeterministicSummaryModel({ tokenCounter });
+    const metered = new MeteredChatModel({ inner, tokenCounter });
+    const answer = await metered.invoke([new HumanMessage("[user]\nhello")]);
+    expect(metered.drain()).toEqual([
+      { inputTokens: await tokenCounter.countMessages([new HumanMessage("[user]\nhello")]), outputTokens: await tokenCounter.countText(messageText(answer)) },
+    ]);
+  });
+
+  it("forgets the calls it has handed out", async () => {
+    const metered = new MeteredChatModel({ inner: new DeterministicSummaryModel({ tokenCounter }), tokenCounter });
+    await metered.invoke([new HumanMessage("[user]\nhello")]);
+    metered.drain();
+    expect(metered.drain()).toEqual([]);
+  });
+});
