@@ -17,6 +17,8 @@ export interface SystemRow {
   readonly outputTokens: number;
   readonly cachedShare: number;
   readonly cost: number;
+  /** The part of `cost` spent on summary calls (their input uncached, their output). */
+  readonly summaryCost: number;
   /** Mean over steps (with at least one artifact seen) of the share of artifacts present. */
   readonly retention: number;
   /** Share of steps whose model input has valid tool pairing. */
@@ -35,6 +37,7 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
     outputTokens,
     cachedShare: shareOf(totals.cachedTokens, inputTokens) ?? 0,
     cost: costOf({ input: inputTokens, cached: totals.cachedTokens, output: outputTokens }, prices),
+    summaryCost: costOf({ input: totals.summaryInputTokens, cached: 0, output: totals.summaryOutputTokens }, prices),
     retention: shareOf(totals.retentionShareSum, totals.retentionSteps) ?? 1,
     pairingShare: shareOf(totals.pairingValidSteps, totals.modelCalls) ?? 1,
   };
@@ -73,13 +76,23 @@ export function goalsFor(candidate: SystemRow, rows: readonly SystemRow[], conte
       goal: "lower cost than every peer row",
       short: "cost",
       met: cheapestPeer !== undefined && peers.every((row) => candidate.cost < row.cost),
-      detail: cheapestPeer ? `${fmtCost(candidate.cost)} vs cheapest peer ${cheapestPeer.system} ${fmtCost(cheapestPeer.cost)} (${fmtRatio(candidate.cost / cheapestPeer.cost)})` : "no peer row",
+      // Split into model calls and summary calls: the two differ in what drives them.
+      detail: cheapestPeer
+        ? `${fmtCost(candidate.cost)} vs cheapest peer ${cheapestPeer.system} ${fmtCost(cheapestPeer.cost)} (${fmtRatio(candidate.cost / cheapestPeer.cost)}); ` +
+          `model calls ${fmtCost(candidate.cost - candidate.summaryCost)} vs ${fmtCost(cheapestPeer.cost - cheapestPeer.summaryCost)}, ` +
+          `summary calls ${fmtCost(candidate.summaryCost)} vs ${fmtCost(cheapestPeer.summaryCost)}`
+        : "no peer row",
     },
     {
       goal: `higher cached-prefix share than ${contextEditing}`,
       short: "cache",
       met: editing !== undefined && candidate.cachedShare > editing.cachedShare,
-      detail: editing ? `${fmtShare(candidate.cachedShare)} vs ${fmtShare(editing.cachedShare)}` : "no context-editing row",
+      // The share is a ratio: a system that sends fewer tokens in all has a larger uncached share for
+      // the same new tokens, so the absolute uncached input is given beside it.
+      detail: editing
+        ? `${fmtShare(candidate.cachedShare)} vs ${fmtShare(editing.cachedShare)}; uncached input tokens ${fmtInt(candidate.inputTokens - candidate.totals.cachedTokens)} vs ` +
+          `${fmtInt(editing.inputTokens - editing.totals.cachedTokens)}, input tokens ${fmtInt(candidate.inputTokens)} vs ${fmtInt(editing.inputTokens)}`
+        : "no context-editing row",
     },
     { goal: "artifact retention >= 0.9", short: "retention", met: candidate.retention >= 0.9, detail: fmtShare(candidate.retention) },
   ];

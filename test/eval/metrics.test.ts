@@ -204,4 +204,18 @@ describe("goalsFor", () => {
       ["artifact retention >= 0.9", false],
     ]);
   });
+
+  it("splits the cost into model and summary calls, and gives the uncached input beside the share", () => {
+    const rows = [
+      row("editing", "peer", { modelInputTokens: 8_000_000, cachedTokens: 7_000_000 }),
+      row("ours", "ours", { modelInputTokens: 5_000_000, cachedTokens: 4_000_000, summaryInputTokens: 1_000_000, summaryOutputTokens: 100_000 }),
+    ];
+    expect(goalsFor(rows[1]!, rows, "editing").map(({ short, detail }) => [short, detail])).toEqual([
+      ["window", "0 model calls and 0 summary calls over (peak input 0)"],
+      // ours: 2 M uncached + 0.4 M cached + 0.4 M output = 2.8 M, of which summary calls 1 M + 0.4 M; editing: 1 M + 0.7 M.
+      ["cost", "2.800 M vs cheapest peer editing 1.700 M (1.65×); model calls 1.400 M vs 1.700 M, summary calls 1.400 M vs 0.000 M"],
+      ["cache", "0.667 vs 0.875; uncached input tokens 2,000,000 vs 1,000,000, input tokens 6,000,000 vs 8,000,000"],
+      ["retention", "1.000"],
+    ]);
+  });
 });
