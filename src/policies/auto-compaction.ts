@@ -28,6 +28,22 @@ export interface AutoCompactionOptions {
   /** Cap on the summary's length in tokens. @default 1000 */
   summaryMaxTokens?: number;
   /**
+   * Tool outputs in the part being summarized are sent to the summary model whole up to this many
+   * tokens (newest first); older ones are cut to their head and tail. The summary's artifact index is
+   * built from the originals either way. @default 20000
+   */
+  toolOutputBudgetTokens?: number;
+  /**
+   * Cap on the part being summarized as sent to the summary model, in tokens: the newest messages are
+   * sent whole while they fit (the newest always); the older ones stand as one line and their artifact
+   * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
+   * covers every replaced message. LangChain's summarization middleware sends 4000 tokens.
+   * @default unlimited: the whole part is sent
+   * @example
+   * autoCompaction({ contextWindow: 32_000, summaryModel: "gpt-4o-mini", summaryInputTokens: 8000 });
+   */
+  summaryInputTokens?: number;
+  /**
    * The summary model: a chat model or a name for `ChatOpenAI`. No built-in default: without one
    * here or in the run's `configurable.summaryModel`, the deterministic no-model summarizer is used.
    */
@@ -56,6 +72,8 @@ const optionsSchema = z
     target: z.number().gt(0).max(1).optional(),
     keepRecent: z.number().int().positive().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),
+    toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
+    summaryInputTokens: z.number().int().positive().optional(),
     summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
     modelOptions: z.record(z.string(), z.unknown()).optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -147,6 +165,8 @@ export class AutoCompaction extends CompactionStrategy {
       target,
       options.keepRecent,
       options.summaryMaxTokens,
+      options.toolOutputBudgetTokens,
+      options.summaryInputTokens,
       summaryModel,
       stableKey(options.modelOptions),
       options.timeoutMs,
@@ -168,6 +188,8 @@ export class AutoCompaction extends CompactionStrategy {
         tokenCounter,
         keepRecent,
         summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+        ...(options.toolOutputBudgetTokens !== undefined ? { toolOutputBudgetTokens: options.toolOutputBudgetTokens } : {}),
+        ...(options.summaryInputTokens !== undefined ? { summaryInputTokens: options.summaryInputTokens } : {}),
         timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
         targetTokens: Math.max(1, Math.floor(target * window)),
         ...(summaryModel !== undefined ? { model: summaryModel } : {}),

@@ -3,7 +3,6 @@ import { isAssistantMessage, isToolResultMessage } from "../messages/message-typ
 import { compactionMarkerOf } from "../types.js";
 import { messageText } from "../messages/message-text.js";
 
-
 function roleOf(message: BaseMessage): string {
   if (compactionMarkerOf(message)?.summary) return "earlier summary";
   switch (message.type) {
@@ -31,6 +30,19 @@ export interface FormatHistoryOptions {
   readonly textOverrides?: ReadonlyMap<number, string>;
   /** Leave out earlier compaction summaries (when they are passed to the prompt on their own). @default false */
   readonly omitSummaries?: boolean;
+  /**
+   * Leave out the older messages (earlier summaries among them stay) and write `note` in their place,
+   * e.g. to fit a summary prompt to a budget. @default none: every message is written
+   */
+  readonly leftOut?: LeftOutMessages | undefined;
+}
+
+/** Older messages left out of a formatted history, and the text that stands in their place. */
+export interface LeftOutMessages {
+  /** Messages before this position are left out, except earlier compaction summaries. */
+  readonly before: number;
+  /** The block written where the first left-out message was. */
+  readonly note: string;
 }
 
 /**
@@ -39,14 +51,24 @@ export interface FormatHistoryOptions {
  *
  * @example
  * formatHistory([new HumanMessage("fix the bug")]); // "[user]\nfix the bug"
+ * formatHistory([first, second, third], { leftOut: { before: 2, note: "[2 earlier messages left out]" } });
+ * // "[2 earlier messages left out]\n\n[user]\n..." (the third message only)
  */
 export function formatHistory(messages: readonly BaseMessage[], options: FormatHistoryOptions = {}): string {
   const dropUnanswered = options.dropUnansweredCalls ?? true;
   const answered = new Set<string>();
   if (dropUnanswered) for (const message of messages) if (isToolResultMessage(message)) answered.add(message.tool_call_id);
   const blocks: string[] = [];
+  const leftOut = options.leftOut;
+  let noted = false;
   messages.forEach((message, position) => {
-    if (options.omitSummaries && compactionMarkerOf(message)?.summary) return;
+    const isSummary = compactionMarkerOf(message)?.summary === true;
+    if (leftOut !== undefined && position < leftOut.before && !isSummary) {
+      if (!noted) blocks.push(leftOut.note);
+      noted = true;
+      return;
+    }
+    if (options.omitSummaries && isSummary) return;
     const text = options.textOverrides?.get(position) ?? messageText(message);
     if (isToolResultMessage(message)) {
       blocks.push(`[tool ${message.name ?? ""} #${message.tool_call_id}]\n${text}`.replace("[tool  #", "[tool #"));

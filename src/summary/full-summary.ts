@@ -114,7 +114,7 @@ export class FullSummary extends SummaryStrategy {
 
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
-    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, dropUnansweredCalls: true });
+    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true });
     const summary = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history }), context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;

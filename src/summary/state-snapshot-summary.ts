@@ -111,7 +111,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
 
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // The earlier snapshot goes in first, on its own; the history is what came after it.
-    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, omitSummaries: true });
+    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true });
     const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: input.previousSummary }) : NO_PREVIOUS_SNAPSHOT;
     const first = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history, previous_snapshot: previous }), context), "state_snapshot");
     if (first === "") throw new SummaryCallError("empty", "the summary model returned an empty state snapshot");

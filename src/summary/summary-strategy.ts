@@ -12,6 +12,7 @@ import {
   type StrategyOutcome,
 } from "../strategies/compaction-strategy.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
+import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
 import {
@@ -45,6 +46,21 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
    * @default 20000
    */
   toolOutputBudgetTokens?: number;
+  /**
+   * Cap, in tokens (the token counter's per-message counts), on the part being summarized as sent to
+   * the summary model: its newest messages are sent whole while they fit (the newest one always); the
+   * older ones are left out of the prompt, and one line saying how many, followed by their artifact
+   * index, stands in their place. An earlier summary among them is always sent whole and does not
+   * count against the cap (it carries everything before it). Tool outputs sent are still cut to
+   * `toolOutputBudgetTokens`. The summary message's artifact index covers every replaced message either
+   * way; the no-model summarizer (no prompt) is unaffected. LangChain's summarization middleware sends
+   * the newest 4000 tokens (`trimTokensToSummarize`).
+   * @default unlimited: the whole part is sent
+   * @example
+   * // A summary call of about 8000 tokens, however long the part it replaces:
+   * fullSummary({ model: "gpt-4o-mini", keepRecent: 10, summaryInputTokens: 8000 });
+   */
+  summaryInputTokens?: number;
   /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
   artifactLimits?: ArtifactIndexLimits;
 }
@@ -62,6 +78,7 @@ export const summaryOptionsShape = {
   summaryMaxTokens: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
+  summaryInputTokens: z.number().int().positive().optional(),
   artifactLimits: z
     .object({
       commands: z.number().int().nonnegative().optional(),
@@ -83,6 +100,8 @@ export interface SummaryInput {
   readonly messages: readonly BaseMessage[];
   /** Texts of tool outputs cut to the budget, by position in `messages`. */
   readonly textOverrides: ReadonlyMap<number, string>;
+  /** The older messages left out of the prompt by `summaryInputTokens`, if any, and the note for them. */
+  readonly leftOut: LeftOutMessages | undefined;
   /** The latest earlier summary among `messages`, if any. */
   readonly previousSummary: string | undefined;
   /** The artifact index of `messages`, earlier indexes merged. */
@@ -99,6 +118,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   readonly summaryMaxTokens: number;
   readonly timeoutMs: number;
   readonly toolOutputBudgetTokens: number;
+  readonly summaryInputTokens: number | undefined;
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
@@ -111,6 +131,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     this.summaryMaxTokens = options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
     this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
+    this.summaryInputTokens = options.summaryInputTokens;
     this.artifactLimits = options.artifactLimits ?? {};
   }
 
@@ -146,18 +167,21 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     }
     const artifacts = extractArtifacts(replaced, [], this.artifactLimits);
     const previousSummary = [...replaced].reverse().find((message) => compactionMarkerOf(message)?.summary);
-    const input: SummaryInput = {
-      messages: replaced,
-      textOverrides: await this.#cutToolOutputs(replaced, removed.map(({ index }) => tokens.perMessage[index]!)),
-      previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
-      artifacts,
-    };
     const summaryModel = this.model === undefined ? "none" : (modelNameOf(this.model) ?? "unknown");
     let text: string;
     try {
       if (this.model === undefined) {
         text = noModelSnapshot({ messages: replaced, artifacts });
       } else {
+        const perMessage = removed.map(({ index }) => tokens.perMessage[index]!);
+        const leftOut = this.#leftOut(replaced, perMessage);
+        const input: SummaryInput = {
+          messages: replaced,
+          textOverrides: await this.#cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0),
+          leftOut,
+          previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
+          artifacts,
+        };
         text = await this.writeWithModel(await this.#summaryModel(this.model), input, context);
       }
     } catch (error) {
@@ -204,11 +228,36 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     });
   }
 
-  /** Tool outputs beyond the budget, newest kept whole first, cut to head and tail. */
-  async #cutToolOutputs(messages: readonly BaseMessage[], perMessage: readonly number[]): Promise<Map<number, string>> {
+  /**
+   * The older messages beyond `summaryInputTokens` (newest sent first; earlier summaries always sent
+   * and free), and the note that replaces them: a count and their artifact index.
+   */
+  #leftOut(messages: readonly BaseMessage[], perMessage: readonly number[]): LeftOutMessages | undefined {
+    if (this.summaryInputTokens === undefined) return undefined;
+    let used = 0;
+    let sentAny = false;
+    let before = 0;
+    for (let position = messages.length - 1; position >= 0; position--) {
+      if (compactionMarkerOf(messages[position]!)?.summary) continue;
+      const cost = perMessage[position]!;
+      // The newest message is sent even when it alone is over the cap: a prompt needs something to summarize.
+      if (sentAny && used + cost > this.summaryInputTokens) {
+        before = position + 1;
+        break;
+      }
+      used += cost;
+      sentAny = true;
+    }
+    if (before === 0) return undefined;
+    const omitted = messages.slice(0, before).filter((message) => !compactionMarkerOf(message)?.summary);
+    return { before, note: leftOutNote(omitted.length, extractArtifacts(omitted, [], this.artifactLimits)) };
+  }
+
+  /** Tool outputs from `from` on beyond the budget, newest kept whole first, cut to head and tail. */
+  async #cutToolOutputs(messages: readonly BaseMessage[], perMessage: readonly number[], from: number): Promise<Map<number, string>> {
     const overrides = new Map<number, string>();
     let used = 0;
-    for (let position = messages.length - 1; position >= 0; position--) {
+    for (let position = messages.length - 1; position >= from; position--) {
       const message = messages[position]!;
       if (!isToolResultMessage(message)) continue;
       const cost = perMessage[position]!;
@@ -226,6 +275,14 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     }
     return overrides;
   }
+}
+
+/** The line (and artifact index) that stands in a summary prompt for the older messages left out of it. */
+function leftOutNote(count: number, artifacts: ArtifactIndex): string {
+  const messages = count === 1 ? "1 earlier message" : `${count} earlier messages`;
+  const index = renderArtifacts(artifacts);
+  if (index === "") return `[${messages} left out of this prompt; they name no files, commands, identifiers or errors]`;
+  return `[${messages} left out of this prompt; their files, commands, identifiers and errors are in this artifact index]\n${index}`;
 }
 
 /** A summary message's text without the prefix and the artifact index (which is kept separately). */
