@@ -11,6 +11,14 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { chainResults } from "./chain-results.js";
 
+/** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
+export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
+
+/** The summary strategy's option for a cap: none for `Infinity` (the whole part is sent). */
+function summaryInputOption(tokens: number): { summaryInputTokens?: number } {
+  return tokens === Number.POSITIVE_INFINITY ? {} : { summaryInputTokens: tokens };
+}
+
 /** Seed 004's configuration of automatic compaction. */
 export interface AutoCompactionOptions {
   /** @default true */
@@ -37,10 +45,12 @@ export interface AutoCompactionOptions {
    * Cap on the part being summarized as sent to the summary model, in tokens: the newest messages are
    * sent whole while they fit (the newest always); the older ones stand as one line and their artifact
    * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
-   * covers every replaced message. LangChain's summarization middleware sends 4000 tokens.
-   * @default unlimited: the whole part is sent
+   * covers every replaced message. `Infinity` sends the whole part. The default keeps the summary
+   * call's cost below LangChain's summarization middleware (which sends 4000 tokens) at 16k-64k
+   * windows in `npm run eval` while the model still sees the newest part in full (bench/EVAL.md).
+   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (8000)
    * @example
-   * autoCompaction({ contextWindow: 32_000, summaryModel: "gpt-4o-mini", summaryInputTokens: 8000 });
+   * autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini", summaryInputTokens: Infinity });
    */
   summaryInputTokens?: number;
   /**
@@ -73,7 +83,11 @@ const optionsSchema = z
     keepRecent: z.number().int().positive().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),
     toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
-    summaryInputTokens: z.number().int().positive().optional(),
+    summaryInputTokens: z
+      .union([z.number().int().positive(), z.custom<number>((value) => value === Number.POSITIVE_INFINITY, "expected Infinity")], {
+        error: "expected a positive integer or Infinity",
+      })
+      .optional(),
     summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
     modelOptions: z.record(z.string(), z.unknown()).optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -189,7 +203,7 @@ export class AutoCompaction extends CompactionStrategy {
         keepRecent,
         summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
         ...(options.toolOutputBudgetTokens !== undefined ? { toolOutputBudgetTokens: options.toolOutputBudgetTokens } : {}),
-        ...(options.summaryInputTokens !== undefined ? { summaryInputTokens: options.summaryInputTokens } : {}),
+        ...summaryInputOption(options.summaryInputTokens ?? DEFAULT_AUTO_SUMMARY_INPUT_TOKENS),
         timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
         targetTokens: Math.max(1, Math.floor(target * window)),
         ...(summaryModel !== undefined ? { model: summaryModel } : {}),

@@ -6,7 +6,7 @@ export {
   SUMMARY_MESSAGE_PREFIX,
   VERIFY_SNAPSHOT_PROMPT,
 } from "./prompts.js";
-export { fillTemplate, formatHistory, type FormatHistoryOptions } from "./format-history.js";
+export { fillTemplate, formatHistory, type FormatHistoryOptions, type LeftOutMessages } from "./format-history.js";
 export { noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
 export {
   DEFAULT_SUMMARY_MAX_TOKENS,

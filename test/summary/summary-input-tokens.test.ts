@@ -7,6 +7,7 @@ import {
   PREVIOUS_SNAPSHOT_TEMPLATE,
   STATE_SNAPSHOT_PROMPT,
   SUMMARY_MESSAGE_PREFIX,
+  DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
@@ -205,6 +206,43 @@ describe("summaryInputTokens", () => {
     expect((await policy.compact(input, { force: true })).status).toBe("summarized");
     expect(promptOf(model, 0)).toBe(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory(input.slice(1, 12)) }));
     expect(promptOf(model, 1)).toBe(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: LEFT_OUT_HISTORY }));
+  });
+
+  describe("autoCompaction's default", () => {
+    /** A request and 30 steps of about 600 tokens each: the summarized part is about 18 000 tokens. */
+    const long = (): BaseMessage[] => [
+      system("s"),
+      user("u1", "Fix the type errors"),
+      ...Array.from({ length: 30 }, (_, n) => [
+        assistant(`a${n}`, `Step ${n}.`, [{ id: `c${n}`, args: { command: `cat src/file${n}.ts` } }]),
+        toolResult(`t${n}`, `c${n}`, `line ${n}\n`.repeat(300)),
+      ]).flat(),
+    ];
+    const run = async (options: Partial<AutoCompactionOptions>) => {
+      const model = fakeModel().respond(summaryAnswer());
+      const policy = autoCompaction({ tokenCounter: counter, contextWindow: 40_000, keepRecent: 2, summaryModel: model, ...options });
+      expect((await policy.compact(long(), { force: true })).status).toBe("summarized");
+      return promptOf(model);
+    };
+
+    it("sends the newest 8000 tokens of the part it summarizes whole, and the rest as one line and its artifact index", async () => {
+      expect(DEFAULT_AUTO_SUMMARY_INPUT_TOKENS).toBe(8000);
+      const input = long();
+      // The part is input[1..59] (keepRecent 2); newest first, whole while the running total fits 8000.
+      let first = 60;
+      for (let used = 0; first > 1 && used + (await costOf([input[first - 1]!])) <= 8000; first--) used += await costOf([input[first - 1]!]);
+      expect(first).toBe(36); // 24 messages (12 steps of about 650 tokens) are sent, 35 left out
+      const leftOut = input.slice(1, first);
+      const sent = input.slice(first, 60);
+      const note = `[${leftOut.length} earlier messages left out of this prompt; their files, commands, identifiers and errors are in this artifact index]`;
+      expect(await run({})).toBe(
+        fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: `${note}\n${renderArtifacts(extractArtifacts(leftOut))}\n\n${formatHistory(sent)}` }),
+      );
+    });
+
+    it("sends the whole part with summaryInputTokens: Infinity", async () => {
+      expect(await run({ summaryInputTokens: Infinity })).toBe(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory(long().slice(1, 60)) }));
+    });
   });
 
   it("is passed on by a policy's summary options", async () => {
