@@ -67,13 +67,15 @@ export interface ReplayOptions {
   readonly tokenCounter: TokenCounter;
   /** Called after each step at which the system compacted (e.g. to ask probes). */
   readonly onCompaction?: (event: CompactionEventForProbes) => Promise<void>;
+  /** Called with what the model receives at every step (tests compare it with a real agent's calls). */
+  readonly onInput?: (input: readonly BaseMessage[], step: number) => void;
 }
 
 /**
  * Replay `session` through `system`.
  *
  * @example
- * const replay = await replayTrace(session, clearToolUses.create(context), { window: 16_000, tokenCounter });
+ * const replay = await replayTrace(session, clearToolUsesView.create(context), { window: 16_000, tokenCounter });
  */
 export async function replayTrace(session: TraceSession, system: EvalSystem, options: ReplayOptions): Promise<TraceReplay> {
   const { tokenCounter } = options;
@@ -112,6 +114,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       pairingValid: toolPairingValid(result.input),
       summaryCalls,
     });
+    options.onInput?.(result.input, steps.length - 1);
     if (result.compacted && options.onCompaction) {
       await options.onCompaction({ step: steps.length - 1, originals: result.originals, history: recording.slice(0, position), context: result.input });
     }
@@ -127,6 +130,8 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
 
 /** The totals of one replay (or of several: see {@link addTotals}). */
 export interface ReplayTotals {
+  /** Replays summed (one per trace). */
+  readonly traces: number;
   readonly modelCalls: number;
   /** Input tokens of the model calls. */
   readonly modelInputTokens: number;
@@ -147,10 +152,27 @@ export interface ReplayTotals {
   /** Sum over steps with at least one tracked artifact of the share present; divide by `retentionSteps`. */
   readonly retentionShareSum: number;
   readonly retentionSteps: number;
-  /** Per kind: artifacts present and tracked, summed over steps. */
-  readonly retentionByKind: { readonly [kind in keyof Retention["byKind"]]: { readonly present: number; readonly total: number } };
+  /**
+   * Per kind: artifacts present and tracked, summed over steps; `afterCompaction`: tracked, summed
+   * over the steps at or after the trace's first compaction (0: the kind never met a compaction, so
+   * its share is 1 by construction).
+   */
+  readonly retentionByKind: { readonly [kind in keyof Retention["byKind"]]: KindRetention };
   readonly pairingValidSteps: number;
 }
+
+/** Retention of one artifact kind, summed over steps. */
+export interface KindRetention {
+  readonly present: number;
+  readonly total: number;
+  readonly afterCompaction: number;
+}
+
+const emptyByKind = () => ({
+  files: { present: 0, total: 0, afterCompaction: 0 },
+  identifiers: { present: 0, total: 0, afterCompaction: 0 },
+  errors: { present: 0, total: 0, afterCompaction: 0 },
+});
 
 /** The totals of a replay. */
 export function totalsOf(replay: TraceReplay): ReplayTotals {
@@ -168,7 +190,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let retentionShareSum = 0;
   let retentionSteps = 0;
   let pairingValidSteps = 0;
-  const byKind = { files: { present: 0, total: 0 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } };
+  const byKind = emptyByKind();
   for (const step of replay.steps) {
     modelInputTokens += step.inputTokens;
     cachedTokens += step.cachedTokens;
@@ -184,6 +206,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     for (const kind of ["files", "identifiers", "errors"] as const) {
       byKind[kind].present += step.retention.byKind[kind].present;
       byKind[kind].total += step.retention.byKind[kind].total;
+      if (compactions > 0) byKind[kind].afterCompaction += step.retention.byKind[kind].total;
     }
     for (const call of step.summaryCalls) {
       summaryCalls++;
@@ -194,6 +217,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     }
   }
   return {
+    traces: 1,
     modelCalls: replay.steps.length,
     modelInputTokens,
     summaryCalls,
@@ -219,8 +243,10 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
   const kind = (name: keyof ReplayTotals["retentionByKind"]) => ({
     present: a.retentionByKind[name].present + b.retentionByKind[name].present,
     total: a.retentionByKind[name].total + b.retentionByKind[name].total,
+    afterCompaction: a.retentionByKind[name].afterCompaction + b.retentionByKind[name].afterCompaction,
   });
   return {
+    traces: a.traces + b.traces,
     modelCalls: a.modelCalls + b.modelCalls,
     modelInputTokens: a.modelInputTokens + b.modelInputTokens,
     summaryCalls: a.summaryCalls + b.summaryCalls,
@@ -243,6 +269,7 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
 
 /** Totals of nothing. */
 export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
+  traces: 0,
   modelCalls: 0,
   modelInputTokens: 0,
   summaryCalls: 0,
@@ -258,6 +285,6 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   compactionMs: 0,
   retentionShareSum: 0,
   retentionSteps: 0,
-  retentionByKind: { files: { present: 0, total: 0 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } },
+  retentionByKind: emptyByKind(),
   pairingValidSteps: 0,
 });

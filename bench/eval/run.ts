@@ -21,9 +21,20 @@ import { defaultTracesPath, loadTraceSessions, type TraceSession } from "../../e
 import { DEFAULT_PRICES, type Prices } from "./metrics.js";
 import { aggregateProbeResults, generateProbes, judgeFromEnvironment, runProbes, type ProbeResult } from "./probes.js";
 import { EMPTY_TOTALS, addTotals, replayTrace, totalsOf, type ReplayTotals, type TraceReplay } from "./replay.js";
-import { renderChart, renderMarkdown, rowOf, systemsMeetingAllGoals, goalMatrix, type ChartSeries, type EvalReport, type ProbeSection, type WindowResult } from "./report.js";
+import {
+  goalMatrix,
+  renderChart,
+  renderMarkdown,
+  rowOf,
+  systemsMeetingAllGoals,
+  traceSourceOf,
+  type ChartSeries,
+  type EvalReport,
+  type ProbeSection,
+  type WindowResult,
+} from "./report.js";
 import { DETERMINISTIC_SUMMARY_MAX_TOKENS, DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS, RECOMMENDED_DEFAULT, clearToolUses, ours, type SystemSpec } from "./systems.js";
+import { ALL_SYSTEMS, CONTEXT_EDITING_SYSTEMS, RECOMMENDED_DEFAULT, ours, type SystemSpec } from "./systems.js";
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const projectRoot = resolve(benchDir, "..");
@@ -52,14 +63,30 @@ const USAGE =
   "                       [--price-input <n>] [--price-cached <n>] [--price-output <n>] [--trace <id>]... [--chart-trace <id>]\n" +
   "                       [--variant <autoCompaction options as JSON>]... [--probe-compactions <n>] [--quiet]";
 
-function positiveNumber(flag: string, text: string, integer: boolean): number {
-  const value = Number(text.replace(/_/g, ""));
-  if (!Number.isFinite(value) || value < 0 || (integer && (!Number.isInteger(value) || value === 0))) throw new Error(`${flag} must be a ${integer ? "positive integer" : "non-negative number"}, got "${text}"`);
+/** A mistake in the command line: reported with the usage, exit code 2. */
+class UsageError extends Error {}
+
+/** `text` as a number: "positive integer" (e.g. a window), "non-negative integer" (a count), or "non-negative number" (a price). */
+function numberArg(flag: string, text: string, kind: "positive integer" | "non-negative integer" | "non-negative number"): number {
+  const value = text.trim() === "" ? Number.NaN : Number(text.replace(/_/g, ""));
+  const valid = Number.isFinite(value) && value >= 0 && (kind === "non-negative number" || Number.isInteger(value)) && (kind !== "positive integer" || value > 0);
+  if (!valid) throw new UsageError(`${flag} must be a ${kind}, got "${text}"`);
   return value;
 }
 
 function parseCli(argv: readonly string[]): CliArgs {
-  const { values } = parseArgs({
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (error) {
+    // node:util's parseArgs throws a TypeError (code ERR_PARSE_ARGS_*) for an unknown flag or a missing value.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return parseCliValues(parsed.values);
+}
+
+function parseOptions(argv: readonly string[]) {
+  return parseArgs({
     args: [...argv],
     options: {
       traces: { type: "string" },
@@ -79,14 +106,22 @@ function parseCli(argv: readonly string[]): CliArgs {
     strict: true,
     allowPositionals: false,
   });
+}
+
+function parseCliValues(values: ReturnType<typeof parseOptions>["values"]): CliArgs {
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
   }
-  const windows = (values.window ?? []).flatMap((value) => value.split(",")).filter((value) => value.trim() !== "").map((value) => positiveNumber("--window", value.trim(), true));
+  const windows = (values.window ?? []).flatMap((value) => value.split(",")).filter((value) => value.trim() !== "").map((value) => numberArg("--window", value.trim(), "positive integer"));
   const variants = (values.variant ?? []).map((text) => {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`--variant must be a JSON object of autoCompaction options, got ${text}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`--variant must be a JSON object of autoCompaction options, got ${text}`);
     return parsed as AutoCompactionOptions;
   });
   return {
@@ -95,14 +130,14 @@ function parseCli(argv: readonly string[]): CliArgs {
     out: resolve(values.out ?? benchDir),
     summaryModel: values["summary-model"] ?? DEFAULT_SUMMARY_MODEL,
     prices: {
-      input: values["price-input"] === undefined ? DEFAULT_PRICES.input : positiveNumber("--price-input", values["price-input"], false),
-      cached: values["price-cached"] === undefined ? DEFAULT_PRICES.cached : positiveNumber("--price-cached", values["price-cached"], false),
-      output: values["price-output"] === undefined ? DEFAULT_PRICES.output : positiveNumber("--price-output", values["price-output"], false),
+      input: values["price-input"] === undefined ? DEFAULT_PRICES.input : numberArg("--price-input", values["price-input"], "non-negative number"),
+      cached: values["price-cached"] === undefined ? DEFAULT_PRICES.cached : numberArg("--price-cached", values["price-cached"], "non-negative number"),
+      output: values["price-output"] === undefined ? DEFAULT_PRICES.output : numberArg("--price-output", values["price-output"], "non-negative number"),
     },
     traces: values.trace ?? [],
     chartTrace: values["chart-trace"],
     variants,
-    probeCompactions: values["probe-compactions"] === undefined ? 1 : positiveNumber("--probe-compactions", values["probe-compactions"], false),
+    probeCompactions: values["probe-compactions"] === undefined ? 1 : numberArg("--probe-compactions", values["probe-compactions"], "non-negative integer"),
     quiet: values.quiet === true,
   };
 }
@@ -149,8 +184,16 @@ function variantSystem(options: AutoCompactionOptions): SystemSpec {
 function selectTraces(sessions: readonly TraceSession[], filters: readonly string[]): TraceSession[] {
   if (filters.length === 0) return [...sessions];
   const selected = sessions.filter((session) => filters.some((filter) => session.id === filter || session.id.includes(filter)));
-  if (selected.length === 0) throw new Error(`--trace ${filters.join(", ")}: no session matches`);
+  if (selected.length === 0) throw new UsageError(`--trace ${filters.join(", ")}: no session matches`);
   return selected;
+}
+
+/** The session `--chart-trace` names (exact id, else the first id containing it), or the longest session. */
+function chartTraceOf(sessions: readonly TraceSession[], filter: string | undefined): TraceSession {
+  if (filter === undefined) return sessions.reduce((longest, session) => (session.messages.length > longest.messages.length ? session : longest));
+  const chosen = sessions.find((session) => session.id === filter) ?? sessions.find((session) => session.id.includes(filter));
+  if (!chosen) throw new UsageError(`--chart-trace ${filter}: no session of the selected traces matches`);
+  return chosen;
 }
 
 async function main(): Promise<void> {
@@ -163,9 +206,7 @@ async function main(): Promise<void> {
   const tokenCounter = createTokenCounter();
   const summary = await summaryModelFor(args, tokenCounter);
   const sessions = selectTraces(loadTraceSessions(args.tracesPath), args.traces);
-  const chartTrace =
-    (args.chartTrace ? sessions.find((session) => session.id === args.chartTrace || session.id.includes(args.chartTrace!)) : undefined) ??
-    sessions.reduce((longest, session) => (session.messages.length > longest.messages.length ? session : longest));
+  const chartTrace = chartTraceOf(sessions, args.chartTrace);
   const chartWindow = args.windows.includes(CHART_WINDOW) ? CHART_WINDOW : args.windows[0]!;
   const systems = [...ALL_SYSTEMS, ...args.variants.map(variantSystem)];
   const judge = judgeFromEnvironment();
@@ -179,7 +220,12 @@ async function main(): Promise<void> {
   let steps = 0;
   for (const window of args.windows) {
     const totals = new Map<string, ReplayTotals>(systems.map((system) => [system.name, EMPTY_TOTALS]));
+    // Per trace source, then per system (sources in the order the traces first show them).
+    const sourceTotals = new Map<string, Map<string, ReplayTotals>>();
     for (const session of sessions) {
+      const source = traceSourceOf(session.id);
+      if (!sourceTotals.has(source)) sourceTotals.set(source, new Map(systems.map((system) => [system.name, EMPTY_TOTALS])));
+      const bySystem = sourceTotals.get(source)!;
       const traceStarted = performance.now();
       for (const spec of systems) {
         let probedCompactions = 0;
@@ -201,6 +247,7 @@ async function main(): Promise<void> {
         });
         const replayTotals = totalsOf(replay);
         totals.set(spec.name, addTotals(totals.get(spec.name)!, replayTotals));
+        bySystem.set(spec.name, addTotals(bySystem.get(spec.name)!, replayTotals));
         perTrace.push({ window, trace: session.id, system: spec.name, totals: replayTotals });
         if (window === chartWindow && session === chartTrace) {
           chartSeries.push({
@@ -213,7 +260,11 @@ async function main(): Promise<void> {
       }
       log(`  window ${window}: ${session.id} (${session.messages.length} messages) ${((performance.now() - traceStarted) / 1000).toFixed(1)} s`);
     }
-    windows.push({ window, rows: systems.map((spec) => rowOf(spec.name, spec.kind, totals.get(spec.name)!, args.prices)) });
+    windows.push({
+      window,
+      rows: systems.map((spec) => rowOf(spec.name, spec.kind, totals.get(spec.name)!, args.prices)),
+      sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: systems.map((spec) => rowOf(spec.name, spec.kind, bySystem.get(spec.name)!, args.prices)) })),
+    });
   }
 
   const probes: ProbeSection =
@@ -251,7 +302,7 @@ async function main(): Promise<void> {
     prices: args.prices,
     windows,
     recommended: RECOMMENDED_DEFAULT,
-    contextEditing: clearToolUses.name,
+    contextEditing: CONTEXT_EDITING_SYSTEMS,
     probes,
     chart: { file: chartFile, trace: chartTrace.id, window: chartWindow },
     wallTimeMs: performance.now() - started,
@@ -279,6 +330,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   console.error(error);
   process.exitCode = 1;
 });

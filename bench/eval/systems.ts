@@ -1,8 +1,8 @@
 /**
  * The systems the evaluation compares, each run the way an agent runs it before a model call:
  * ours through the compaction node's path (compact, `compactionUpdate`, LangGraph's messages
- * reducer: persisted), LangChain's context editing through its middleware's `wrapModelCall` (a view
- * of every call, the history unchanged), LangChain's summarization through its middleware's
+ * reducer: persisted), LangChain's context editing through its middleware's `wrapModelCall` (twice:
+ * as a view of every call, and persisted in place as `createAgent` does), LangChain's summarization through its middleware's
  * `beforeModel` hook and the same reducer (persisted).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -28,6 +28,12 @@ export const PEER_TRIGGER_FRACTION = 0.8;
 export const CLEAR_TOOL_USES_KEEP = 3;
 /** summarizationMiddleware keeps the newest 20 messages (issue 5). */
 export const SUMMARIZATION_KEEP_MESSAGES = 20;
+/**
+ * summarizationMiddleware's `trimTokensToSummarize` default (its `DEFAULT_TRIM_TOKEN_LIMIT`): it sends
+ * only the newest this many tokens of the part it summarizes. Left at the default here; named so
+ * the report can explain the peer's smaller summary calls.
+ */
+export const SUMMARIZATION_TRIM_TOKENS = 4000;
 
 /** What one step of a system produced. */
 export interface SystemStep {
@@ -105,55 +111,76 @@ function splitSystemPrompt(history: BaseMessage[]): { systemMessage: BaseMessage
   return first?.type === "system" ? { systemMessage: first, messages: history.slice(1) } : { systemMessage: undefined, messages: history };
 }
 
+/** How `contextEditingMiddleware`'s edit reaches the next call. */
+export type ContextEditingMode = "view" | "createAgent";
+
 /**
  * LangChain's `ClearToolUsesEdit` inside `contextEditingMiddleware`, called through the middleware's
- * own `wrapModelCall` with a copy of the state's messages and the system prompt apart, as
- * `createAgent` calls it: it edits the request only, so the history stays whole and the edit is
- * redone at every call. Its token counting goes through the request's model
- * (`tokenCountMethod: "model"`), here an object answering with the shared counter.
+ * own `wrapModelCall` with the system prompt apart, as `createAgent` calls it. Its token counting goes
+ * through the request's model (`tokenCountMethod: "model"`), here an object answering with the shared
+ * counter.
+ *
+ * Two readings of what the edit does to the history, reported side by side:
+ * - `"view"` (issue 5's reading): the middleware gets a copy of the state's messages at every call,
+ *   so the history stays whole and the edit is redone at every call.
+ * - `"createAgent"` (what `createAgent` does): its agent node passes the state's own array as
+ *   `request.messages` and `ClearToolUsesEdit.apply` replaces its elements in place, so the cleared
+ *   results are what the checkpoint holds and what every later call starts from.
  */
-export const clearToolUses: SystemSpec = {
-  name: "ClearToolUsesEdit",
-  kind: "peer",
-  create: ({ window, tokenCounter }) => {
-    const middleware = contextEditingMiddleware({
-      edits: [new ClearToolUsesEdit({ trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) }, keep: { messages: CLEAR_TOOL_USES_KEEP } })],
-      tokenCountMethod: "model",
-    });
-    const wrapModelCall = middleware.wrapModelCall as unknown as WrapModelCall;
-    let systemMessage: BaseMessage | undefined;
-    const counterModel = {
-      getName: () => "eval-token-counter",
-      // The middleware rebuilds the system message from its text for every count; counting the
-      // original object instead (same text, same count) keeps the counter's per-message cache useful.
-      getNumTokensFromMessages: async (messages: BaseMessage[]) => {
-        const first = messages[0];
-        const counted = systemMessage && first?.type === "system" && first.content === systemMessage.content ? [systemMessage, ...messages.slice(1)] : messages;
-        return { totalCount: await tokenCounter.countMessages(counted) };
-      },
-    };
-    return {
-      name: "ClearToolUsesEdit",
-      async step(history) {
-        const split = splitSystemPrompt(history);
-        systemMessage = split.systemMessage;
-        let sent: BaseMessage[] = split.messages;
-        const systemPrompt = systemMessage ? messageText(systemMessage) : "";
-        await wrapModelCall(
-          { model: counterModel, messages: [...split.messages], systemPrompt, ...(systemMessage ? { systemMessage } : {}), state: { messages: split.messages }, runtime: { context: {} } },
-          async (request) => {
-            sent = request.messages;
-            return undefined;
-          },
-        );
-        const input = systemMessage ? [systemMessage, ...sent] : sent;
-        const compacted = input.length !== history.length || input.some((message, position) => message !== history[position]);
-        return { persisted: history, input, compacted, originals: compacted ? leftOut(history, input) : [] };
-      },
-      drainSummaryCalls: noSummaryCalls,
-    };
-  },
-};
+export function contextEditing(mode: ContextEditingMode): SystemSpec {
+  const name = `ClearToolUsesEdit (${mode})`;
+  return {
+    name,
+    kind: "peer",
+    create: ({ window, tokenCounter }) => {
+      const middleware = contextEditingMiddleware({
+        edits: [new ClearToolUsesEdit({ trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) }, keep: { messages: CLEAR_TOOL_USES_KEEP } })],
+        tokenCountMethod: "model",
+      });
+      const wrapModelCall = middleware.wrapModelCall as unknown as WrapModelCall;
+      let systemMessage: BaseMessage | undefined;
+      const counterModel = {
+        getName: () => "eval-token-counter",
+        // The middleware rebuilds the system message from its text for every count; counting the
+        // original object instead (same text, same count) keeps the counter's per-message cache useful.
+        getNumTokensFromMessages: async (messages: BaseMessage[]) => {
+          const first = messages[0];
+          const counted = systemMessage && first?.type === "system" && first.content === systemMessage.content ? [systemMessage, ...messages.slice(1)] : messages;
+          return { totalCount: await tokenCounter.countMessages(counted) };
+        },
+      };
+      return {
+        name,
+        async step(history) {
+          const split = splitSystemPrompt(history);
+          systemMessage = split.systemMessage;
+          // `split.messages` is a fresh array (the replay builds a new history for every call): as the
+          // state's array in createAgent, it is what the edit changes in place.
+          const state = split.messages;
+          let sent: BaseMessage[] = state;
+          const systemPrompt = systemMessage ? messageText(systemMessage) : "";
+          await wrapModelCall(
+            { model: counterModel, messages: mode === "view" ? [...state] : state, systemPrompt, ...(systemMessage ? { systemMessage } : {}), state: { messages: state }, runtime: { context: {} } },
+            async (request) => {
+              sent = request.messages;
+              return undefined;
+            },
+          );
+          const input = systemMessage ? [systemMessage, ...sent] : sent;
+          const compacted = input.length !== history.length || input.some((message, position) => message !== history[position]);
+          const persisted = mode === "view" ? history : input;
+          return { persisted, input, compacted, originals: compacted ? leftOut(history, input) : [] };
+        },
+        drainSummaryCalls: noSummaryCalls,
+      };
+    },
+  };
+}
+
+/** `ClearToolUsesEdit` as issue 5 reads it: a view of every call, the history unchanged. */
+export const clearToolUsesView: SystemSpec = contextEditing("view");
+/** `ClearToolUsesEdit` as `createAgent` runs it: the clearing persisted in the state. */
+export const clearToolUsesCreateAgent: SystemSpec = contextEditing("createAgent");
 
 type BeforeModel = (state: { messages: BaseMessage[] }, runtime: Record<string, unknown>) => Promise<{ messages?: BaseMessage[] } | undefined | void>;
 
@@ -229,5 +256,8 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
 /** The name of our recommended default. */
 export const RECOMMENDED_DEFAULT = "autoCompaction";
 
-/** Every system of issue 5, in report order: the baseline, LangChain's two, ours. */
-export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUses, summarization, ...OUR_SYSTEMS];
+/** Every system of issue 5, in report order: the baseline, LangChain's (context editing in both readings), ours. */
+export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUsesView, clearToolUsesCreateAgent, summarization, ...OUR_SYSTEMS];
+
+/** The context-editing rows the cached-share goal compares with (the higher share of the two). */
+export const CONTEXT_EDITING_SYSTEMS: readonly string[] = [clearToolUsesView.name, clearToolUsesCreateAgent.name];

@@ -1,8 +1,9 @@
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
-import { clearToolUses, noCompaction, ours, summarization, type SystemContext } from "../../bench/eval/systems.js";
+import { clearToolUsesCreateAgent, clearToolUsesView, noCompaction, ours, summarization, type SystemContext } from "../../bench/eval/systems.js";
 import { autoCompaction, compactionUpdate, createTokenCounter, messageText } from "../../src/index.js";
-import { ids, step, system, user } from "../support/builders.js";
+import { ids, sameObjects, step, system, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();
 const summaryModel = new DeterministicSummaryModel({ tokenCounter });
@@ -25,21 +26,43 @@ describe("no compaction", () => {
   });
 });
 
-describe("ClearToolUsesEdit through contextEditingMiddleware", () => {
-  it("under the trigger, sends the history unchanged", async () => {
-    const history = historyOf(6);
-    const result = await clearToolUses.create(contextOf(1_000_000)).step(history);
-    expect([result.input, result.compacted]).toEqual([history, false]);
-  });
+/** The tool-call ids of the results the edit replaced by its placeholder. */
+const clearedIds = (messages: readonly BaseMessage[]) =>
+  messages.filter((message) => message.type === "tool" && messageText(message) === "[cleared]").map((message) => (message as ToolMessage).tool_call_id);
 
-  it("over the trigger, clears all but the newest 3 tool results in the request only", async () => {
+for (const spec of [clearToolUsesView, clearToolUsesCreateAgent]) {
+  describe(`${spec.name} through contextEditingMiddleware`, () => {
+    it("under the trigger, sends the history unchanged", async () => {
+      const history = historyOf(6);
+      const result = await spec.create(contextOf(1_000_000)).step(history);
+      expect({ sameInput: sameObjects(result.input, history), compacted: result.compacted }).toEqual({ sameInput: true, compacted: false });
+    });
+
+    it("over the trigger, sends all but the newest 3 tool results cleared", async () => {
+      const history = historyOf(6);
+      const result = await spec.create(contextOf(await windowOver(history))).step(history);
+      expect({ cleared: clearedIds(result.input), originals: ids(result.originals), compacted: result.compacted }).toEqual({
+        cleared: ["c1", "c2", "c3"],
+        originals: ["t1", "t2", "t3"],
+        compacted: true,
+      });
+    });
+  });
+}
+
+describe("ClearToolUsesEdit (view)", () => {
+  it("keeps the history whole: the clearing is in the request only", async () => {
     const history = historyOf(6);
-    const result = await clearToolUses.create(contextOf(await windowOver(history))).step(history);
-    expect({
-      persistedIsHistory: result.persisted === history,
-      cleared: result.input.filter((message) => message.type === "tool" && messageText(message) === "[cleared]").map((message) => (message as unknown as { tool_call_id: string }).tool_call_id),
-      originals: ids(result.originals),
-    }).toEqual({ persistedIsHistory: true, cleared: ["c1", "c2", "c3"], originals: ["t1", "t2", "t3"] });
+    const result = await clearToolUsesView.create(contextOf(await windowOver(history))).step(history);
+    expect({ persisted: sameObjects(result.persisted, history), cleared: clearedIds(result.persisted) }).toEqual({ persisted: true, cleared: [] });
+  });
+});
+
+describe("ClearToolUsesEdit (createAgent)", () => {
+  it("persists what it sends, as createAgent's in-place edit of the state's array does", async () => {
+    const history = historyOf(6);
+    const result = await clearToolUsesCreateAgent.create(contextOf(await windowOver(history))).step(history);
+    expect({ persisted: sameObjects(result.persisted, result.input), cleared: clearedIds(result.persisted) }).toEqual({ persisted: true, cleared: ["c1", "c2", "c3"] });
   });
 });
 
@@ -59,7 +82,8 @@ describe("summarizationMiddleware through its beforeModel hook", () => {
   it("writes the summary with LangChain's prefix", async () => {
     const history = historyOf(14);
     const result = await summarization.create(contextOf(await windowOver(history))).step(history);
-    expect(messageText(result.persisted[1]!).startsWith("Here is a summary of the conversation to date:")).toBe(true);
+    const prefix = "Here is a summary of the conversation to date:";
+    expect(messageText(result.persisted[1]!).slice(0, prefix.length)).toEqual(prefix);
   });
 });
 

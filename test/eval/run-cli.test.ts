@@ -1,0 +1,50 @@
+/**
+ * Usage errors of `npm run eval` (bench/eval/run.ts), run as a separate Node process: a mistake in
+ * the command line is reported with the usage and exit code 2, before any trace is replayed.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { BUNDLED_TRACES_PATH } from "../../examples/traces.js";
+
+const PROJECT = resolve(import.meta.dirname, "../..");
+const RUN = join(PROJECT, "bench", "eval", "run.ts");
+const TSX = pathToFileURL(join(PROJECT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+const out = mkdtempSync(join(tmpdir(), "langchain-compaction-eval-cli-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/** Run the evaluation on the bundled sessions at one window (short, should a check let it through); never rejects. */
+function evalCli(args: readonly string[]): Promise<{ code: number; firstLine: string; wrote: boolean }> {
+  const { OPENAI_API_KEY: _key, ...env } = process.env;
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ["--import", TSX, RUN, "--traces", BUNDLED_TRACES_PATH, "--window", "64000", "--out", out, "--quiet", ...args],
+      { cwd: PROJECT, env, maxBuffer: 64 * 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        done({ code, firstLine: stderr.split("\n")[0]!, wrote: existsSync(join(out, "EVAL.md")) });
+      },
+    );
+  });
+}
+
+describe("npm run eval usage errors", () => {
+  it("--chart-trace that matches no selected session: exit 2, nothing written", async () => {
+    expect(await evalCli(["--chart-trace", "no-such-session"])).toEqual({
+      code: 2,
+      firstLine: "--chart-trace no-such-session: no session of the selected traces matches",
+      wrote: false,
+    });
+  });
+
+  it("--probe-compactions that is not a non-negative integer: exit 2", async () => {
+    const runs = await Promise.all(["1.5", "-1", "x"].map((value) => evalCli([`--probe-compactions=${value}`])));
+    expect(runs).toEqual(
+      ["1.5", "-1", "x"].map((value) => ({ code: 2, firstLine: `--probe-compactions must be a non-negative integer, got "${value}"`, wrote: false })),
+    );
+  });
+});
