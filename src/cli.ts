@@ -2,7 +2,7 @@
 // The `langchain-compaction` command. One subcommand, `inspect`: read a thread from a SQLite or
 // PostgreSQL checkpointer or a JSON export, and write the inspector's HTML page, a text summary or the
 // thread's JSON export. Exit codes: 0 done, 1 failed (the message says why), 2 bad arguments.
-import { writeFile } from "node:fs/promises";
+import { rename, unlink, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import type { ThreadExport } from "./inspector/inspection.js";
 
@@ -62,6 +62,7 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
       args: [...args],
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         sqlite: { type: "string" },
         postgres: { type: "string" },
@@ -77,8 +78,15 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
   } catch (error) {
     throw new UsageError(usageProblem(error));
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   if (values.help) return null;
+  // parseArgs keeps the last of a repeated option: `--sqlite a --sqlite b` would silently read b.
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} given more than once`);
+    seen.add(token.name);
+  }
   const [subcommand, ...extra] = positionals;
   if (subcommand === undefined) throw new UsageError("missing subcommand (the only one is `inspect`)");
   if (subcommand !== "inspect") throw new UsageError(`unknown subcommand \`${subcommand}\` (the only one is \`inspect\`)`);
@@ -123,15 +131,47 @@ async function inspect(command: InspectCommand): Promise<void> {
   const inspection = await buildInspection(thread);
   if (command.format === "text") return output(command.out, renderInspectionText(inspection));
   const out = command.out ?? DEFAULT_HTML_OUT;
-  await writeFile(out, renderInspectionHtml(inspection, command.title === undefined ? {} : { title: command.title }));
+  await replaceFile(out, renderInspectionHtml(inspection, command.title === undefined ? {} : { title: command.title }));
   const { totals } = inspection;
-  process.stdout.write(`wrote ${out}: ${totals.originalMessages} messages, ${totals.compactions} compactions, ${inspection.warnings.length} warnings\n`);
+  await writeStdout(`wrote ${out}: ${totals.originalMessages} messages, ${totals.compactions} compactions, ${inspection.warnings.length} warnings\n`);
 }
 
 async function output(path: string | undefined, text: string): Promise<void> {
-  if (path === undefined) process.stdout.write(text);
-  else await writeFile(path, text);
+  if (path === undefined) await writeStdout(text);
+  else await replaceFile(path, text);
 }
+
+/**
+ * Write `path` whole or not at all: into a temporary file beside it, then renamed over it (a rename
+ * within a directory is atomic), so a failed write (a full disk, a size limit) leaves the previous
+ * report as it was and no half-written one.
+ */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    // Node's write errors name neither the file nor, for a rename, which of the two failed.
+    throw new Error(`cannot write ${path}: ${describe(error)}`, { cause: error });
+  }
+}
+
+/** The reader of standard output went away (`... | head`): not a failure, there is just no one to tell. */
+class StdoutClosed extends Error {}
+
+/** Write to standard output and wait until it is written, so a closed pipe is seen here and not as an unhandled error. */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => {
+      if (!error) resolve();
+      else reject(codeOf(error) === "EPIPE" ? new StdoutClosed() : error);
+    });
+  });
+}
+
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** An error's message, also for errors without one (a refused connection is an AggregateError with none). */
 function describe(error: unknown): string {
@@ -150,20 +190,24 @@ async function main(args: readonly string[]): Promise<number> {
     process.stderr.write(`${COMMAND}: ${error.message} (see ${COMMAND} inspect --help)\n`);
     return 2;
   }
-  if (command === null) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   try {
-    await inspect(command);
+    if (command === null) await writeStdout(USAGE);
+    else await inspect(command);
     return 0;
   } catch (error) {
+    if (error instanceof StdoutClosed) return 0;
     process.stderr.write(`${COMMAND}: ${describe(error)}\n`);
     // A stack only on request: the failures people meet (a missing file, a refused connection) are not bugs.
     if (process.env["LANGCHAIN_COMPACTION_DEBUG"] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return 1;
   }
 }
+
+// A write to a closed pipe also emits 'error' on the stream; without a listener that would crash
+// with a stack trace. The write's own callback (writeStdout) reports it.
+process.stdout.on("error", (error) => {
+  if (codeOf(error) !== "EPIPE") throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -135,6 +135,12 @@ interface SummaryNode {
   message: MessageView;
   originals: BuildNode[];
 }
+interface ReplacementNode {
+  kind: "replacement";
+  compactionId: string;
+  message: MessageView;
+  originals: BuildNode[];
+}
 interface HiddenNode {
   kind: "hidden";
   compactionId: string;
@@ -146,7 +152,7 @@ interface RemovedNode {
   compactionId: string;
   originals: BuildNode[];
 }
-type BuildNode = MessageNode | SummaryNode | HiddenNode | RemovedNode;
+type BuildNode = MessageNode | SummaryNode | ReplacementNode | HiddenNode | RemovedNode;
 
 /** Work of the timeline builder (an explicit stack: nesting is as deep as the thread is long). */
 type Work =
@@ -156,13 +162,18 @@ type Work =
   | { readonly kind: "replacement"; readonly message: BaseMessage; readonly anchor: Anchor; readonly into: BuildNode[]; readonly place: (node: BuildNode) => void }
   /** Originals removed by compaction `sequence` without a replacement. */
   | { readonly kind: "removed"; readonly messages: readonly BaseMessage[]; readonly sequence: number; readonly into: BuildNode[] }
-  /** The originals of the summary with this id are all placed: a compaction that saw it last ran here. */
-  | { readonly kind: "summary-end"; readonly id: string };
+  /** The originals of the summary or replacement with this id are all placed: a compaction that saw it last ran here. */
+  | { readonly kind: "replacement-end"; readonly id: string };
 
 /**
  * Everything the inspector shows about one thread: the timeline (the current context with every
- * original that left it, nested under the summary, hidden copy or removal that took it out), one
- * view per compaction, the context-size chart and the totals.
+ * original that left it, nested under the summary, hidden copy, replacement or removal that took it
+ * out), one view per compaction, the context-size chart and the totals.
+ *
+ * Token figures of the chart and the totals are sums of per-message counts by `tokenCounter`: a
+ * compaction's recorded `tokensAfter`, which counts a whole request, enters the chart less the reply
+ * priming (see {@link ChartPoint}), so the chart ends at the header's context tokens (unless the
+ * compaction's counter added a calibration offset, which the record does not separate).
  *
  * The timeline is the expansion `restoreHistory` makes, kept as a tree: its `message` leaves, in
  * order, are the restored history. An archive the log names but the thread lacks (a store-archived
@@ -272,7 +283,8 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   };
 
   // The restored history (the leaves, in order) and, per id, the steps at which a compaction that
-  // saw that id last can have run: a leaf's own step, and the last step under a summary with that id.
+  // saw that id last can have run: a leaf's own step, and the last step under a summary (or
+  // replacement) with that id.
   const restored: BaseMessage[] = [];
   const stepsOfId = new Map<string, number[]>();
   const noteStep = (id: string | undefined, step: number) => {
@@ -298,7 +310,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   const drain = () => {
     while (pending.length > 0) {
       const work = pending.pop()!;
-      if (work.kind === "summary-end") {
+      if (work.kind === "replacement-end") {
         noteStep(work.id, restored.length - 1);
       } else if (work.kind === "removed") {
         const node: RemovedNode = { kind: "removed", compactionId: log[work.sequence]!.id, originals: [] };
@@ -309,7 +321,13 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
         const originals = anchor.replacedBy!;
         const compactionId = log[anchor.sequence]!.id;
         const marker = compactionMarkerOf(message);
-        if (originals.length === 1 && !marker?.summary) {
+        if (marker?.summary) {
+          const summary: SummaryNode = { kind: "summary", compactionId, message: viewOf(message), originals: [] };
+          if (!summaryText.has(compactionId)) summaryText.set(compactionId, messageText(message));
+          place(summary);
+          if (typeof message.id === "string") pending.push({ kind: "replacement-end", id: message.id });
+          expandInto(originals, anchor.sequence, summary.originals);
+        } else if (originals.length === 1) {
           // A rewritten copy: what surrounded the original goes beside it, so the leaves stay in order.
           const hidden: HiddenNode = { kind: "hidden", compactionId, message: viewOf(message), original: undefined };
           if (marker?.hidden) hiddenResults++;
@@ -324,11 +342,11 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
             },
           });
         } else {
-          const summary: SummaryNode = { kind: "summary", compactionId, message: viewOf(message), originals: [] };
-          if (marker?.summary && !summaryText.has(compactionId)) summaryText.set(compactionId, messageText(message));
-          place(summary);
-          if (typeof message.id === "string") pending.push({ kind: "summary-end", id: message.id });
-          expandInto(originals, anchor.sequence, summary.originals);
+          // Not a summary: a copy of a reordered or rewritten history, shown for what it is.
+          const replacement: ReplacementNode = { kind: "replacement", compactionId, message: viewOf(message), originals: [] };
+          place(replacement);
+          if (typeof message.id === "string") pending.push({ kind: "replacement-end", id: message.id });
+          expandInto(originals, anchor.sequence, replacement.originals);
         }
       } else {
         const { message, bound, into, place } = work;
@@ -364,7 +382,10 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     drain();
   }
 
-  const chart = chartOf(restored, tokensOf, log, stepsOfId);
+  // What the counter adds to a request beyond its messages (the reply priming): records' tokensAfter
+  // include it, the chart's per-message sums do not.
+  const priming = await counter.countMessages([]);
+  const chart = chartOf(restored, tokensOf, log, stepsOfId, priming);
   const compactions: CompactionView[] = log.map((record, sequence) => ({
     number: sequence + 1,
     record,
@@ -405,14 +426,16 @@ function changedContext(record: CompactionRecord): boolean {
 /**
  * One point per restored message: the context grows by each message and, where a compaction ran
  * (after the message with its `lastMessageId`, else where the simulated message count reaches its
- * `messagesBefore`), becomes its `tokensAfter`. Compactions are placed in log order, never earlier
- * than the one before. Returns each compaction's step (null when it cannot be placed).
+ * `messagesBefore`), becomes its `tokensAfter` less `priming` (the point's `after`). Compactions are
+ * placed in log order, never earlier than the one before. Returns each compaction's step (null when
+ * it cannot be placed).
  */
 function chartOf(
   restored: readonly BaseMessage[],
   tokensOf: ReadonlyMap<BaseMessage, number>,
   log: readonly CompactionRecord[],
   stepsOfId: ReadonlyMap<string, readonly number[]>,
+  priming: number,
 ): { points: ChartPoint[]; steps: (number | null)[] } {
   const points: ChartPoint[] = [];
   const steps: (number | null)[] = log.map(() => null);
@@ -422,7 +445,8 @@ function chartOf(
   for (let step = 0; step < restored.length; step++) {
     tokens += tokensOf.get(restored[step]!) ?? 0;
     messages++;
-    points.push({ step, tokens });
+    const entered = tokens;
+    let changed = false;
     while (next < log.length) {
       const record = log[next]!;
       const last = record.lastMessageId;
@@ -443,10 +467,14 @@ function chartOf(
         if (!candidates.includes(step)) break;
       }
       steps[next] = step;
-      if (changedContext(record)) tokens = record.tokensAfter!;
+      if (changedContext(record)) {
+        tokens = Math.max(0, record.tokensAfter! - priming);
+        changed = true;
+      }
       messages = record.messagesAfter;
       next++;
     }
+    points.push(changed ? { step, tokens: entered, after: tokens } : { step, tokens: entered });
   }
   return { points, steps };
 }

@@ -59,6 +59,13 @@ export type TimelineNode =
   | { readonly kind: "summary"; readonly compactionId: string; readonly message: MessageView; readonly originals: readonly TimelineNode[] }
   /** A message rewritten in place (a hidden tool result): what the model sees, and the original. */
   | { readonly kind: "hidden"; readonly compactionId: string; readonly message: MessageView; readonly original: TimelineNode }
+  /**
+   * A message a compaction put in place of `originals` without summarizing them: a copy of a
+   * reordered or rewritten history (a strategy that returned messages out of order). Its originals
+   * are collapsed under it; the other copies the same compaction put in place have none (each
+   * original is shown once, under the first).
+   */
+  | { readonly kind: "replacement"; readonly compactionId: string; readonly message: MessageView; readonly originals: readonly TimelineNode[] }
   /** Messages a compaction removed without a replacement (truncation, dropped kinds), collapsed. */
   | { readonly kind: "removed"; readonly compactionId: string; readonly originals: readonly TimelineNode[] };
 
@@ -75,12 +82,25 @@ export interface CompactionView {
   readonly step: number | null;
 }
 
-/** One point of the context-size chart: after each original message entered the history. */
+/**
+ * One point of the context-size chart: after each original message entered the history.
+ *
+ * Tokens are sums of per-message counts (the inspector's counter), like the header's totals: where a
+ * compaction ran, the context becomes its recorded `tokensAfter` less the reply priming its counter
+ * added for the request (what the inspector's counter gives for no messages,
+ * `REPLY_PRIMING_TOKENS` with the default counter). A calibration offset the compaction's counter
+ * added is not known to the inspector and stays in.
+ */
 export interface ChartPoint {
   /** 0-based step: the index of the message in the thread's restored (original) history. */
   readonly step: number;
   /** Tokens in the context after that message entered (after any compaction that ran before it). */
   readonly tokens: number;
+  /**
+   * Tokens in the context after the compactions that ran at this step, when one of them changed it
+   * (absent otherwise): the chart drops from `tokens` to `after` at this step.
+   */
+  readonly after?: number;
 }
 
 /** Totals for the page's header. */

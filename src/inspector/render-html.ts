@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { ChartPoint, CompactionView, Inspection, InspectionTotals, MessageView, TimelineNode } from "./inspection.js";
 
 /** Options of {@link renderInspectionHtml}. */
@@ -14,9 +15,14 @@ export interface RenderHtmlOptions {
  * CSS and its small script are inline. All message text is escaped.
  *
  * Stable hooks for tests and tools: timeline nodes carry `data-kind` (`message`, `summary`, `hidden`,
- * `removed`), `data-message-id` and `data-compaction-id`; collapsed regions are `<details>` with
- * `data-kind` `originals`, `original` or `removed`; compaction markers are `.marker` elements with id
- * `compaction-<n>`; header figures carry `data-total="<InspectionTotals key>"`.
+ * `replacement`, `removed`), `data-message-id` and `data-compaction-id`; collapsed regions are
+ * `<details>` with `data-kind` `originals`, `original` or `removed`; compaction markers are `.marker`
+ * elements with id `compaction-<n>`, at the first node of their compaction or, for one that left no
+ * node (failed, no-op), after the message it saw last, as it was then (a summary it saw, not that
+ * summary's collapsed originals); header figures carry `data-total="<InspectionTotals key>"`.
+ *
+ * Without JavaScript every region still expands, except those nested more than 60 levels deep
+ * (a thread summarized over and over), which the page's script moves into place when opened.
  *
  * @example
  * const inspection = await buildInspection(await loadThreadFromSqlite("agent.sqlite", "t1"));
@@ -33,7 +39,7 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     // Belt and braces: even a message that slipped past escaping could load nothing.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src '${SCRIPT_HASH}'">`,
     `<title>${escapeHtml(title)}</title>`,
     `<style>${STYLE}</style>`,
     "</head><body>",
@@ -175,7 +181,7 @@ function renderChart(points: readonly ChartPoint[], compactions: readonly Compac
   const lastStep = Math.max(1, points[points.length - 1]!.step);
   // A loop, not Math.max(...spread): a long thread's points would exceed the argument limit.
   let maxTokens = 1;
-  for (const point of points) if (point.tokens > maxTokens) maxTokens = point.tokens;
+  for (const point of points) maxTokens = Math.max(maxTokens, point.tokens, point.after ?? 0);
   const yStep = tickStep(maxTokens, 4);
   const yMax = Math.ceil(maxTokens / yStep) * yStep;
   const x = (step: number) => left + (step / lastStep) * plotWidth;
@@ -207,7 +213,10 @@ function renderChart(points: readonly ChartPoint[], compactions: readonly Compac
         `<rect x="${at - 5}" y="${top - 20}" width="10" height="${plotHeight + 20}" fill="transparent"/>${label}${close}`,
     );
   }
-  const line = points.map((point) => `${round(x(point.step))},${round(y(point.tokens))}`).join(" ");
+  // A compaction's drop is vertical: the step's point, then the context after it at the same step.
+  const line = points
+    .map((point) => `${round(x(point.step))},${round(y(point.tokens))}${point.after === undefined ? "" : ` ${round(x(point.step))},${round(y(point.after))}`}`)
+    .join(" ");
   parts.push(`<polyline class="tokens" points="${line}"/>`);
   const peak = points.reduce((best, point) => (point.tokens > best.tokens ? point : best));
   const summary = `Context tokens after each of ${plural(points.length, "step")}; peak ${formatNumber(peak.tokens)} tokens at step ${peak.step}; ${plural(compactions.filter((view) => view.step !== null).length, "compaction")} marked.`;
@@ -237,10 +246,19 @@ interface Nesting {
 type RenderTask =
   | { readonly task: "node"; readonly node: TimelineNode; readonly nesting: Nesting }
   | { readonly task: "html"; readonly html: string }
-  /** Compactions that left no node are marked after the newest message they saw. */
-  | { readonly task: "after"; readonly messageId: string | null }
+  /**
+   * The end of a node standing for message `messageId`, made by compaction number `producer` (0 for
+   * a message no compaction made): where a compaction that left no node and saw it last is marked.
+   */
+  | { readonly task: "after"; readonly messageId: string | null; readonly producer: number }
   | { readonly task: "begin-template" }
   | { readonly task: "end-template"; readonly templateId: string };
+
+/** A place in an output buffer (the page's or a template's), filled once the timeline is done. */
+interface Slot {
+  readonly buffer: string[];
+  readonly index: number;
+}
 
 /** Renders the timeline tree, placing each compaction's marker at its first node in document order. */
 class TimelineRenderer {
@@ -249,9 +267,14 @@ class TimelineRenderer {
   /** The `<template>`s of deeply nested regions, for the end of the page. */
   readonly templates: string[] = [];
   private readonly byId: Map<string, CompactionView>;
+  /** Compactions that left no node, by the id of the newest message they saw. */
   private readonly afterMessage = new Map<string, CompactionView[]>();
+  /** Where each of those goes: the last fitting place in document order (the outermost node). */
+  private readonly slotOf = new Map<CompactionView, Slot>();
   private out: string[] = [];
   private templateCount = 0;
+  /** Message leaves rendered so far: the leaves in order are the restored history, so this is the step. */
+  private leaves = 0;
 
   constructor(
     compactions: readonly CompactionView[],
@@ -264,12 +287,13 @@ class TimelineRenderer {
     const withNodes = compactionsWithNodes(nodes);
     for (const view of this.byId.values()) {
       const anchor = view.record.lastMessageId;
-      if (withNodes.has(view.record.id) || anchor === undefined || anchor === null) continue;
+      if (withNodes.has(view.record.id) || anchor === undefined || anchor === null || view.step === null) continue;
       const list = this.afterMessage.get(anchor) ?? [];
       list.push(view);
       this.afterMessage.set(anchor, list);
     }
     const buffers: string[][] = [];
+    const templates: { readonly id: string; readonly parts: string[] }[] = [];
     const top: Nesting = { inline: 0, depth: 0 };
     const stack: RenderTask[] = nodes.map((node) => ({ task: "node" as const, node, nesting: top })).reverse();
     while (stack.length > 0) {
@@ -279,14 +303,15 @@ class TimelineRenderer {
           this.out.push(next.html);
           break;
         case "after":
-          if (next.messageId !== null) for (const view of this.afterMessage.get(next.messageId) ?? []) this.marker(view.record.id);
+          this.noteAfter(next.messageId, next.producer);
           break;
         case "begin-template":
           buffers.push(this.out);
           this.out = [];
           break;
         case "end-template":
-          this.templates.push(`<template id="${next.templateId}" data-lazy>${this.out.join("")}</template>`);
+          // Joined at the end: a marker may still be written into it.
+          templates.push({ id: next.templateId, parts: this.out });
           this.out = buffers.pop()!;
           break;
         case "node":
@@ -295,16 +320,48 @@ class TimelineRenderer {
           break;
       }
     }
+    const bySlot = new Map<Slot, CompactionView[]>();
+    for (const [view, slot] of this.slotOf) bySlot.set(slot, [...(bySlot.get(slot) ?? []), view]);
+    for (const [slot, views] of bySlot) {
+      slot.buffer[slot.index] = views
+        .sort((first, second) => first.number - second.number)
+        .map((view) => this.markerHtml(view))
+        .join("");
+    }
+    for (const template of templates) this.templates.push(`<template id="${template.id}" data-lazy>${template.parts.join("")}</template>`);
     return this.out.join("");
+  }
+
+  /**
+   * A node standing for `messageId` ends here, at the current step. A compaction that left no node
+   * and saw that message last at this step goes here if the node existed when it ran (made by an
+   * earlier compaction); a later fitting place, an outer node, replaces an earlier one.
+   */
+  private noteAfter(messageId: string | null, producer: number): void {
+    const views = messageId === null ? undefined : this.afterMessage.get(messageId);
+    if (views === undefined) return;
+    const step = this.leaves - 1;
+    let slot: Slot | undefined;
+    for (const view of views) {
+      if (view.step !== step || producer >= view.number) continue;
+      slot ??= { buffer: this.out, index: this.out.push("") - 1 };
+      this.slotOf.set(view, slot);
+      this.placed.add(view.record.id);
+    }
   }
 
   /** Writes the node's marker, if it is its compaction's first node, and returns the node's tasks in order. */
   private node(node: TimelineNode, nesting: Nesting): RenderTask[] {
     const html = (text: string): RenderTask => ({ task: "html", html: text });
-    if (node.kind === "message") return [html(messageArticle(node.message, "message", null, "")), { task: "after", messageId: node.message.id }];
+    if (node.kind === "message") {
+      this.leaves += 1;
+      return [html(messageArticle(node.message, "message", null, "")), { task: "after", messageId: node.message.id, producer: 0 }];
+    }
     this.marker(node.compactionId);
     const id = escapeHtml(node.compactionId);
     const by = this.byLink(node.compactionId);
+    // A compaction missing from the log made it at no known time: no compaction that left no node is placed after it.
+    const producer = this.numbers.get(node.compactionId) ?? Number.POSITIVE_INFINITY;
     switch (node.kind) {
       case "summary":
         return [
@@ -313,7 +370,21 @@ class TimelineRenderer {
           html(`<summary>${plural(node.originals.length, "archived original")}${originalsTokens(node.originals)}</summary>`),
           ...this.region(node.originals, nesting),
           html("</details></article>"),
-          { task: "after", messageId: node.message.id },
+          { task: "after", messageId: node.message.id, producer },
+        ];
+      case "replacement":
+        return [
+          html(messageArticle(node.message, "replacement", node.compactionId, `put in place ${by}`, false)),
+          ...(node.originals.length === 0
+            ? []
+            : [
+                html(`<details class="archived" data-kind="originals" data-compaction-id="${id}">`),
+                html(`<summary>${plural(node.originals.length, "archived original")}${originalsTokens(node.originals)}</summary>`),
+                ...this.region(node.originals, nesting),
+                html("</details>"),
+              ]),
+          html("</article>"),
+          { task: "after", messageId: node.message.id, producer },
         ];
       case "hidden":
         return [
@@ -322,7 +393,7 @@ class TimelineRenderer {
           html(`<summary>Original${originalsTokens([node.original])}</summary>`),
           ...this.region([node.original], nesting),
           html("</details></article>"),
-          { task: "after", messageId: node.message.id },
+          { task: "after", messageId: node.message.id, producer },
         ];
       case "removed":
         return [
@@ -363,13 +434,17 @@ class TimelineRenderer {
     const view = this.byId.get(compactionId);
     if (view === undefined || this.placed.has(compactionId)) return;
     this.placed.add(compactionId);
+    this.out.push(this.markerHtml(view));
+  }
+
+  private markerHtml(view: CompactionView): string {
     const { record } = view;
     const reason = record.reason ? ` · <span class="reason">${escapeHtml(record.reason)}</span>` : "";
-    this.out.push(
+    return (
       `<div class="marker status-${escapeHtml(record.status)}" id="compaction-${view.number}" data-kind="marker" data-compaction-id="${escapeHtml(record.id)}">` +
         `<span class="marker-n">#${view.number}</span> <span class="time">${escapeHtml(formatTime(record.at))}</span>` +
         ` · <strong>${escapeHtml(record.strategy)}</strong> <span class="status status-${escapeHtml(record.status)}">${escapeHtml(record.status)}</span>` +
-        ` · tokens ${tokensChange(view)} · messages ${messagesChange(view)} · ${formatDuration(record.durationMs)}${reason}</div>`,
+        ` · tokens ${tokensChange(view)} · messages ${messagesChange(view)} · ${formatDuration(record.durationMs)}${reason}</div>`
     );
   }
 }
@@ -381,7 +456,7 @@ function compactionsWithNodes(nodes: readonly TimelineNode[]): Set<string> {
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.kind !== "message") ids.add(node.compactionId);
-    if (node.kind === "summary" || node.kind === "removed") for (const original of node.originals) stack.push(original);
+    if (node.kind === "summary" || node.kind === "replacement" || node.kind === "removed") for (const original of node.originals) stack.push(original);
     if (node.kind === "hidden") stack.push(node.original);
   }
   return ids;
@@ -399,7 +474,7 @@ const TYPE_LABELS: Readonly<Record<string, string>> = { human: "Human", ai: "AI"
  * A message as an `<article>`; closed unless `close` is false (the caller then appends the collapsed
  * originals and closes it).
  */
-function messageArticle(message: MessageView, kind: "message" | "summary" | "hidden", compactionId: string | null, note: string, close = true): string {
+function messageArticle(message: MessageView, kind: "message" | "summary" | "replacement" | "hidden", compactionId: string | null, note: string, close = true): string {
   const type = escapeHtml(message.type);
   const attributes = [
     `class="node msg type-${type} kind-${kind}"`,
@@ -482,6 +557,7 @@ svg .marker-label{fill:var(--summary);font-size:11px;font-weight:600}
 .kind-summary{border-left-color:var(--summary);background:#fbf8ff}
 .kind-summary>.head .type::after{content:" · summary";color:var(--summary)}
 .kind-hidden{border-left-color:var(--hidden);background:#fffbf0}
+.kind-replacement{border-left-color:var(--hidden)}
 .note{color:var(--muted)}
 pre{margin:6px 0 2px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:24em;overflow:auto}
 pre.text{background:var(--soft);border-radius:4px;padding:6px 8px}
@@ -568,3 +644,6 @@ const SCRIPT = `
   if (location.hash) reveal(decodeURIComponent(location.hash.slice(1)));
 })();
 `.trim();
+
+/** The Content-Security-Policy source of the page's script: this script runs, no other inline one would. */
+const SCRIPT_HASH = `sha256-${createHash("sha256").update(SCRIPT).digest("base64")}`;

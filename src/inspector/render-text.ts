@@ -43,7 +43,8 @@ function compactionLine(view: CompactionView): string {
 /**
  * A plain-text summary of an {@link Inspection} for a terminal (`inspect --format text`): the
  * totals, one line per compaction (number, time, strategy, status, tokens and messages before → after,
- * and the first line of its summary, or of its reason when it failed) and the warnings.
+ * and the first line of its summary, or of its reason when it failed) and the warnings. Control
+ * characters (terminal escape sequences) in the thread's text are printed as U+FFFD.
  *
  * @example
  * console.log(renderInspectionText(await buildInspection(thread)));
@@ -64,5 +65,14 @@ export function renderInspectionText(inspection: Inspection): string {
     ...inspection.compactions.map(compactionLine),
   ];
   if (inspection.warnings.length > 0) lines.push("Warnings:", ...inspection.warnings.map((warning) => `- ${warning}`));
-  return `${lines.join("\n")}\n`;
+  return `${lines.map(printable).join("\n")}\n`;
+}
+
+/**
+ * Control characters shown as U+FFFD: a thread's text is untrusted, and an escape sequence in a
+ * strategy name or a summary would otherwise drive the terminal it is printed on (colours, titles,
+ * hyperlinks, cursor moves), and a newline would forge a line.
+ */
+function printable(line: string): string {
+  return line.replace(/[\u0000-\u001f\u007f-\u009f]/gu, "\uFFFD");
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { BaseMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
@@ -110,38 +110,71 @@ export async function importOptional<Module>(specifier: string, component: strin
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** The one row of a checkpoint the inspector needs: its serialized form. */
+interface CheckpointRow {
+  readonly type: string | null;
+  readonly checkpoint: Uint8Array | string;
+}
+
 /**
  * The latest checkpoint of a thread in a SQLite checkpoint file written by LangGraph's `SqliteSaver`
  * (`@langchain/langgraph-checkpoint-sqlite`, an optional peer). Archives come from the state channel;
- * compactions archived in a store are left out (the inspection warns). Reads only, and never
- * creates the file.
+ * compactions archived in a store are left out (the inspection warns).
+ *
+ * Reads only: the file is opened read-only and must exist, so nothing is created or written (not even
+ * the tables and the WAL journal mode `SqliteSaver` sets up before its first read). A database in WAL
+ * mode gets the `-wal` and `-shm` files every SQLite reader of such a database needs.
  *
  * @example
  * const thread = await loadThreadFromSqlite("checkpoints.db", "thread-1");
- * @throws {InvalidOptionError} when the file does not exist, is not a SQLite database, holds no
- *   checkpoints, or has none for `threadId`.
+ * @throws {InvalidOptionError} when the path does not exist, is not a file, is not a SQLite database,
+ *   holds no checkpoints, or has none for `threadId`.
  * @throws {CompactionError} when `@langchain/langgraph-checkpoint-sqlite` is not installed (the message says so).
  */
 export async function loadThreadFromSqlite(path: string, threadId: string): Promise<ThreadExport> {
-  // SqliteSaver would create a missing file (and its tables): an inspector must not.
-  if (!existsSync(path)) throw new InvalidOptionError("loadThreadFromSqlite", "path", `no such file: ${path}`);
+  const invalid = (option: string, problem: string) => new InvalidOptionError("loadThreadFromSqlite", option, problem);
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    throw invalid("path", codeOf(error) === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${messageOf(error)}`);
+  }
+  if (!stats.isFile()) throw invalid("path", `${path} is not a file${stats.isDirectory() ? " (it is a directory)" : ""}`);
   const { SqliteSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-sqlite")>(
     "@langchain/langgraph-checkpoint-sqlite",
     "loadThreadFromSqlite",
     "@langchain/langgraph-checkpoint-sqlite",
   );
-  const saver = SqliteSaver.fromConnString(path);
+  // better-sqlite3 is the saver's dependency, not ours (it may not resolve from this package): its
+  // Database class is taken from a handle the saver opens in memory, which touches no file.
+  const probe = SqliteSaver.fromConnString(":memory:").db;
+  probe.close();
+  const Database = probe.constructor as new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => typeof probe;
+  let database: typeof probe;
   try {
-    let tables: unknown;
+    database = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw invalid("path", `cannot open ${path} (${messageOf(error)})`);
+  }
+  try {
+    let table: unknown;
     try {
-      tables = saver.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
+      table = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
     } catch (error) {
-      throw new InvalidOptionError("loadThreadFromSqlite", "path", `${path} is not a SQLite database (${messageOf(error)})`);
+      throw invalid("path", `${path} is not a SQLite database (${messageOf(error)})`);
     }
-    if (tables === undefined) throw new InvalidOptionError("loadThreadFromSqlite", "path", `${path} holds no LangGraph checkpoints (no \`checkpoints\` table)`);
-    return await exportThread(saver, threadId);
+    if (table === undefined) throw invalid("path", `${path} holds no LangGraph checkpoints (no \`checkpoints\` table)`);
+    // SqliteSaver.getTuple's query without its join on `writes`: pending writes are not part of the
+    // state, and a file written by another version may lack that table.
+    const row = database
+      .prepare("SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1")
+      .get(threadId) as CheckpointRow | undefined;
+    if (row === undefined) throw invalid("threadId", `no checkpoint for thread "${threadId}" in ${path}`);
+    // The saver's own serializer, so the checkpoint decodes exactly as getTuple would decode it.
+    const checkpoint = (await new SqliteSaver(database).serde.loadsTyped(row.type ?? "json", row.checkpoint)) as { channel_values: unknown };
+    return await exportThreadState(checkpoint.channel_values as ThreadState, threadId);
   } finally {
-    saver.db.close();
+    database.close();
   }
 }
 
@@ -162,10 +195,15 @@ export interface PostgresThreadOptions {
  *
  * @example
  * const thread = await loadThreadFromPostgres("postgresql://user@localhost:5432/app", "thread-1", { schema: "agents" });
- * @throws {InvalidOptionError} when the schema holds no checkpoints or none for `threadId`.
+ * @throws {InvalidOptionError} when `connectionString` is not a PostgreSQL URL, or the schema holds no
+ *   checkpoints or none for `threadId`.
  * @throws {CompactionError} when `@langchain/langgraph-checkpoint-postgres` is not installed (the message says so).
  */
 export async function loadThreadFromPostgres(connectionString: string, threadId: string, options: PostgresThreadOptions = {}): Promise<ThreadExport> {
+  // pg reads anything else as a host name relative to a dummy URL and fails with a DNS error that names neither.
+  if (!isPostgresConnectionString(connectionString)) {
+    throw new InvalidOptionError("loadThreadFromPostgres", "connectionString", "expected a postgres:// or postgresql:// URL (or a socket path)");
+  }
   const install = "@langchain/langgraph-checkpoint-postgres";
   const { PostgresSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-postgres")>(
     "@langchain/langgraph-checkpoint-postgres",
@@ -201,6 +239,16 @@ export async function loadThreadFromPostgres(connectionString: string, threadId:
     }
   } finally {
     await Promise.all([saver.end(), store.stop()]);
+  }
+}
+
+/** A connection string pg reads as one: a `postgres:`, `postgresql:` or `socket:` URL, or a socket directory's path. */
+function isPostgresConnectionString(value: string): boolean {
+  if (value.startsWith("/")) return true;
+  try {
+    return ["postgres:", "postgresql:", "socket:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
   }
 }
 

@@ -4,12 +4,13 @@
  * message so every figure can be written out; then a recorded session replayed in a real graph.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { InMemoryStore, MemorySaver, messagesStateReducer } from "@langchain/langgraph";
-import { describe, expect, it } from "vitest";
+import { InMemoryStore, MemorySaver, messagesStateReducer, type StateSnapshot } from "@langchain/langgraph";
+import { beforeAll, describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import {
   COMPACTION_METADATA_KEY,
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  REPLY_PRIMING_TOKENS,
   CompactionStrategy,
   InvalidHistoryError,
   InvalidOptionError,
@@ -30,6 +31,7 @@ import {
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { buildInspection, exportThreadState, type Inspection, type ThreadExport, type TimelineNode } from "../../src/inspector/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
+import { leafOf, timelineLeaves as leaves } from "./support/recorded-thread.js";
 import { caught } from "../support/errors.js";
 import { reactGraph } from "../langgraph/support/react-graph.js";
 import { SummarizePrefix } from "../langgraph/support/summarize-prefix.js";
@@ -52,14 +54,26 @@ const tenPerMessage: TokenCounter = {
   truncateText: async (text) => text,
 };
 
+/** {@link tenPerMessage} with a request overhead, as the default counter has: a request of n messages is 10n + 3. */
+const tenPerMessagePrimed: TokenCounter = {
+  ...tenPerMessage,
+  countMessages: async (messages) => (await tenPerMessage.countMessages(messages)) + REPLY_PRIMING_TOKENS,
+  measure: async (messages) => {
+    const measured = await tenPerMessage.measure(messages);
+    const total = measured.total + REPLY_PRIMING_TOKENS;
+    return { ...measured, estimated: total, total };
+  },
+};
+
 /** Replaces everything up to and including message `lastId` by one summary (marked as such). */
 class SummarizeUpTo extends CompactionStrategy {
   readonly strategyName = "summarizeUpTo";
   constructor(
     readonly lastId: string,
     readonly text: string,
+    tokenCounter: TokenCounter = tenPerMessage,
   ) {
-    super({ tokenCounter: tenPerMessage });
+    super({ tokenCounter });
   }
   protected async run({ messages }: PreparedHistory): Promise<StrategyOutcome> {
     const cut = messages.findIndex((message) => message.id === this.lastId) + 1;
@@ -103,13 +117,20 @@ async function threadOf(rounds: readonly Round[]): Promise<{ state: State; threa
 }
 
 /** The tree by ids: a message is its id; what replaced or removed originals names its compaction. */
-type Outline = string | { summary: string | null; by: string; originals: Outline[] } | { hidden: string | null; by: string; original: Outline } | { removed: string; originals: Outline[] };
+type Outline =
+  | string
+  | { summary: string | null; by: string; originals: Outline[] }
+  | { replacement: string | null; by: string; originals: Outline[] }
+  | { hidden: string | null; by: string; original: Outline }
+  | { removed: string; originals: Outline[] };
 function outline(node: TimelineNode): Outline {
   switch (node.kind) {
     case "message":
       return node.message.id!;
     case "summary":
       return { summary: node.message.id, by: node.compactionId, originals: node.originals.map(outline) };
+    case "replacement":
+      return { replacement: node.message.id, by: node.compactionId, originals: node.originals.map(outline) };
     case "hidden":
       return { hidden: node.message.id, by: node.compactionId, original: outline(node.original) };
     case "removed":
@@ -125,22 +146,12 @@ function summaryDepth(node: TimelineNode): number {
   return node.kind === "summary" ? inner + 1 : inner;
 }
 
-/** The leaves of the timeline, in order: the restored history. */
-function leaves(nodes: readonly TimelineNode[]): string[] {
-  const ids: string[] = [];
-  const visit = (node: TimelineNode): void => {
-    if (node.kind === "message") ids.push(node.message.id!);
-    else if (node.kind === "hidden") visit(node.original);
-    else node.originals.forEach(visit);
-  };
-  nodes.forEach(visit);
-  return ids;
-}
-
 const LISTING = "README.md\nsrc/index.ts\nsrc/cli.ts\n".repeat(4);
 const NOW = new Date("2025-01-02T00:00:00.000Z");
 const inspect = (thread: ThreadExport): Promise<Inspection> => buildInspection(thread, { tokenCounter: tenPerMessage, now: NOW });
-const chartOf = (...tokens: number[]) => tokens.map((value, step) => ({ step, tokens: value }));
+/** Chart points from step 0: a number is the tokens at that step, a pair also the tokens after a compaction there. */
+const chartOf = (...points: (number | readonly [number, number])[]) =>
+  points.map((point, step) => (typeof point === "number" ? { step, tokens: point } : { step, tokens: point[0], after: point[1] }));
 
 describe("buildInspection", () => {
   it("a thread without compaction: every message in order, the chart growing by each, totals without compactions", async () => {
@@ -216,7 +227,7 @@ describe("buildInspection", () => {
       tokensSaved: 5,
       compactions: [{ number: 1, id: "c1", summary: null, archivedMessages: 1, step: 4 }],
       // 50 tokens when it ran after t2, 45 after; a3 adds 10.
-      chart: chartOf(10, 20, 30, 40, 50, 55),
+      chart: chartOf(10, 20, 30, 40, [50, 45], 55),
     });
   });
 
@@ -245,7 +256,7 @@ describe("buildInspection", () => {
         { number: 2, summary: "Second summary", archivedMessages: 3, step: 4 },
       ],
       // 10, 20 | compaction #1: 10 | +h2 +a2 +h3: 20, 30, 40 | compaction #2: 20 | +a3: 30.
-      chart: chartOf(10, 20, 20, 30, 40, 30),
+      chart: chartOf(10, [20, 10], 20, 30, [40, 20], 30),
       totals: {
         originalMessages: 6,
         originalTokens: 60,
@@ -263,6 +274,65 @@ describe("buildInspection", () => {
     });
   });
 
+  it("a compaction after the newest message: the chart's last point drops to what it left", async () => {
+    const { thread } = await threadOf([{ append: [user("h1"), assistant("a1"), user("h2"), assistant("a2")], compactor: new SummarizeUpTo("h2", "Summary") }]);
+    const inspection = await inspect(thread);
+    expect({ chart: inspection.chart, step: inspection.compactions[0]!.step, contextTokens: inspection.totals.contextTokens }).toEqual({
+      chart: chartOf(10, 20, 30, [40, 20]),
+      step: 3,
+      contextTokens: 20,
+    });
+  });
+
+  it("the chart sums per-message counts as the header does: a record's tokensAfter enters less the reply priming", async () => {
+    const { thread } = await threadOf([
+      { append: [user("h1"), assistant("a1"), user("h2")], compactor: new SummarizeUpTo("a1", "Summary", tenPerMessagePrimed) },
+      { append: [assistant("a2")] },
+    ]);
+    const inspection = await buildInspection(thread, { tokenCounter: tenPerMessagePrimed, now: NOW });
+    expect({
+      record: [thread.compactionLog[0]!.tokensBefore, thread.compactionLog[0]!.tokensAfter],
+      chart: inspection.chart,
+      contextTokens: inspection.totals.contextTokens,
+    }).toEqual({
+      // The strategy counted whole requests: 3 messages + 3, then 2 messages + 3.
+      record: [33, 23],
+      chart: chartOf(10, 20, [30, 20], 30),
+      contextTokens: 30,
+    });
+  });
+
+  it("a compaction that reordered the history (not a summary): its copies are replacements, the originals under the first", async () => {
+    class Reverse extends CompactionStrategy {
+      readonly strategyName = "reverse";
+      constructor() {
+        super({ tokenCounter: tenPerMessage });
+      }
+      protected async run({ messages }: PreparedHistory): Promise<StrategyOutcome> {
+        return { status: "compacted", messages: [...messages].reverse(), removed: [] };
+      }
+    }
+    const { thread } = await threadOf([{ append: [user("h1"), assistant("a1"), user("h2"), assistant("a2")], compactor: new Reverse() }, { append: [user("h3")] }]);
+    const inspection = await inspect(thread);
+    expect({
+      outline: inspection.timeline.map(outline),
+      summary: inspection.compactions[0]!.summary,
+      summaries: inspection.totals.summaries,
+      leaves: leaves(inspection.timeline).map((leaf) => leaf.id),
+    }).toEqual({
+      outline: [
+        { replacement: "a2", by: "c1", originals: ["h1", "a1", "h2", "a2"] },
+        { replacement: "h2", by: "c1", originals: [] },
+        { replacement: "a1", by: "c1", originals: [] },
+        { replacement: "h1", by: "c1", originals: [] },
+        "h3",
+      ],
+      summary: null,
+      summaries: 0,
+      leaves: ["h1", "a1", "h2", "a2", "h3"],
+    });
+  });
+
   it("a sliding window: the removed turns collapsed before the first message it kept", async () => {
     const { thread } = await threadOf([
       {
@@ -274,7 +344,7 @@ describe("buildInspection", () => {
     const inspection = await inspect(thread);
     expect({ outline: inspection.timeline.map(outline), chart: inspection.chart, step: inspection.compactions[0]!.step }).toEqual({
       outline: [{ removed: "c1", originals: ["h1", "a1", "t1", "a2"] }, "h2", "a3", "h3"],
-      chart: chartOf(10, 20, 30, 40, 50, 60, 30),
+      chart: chartOf(10, 20, 30, 40, 50, [60, 20], 30),
       step: 5,
     });
   });
@@ -355,7 +425,7 @@ describe("buildInspection", () => {
     ]);
     const { lastMessageId: _dropped, ...old } = thread.compactionLog[0]!;
     const inspection = await inspect({ ...thread, compactionLog: [old] });
-    expect({ step: inspection.compactions[0]!.step, chart: inspection.chart }).toEqual({ step: 2, chart: chartOf(10, 20, 30, 30) });
+    expect({ step: inspection.compactions[0]!.step, chart: inspection.chart }).toEqual({ step: 2, chart: chartOf(10, 20, [30, 20], 30) });
   });
 
   it("rejects what is not a thread export with an InvalidHistoryError naming the problem", async () => {
@@ -389,13 +459,13 @@ describe("buildInspection", () => {
 
   it("5 000 messages with a compaction every 100: every original once, in order, one chart point each", async () => {
     const rounds: Round[] = [];
-    const appended: string[] = [];
+    const appended: BaseMessage[] = [];
     for (let round = 0; round < 50; round++) {
       const append = Array.from({ length: 50 }, (_, turn) => {
         const n = round * 50 + turn;
         return [user(`h${n}`), assistant(`a${n}`)];
       }).flat();
-      appended.push(...append.map((message) => message.id!));
+      appended.push(...append);
       rounds.push({ append, compactor: round % 2 === 0 ? slidingWindow({ keepTurns: 10, tokenCounter: tenPerMessage }) : new SummarizeUpTo(`a${round * 50 + 40}`, `summary ${round}`) });
     }
     const { thread } = await threadOf(rounds);
@@ -403,9 +473,13 @@ describe("buildInspection", () => {
     expect({
       leaves: leaves(inspection.timeline),
       chartSteps: inspection.chart.length,
-      compactions: inspection.totals.compactions,
-      placed: inspection.compactions.every((view, position) => view.step === 100 * (position + 1) - 1),
-    }).toEqual({ leaves: appended, chartSteps: 5000, compactions: 50, placed: true });
+      steps: inspection.compactions.map((view) => view.step),
+    }).toEqual({
+      leaves: appended.map(leafOf),
+      chartSteps: 5000,
+      // Each ran after the 100 messages of its round.
+      steps: Array.from({ length: 50 }, (_, position) => 100 * (position + 1) - 1),
+    });
   });
 });
 
@@ -413,46 +487,69 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
   const SESSION_ID = "tau-bench-airline/task13-trial0";
   const session = loadTraceSessions(defaultTracesPath()).find((candidate) => candidate.id === SESSION_ID)!;
   const script = replayScript(session);
+  const threadId = "replay";
+  let values: State;
+  let store: InMemoryStore;
+  let inspection: Inspection;
+  /** The thread's checkpoints, oldest first. */
+  const snapshots: StateSnapshot[] = [];
 
-  async function replayed() {
-    const store = new InMemoryStore();
+  beforeAll(async () => {
+    store = new InMemoryStore();
     const compaction = [createCompactionNode(toolResultHiding({ keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))];
     const graph = reactGraph({ model: new ReplayChatModel(script), tools: replayTools(script), compaction, checkpointer: new MemorySaver(), store });
-    const config = { configurable: { thread_id: "replay" }, recursionLimit: 1000 };
+    const config = { configurable: { thread_id: threadId }, recursionLimit: 1000 };
     for (const turn of script.turns) await graph.invoke({ messages: turn.input }, config);
-    const { values } = await graph.getState(config);
-    return { values: values as State, store };
+    values = (await graph.getState(config)).values as State;
+    for await (const snapshot of graph.getStateHistory(config)) snapshots.unshift(snapshot);
+    inspection = await buildInspection(await exportThreadState(values, threadId, { store }));
+  }, 120_000);
+
+  /** Per compaction of the log: the last step of the restored history of the state it saw (the checkpoint before the one that logged it). */
+  async function stepsFromCheckpoints(): Promise<number[]> {
+    const steps: number[] = [];
+    for (let sequence = 0; sequence < values.compactionLog.length; sequence++) {
+      const logged = snapshots.findIndex((snapshot) => ((snapshot.values as Partial<State>).compactionLog ?? []).length > sequence);
+      const seen = snapshots[logged - 1]!.values as State;
+      steps.push((await restoreHistory(seen, { store, threadId })).length - 1);
+    }
+    return steps;
   }
 
   it("the timeline's leaves are restoreHistory's order, which is the recorded session", async () => {
-    const { values, store } = await replayed();
-    const inspection = await buildInspection(await exportThreadState(values, "replay", { store }));
-    const restored = await restoreHistory(values, { store, threadId: "replay" });
-    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({
-      leaves: restored.map((message) => message.id),
-      warnings: [],
-    });
-    expect(restored.map((message) => message.id)).toEqual(script.messages.map((message) => message.id));
+    const restored = await restoreHistory(values, { store, threadId });
+    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: restored.map(leafOf), warnings: [] });
+    expect(restored.map(leafOf)).toEqual(script.messages.map(leafOf));
   });
 
-  it("every compaction is placed, in log order, and the chart has one point per original message", async () => {
-    const { values, store } = await replayed();
-    const inspection = await buildInspection(await exportThreadState(values, "replay", { store }));
-    const steps = inspection.compactions.map((view) => view.step);
+  it("places each compaction at the step of the history it saw, and the chart has one point per original message", async () => {
     expect({
-      placed: steps.every((step, position) => step !== null && (position === 0 || step >= steps[position - 1]!)),
+      steps: inspection.compactions.map((view) => view.step),
       chartSteps: inspection.chart.map((point) => point.step),
       summaries: inspection.compactions.filter((view) => view.summary !== null).length,
       hiddenResults: inspection.totals.hiddenResults,
       summaryDepth: Math.max(...inspection.timeline.map(summaryDepth)),
     }).toEqual({
-      placed: true,
+      steps: await stepsFromCheckpoints(),
       chartSteps: script.messages.map((_, step) => step),
       summaries: 6,
       hiddenResults: values.compactionLog.filter((record) => record.strategy === "toolResultHiding").reduce((sum, record) => sum + record.replacedIds.length, 0),
       // Each summary summarized the one before: six levels.
       summaryDepth: 6,
     });
+  });
+
+  it("at each compaction step the chart goes from the first record's tokensBefore to the last one's tokensAfter, less the reply priming", async () => {
+    const steps = await stepsFromCheckpoints();
+    const expected = new Map<number, { step: number; tokens: number; after: number }>();
+    values.compactionLog.forEach((record, sequence) => {
+      if (record.status === "failed" || record.tokensBefore === null || record.tokensAfter === null) return;
+      const step = steps[sequence]!;
+      const tokens = expected.get(step)?.tokens ?? record.tokensBefore - REPLY_PRIMING_TOKENS;
+      expected.set(step, { step, tokens, after: record.tokensAfter - REPLY_PRIMING_TOKENS });
+    });
+    expect(inspection.chart.filter((point) => point.after !== undefined)).toEqual([...expected.values()]);
+    expect(inspection.chart.at(-1)!.after ?? inspection.chart.at(-1)!.tokens).toBe(inspection.totals.contextTokens);
   });
 });
 

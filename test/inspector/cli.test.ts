@@ -3,21 +3,20 @@
  * src/cli.ts`) against a SQLite file a real graph wrote while replaying a recorded session.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildReactAgent, exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
-import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
-import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
 import { buildInspection, loadThreadFromSqlite, renderInspectionHtml, type Inspection, type ThreadExport } from "../../src/inspector/index.js";
+import { AIRLINE_SESSION_ID, loadReplay, md5Of, replayThread, sqliteJournalMode } from "./support/recorded-thread.js";
 
 const PROJECT = resolve(import.meta.dirname, "../..");
 const CLI = join(PROJECT, "src", "cli.ts");
 // By URL, so the command also runs from another working directory.
 const TSX = pathToFileURL(join(PROJECT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-const SESSION_ID = "tau-bench-airline/task2-trial1";
 const THREAD_ID = "cli-thread";
 
 interface Run {
@@ -26,14 +25,27 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Run the command; never rejects (the exit code is part of what is tested). */
-function cli(args: readonly string[], cwd = PROJECT): Promise<Run> {
+/** Run a program; never rejects (the exit code is part of what is tested). */
+function run(file: string, args: readonly string[], cwd = PROJECT): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       done({ code, stdout, stderr });
     });
   });
+}
+
+const COMMAND = [process.execPath, "--import", TSX, CLI] as const;
+
+/** Run the command. */
+function cli(args: readonly string[], cwd = PROJECT): Promise<Run> {
+  return run(COMMAND[0], [...COMMAND.slice(1), ...args], cwd);
+}
+
+/** Run the command through bash, as `<command> <args> <shellTail>`: the command's exit code, stdout and stderr as bash leaves them. */
+function cliInShell(args: readonly string[], shellHead: string, shellTail: string): Promise<Run> {
+  const quoted = [...COMMAND, ...args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(" ");
+  return run("bash", ["-c", `${shellHead} ${quoted} ${shellTail}`]);
 }
 
 const directory = mkdtempSync(join(tmpdir(), "langchain-compaction-cli-"));
@@ -44,11 +56,8 @@ let thread: ThreadExport;
 let inspection: Inspection;
 
 beforeAll(async () => {
-  const replay = new ReplaySession(loadTraceSessions(BUNDLED_TRACES_PATH).find((session) => session.id === SESSION_ID)!);
   const checkpointer = sqliteCheckpointer(database);
-  const agent = buildReactAgent({ model: new ReplayChatModel(replay), tools: replayTools(replay), compaction: exampleCompaction(2_500), checkpointer });
-  const config = { configurable: { thread_id: THREAD_ID }, recursionLimit: 10_000 };
-  for (const input of replay.turns) await agent.invoke({ messages: input }, config);
+  await replayThread({ replay: loadReplay(AIRLINE_SESSION_ID), threadId: THREAD_ID, checkpointer, compaction: exampleCompaction(2_500) });
   checkpointer.db.close();
   thread = await loadThreadFromSqlite(database, THREAD_ID);
   inspection = await buildInspection(thread);
@@ -139,6 +148,8 @@ describe.concurrent("langchain-compaction inspect", () => {
     [["inspect", "--json", "x.json", "--colour"], "unknown option --colour"],
     [["inspect", "--json"], "Option '--json <value>' argument missing"],
     [["inspect", "extra", "--json", "x.json"], "unexpected argument `extra`"],
+    [["inspect", "--sqlite", "a.db", "--sqlite", "b.db", "--thread", "t"], "--sqlite given more than once"],
+    [["inspect", "--json", "x.json", "--out", "a.html", "--out", "b.html"], "--out given more than once"],
   ])("bad arguments %j: exit code 2 and one line saying what is wrong", async (args, problem) => {
     expect(await cli(args)).toEqual({ code: 2, stdout: "", stderr: `langchain-compaction: ${problem} (see langchain-compaction inspect --help)\n` });
   });
@@ -147,8 +158,59 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect(await cli(["inspect", "--sqlite", database, "--thread", "nobody", "--format", "text"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: 'langchain-compaction: exportThread: invalid option `threadId`: no checkpoint for thread "nobody"\n',
+      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${database}\n`,
     });
+  });
+
+  it("a missing --sqlite file: exit code 1, the message naming it, and no file created", async () => {
+    const missing = join(directory, "missing.sqlite");
+    expect({ ...(await cli(["inspect", "--sqlite", missing, "--thread", THREAD_ID, "--format", "text"])), created: existsSync(missing) }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`path\`: no such file: ${missing}\n`,
+      created: false,
+    });
+  });
+
+  it("leaves the SQLite file it reads as it was, byte for byte (a rollback-journal file stays one)", async () => {
+    const own = mkdtempSync(join(directory, "source-"));
+    const copy = join(own, "rollback.sqlite");
+    copyFileSync(database, copy);
+    const handle = SqliteSaver.fromConnString(copy).db;
+    handle.pragma("journal_mode = DELETE");
+    handle.close();
+    const md5 = md5Of(copy);
+    const result = await cli(["inspect", "--sqlite", copy, "--thread", THREAD_ID, "--out", join(directory, "from-copy.html")]);
+    expect({ code: result.code, stderr: result.stderr, md5: md5Of(copy), journal: sqliteJournalMode(copy), files: readdirSync(own) }).toEqual({
+      code: 0,
+      stderr: "",
+      md5,
+      journal: "rollback",
+      files: ["rollback.sqlite"],
+    });
+  });
+
+  it("a write that fails halfway (a file size limit) leaves the previous --out file as it was, and no temporary file", async () => {
+    const own = mkdtempSync(join(directory, "out-"));
+    const out = join(own, "report.html");
+    writeFileSync(out, "the previous report");
+    // 128 KiB: above what the loader caches, below the report.
+    const limitKiB = 128;
+    expect(renderInspectionHtml(inspection).length).toBeGreaterThan(limitKiB * 1024);
+    const result = await cliInShell(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--out", out], `ulimit -f ${limitKiB} && exec`, "");
+    expect({ ...result, out: readFileSync(out, "utf8"), files: readdirSync(own) }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `langchain-compaction: cannot write ${out}: EFBIG: file too large, write\n`,
+      out: "the previous report",
+      files: ["report.html"],
+    });
+  });
+
+  it("--format json into a reader that stops early (| head -c 100): exit code 0, nothing on stderr", async () => {
+    // The export is far larger than a pipe holds, so the command is still writing when head exits.
+    const result = await cliInShell(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--format", "json"], "", '| head -c 100; exit "${PIPESTATUS[0]}"');
+    expect(result).toEqual({ code: 0, stdout: `${JSON.stringify(thread, null, 2)}\n`.slice(0, 100), stderr: "" });
   });
 
   it("a file that is not a thread export: exit code 1 and the message", async () => {

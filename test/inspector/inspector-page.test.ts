@@ -15,14 +15,14 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { Annotation, END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildReactAgent, exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
-import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
-import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
+import type { ReplaySession } from "../../examples/replay/index.js";
 import { CompactionState, createCompactionNode, createTokenCounter, hidingThenSummary, type Compactor } from "../../src/index.js";
 import { buildInspection } from "../../src/inspector/build-inspection.js";
 import type { Inspection, ThreadExport, TimelineNode } from "../../src/inspector/inspection.js";
 import { renderInspectionHtml } from "../../src/inspector/render-html.js";
 import { exportThread, loadThreadFromSqlite } from "../../src/inspector/thread-sources.js";
+import { AIRLINE_SESSION_ID, loadReplay, replayThread } from "./support/recorded-thread.js";
 
 const CHROMIUM_PATH = "/usr/bin/chromium";
 const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -32,7 +32,6 @@ const ARTIFACTS = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "
 const SETUP_TIMEOUT = 180_000;
 
 const SWE_SESSION_ID = "mini-swe-agent/matplotlib__matplotlib-25775";
-const AIRLINE_SESSION_ID = "tau-bench-airline/task2-trial1";
 
 function underCi(): boolean {
   const ci = process.env["CI"]?.toLowerCase();
@@ -55,19 +54,11 @@ function describeWithChromium(name: string, body: () => void): void {
   }
 }
 
-function loadReplay(sessionId: string): ReplaySession {
-  const session = loadTraceSessions(BUNDLED_TRACES_PATH).find((each) => each.id === sessionId);
-  if (!session) throw new Error(`no bundled session ${sessionId}`);
-  return new ReplaySession(session);
-}
-
 /** Replay a whole recorded session through the ReAct agent graph, checkpointed to `sqlitePath`. */
 async function recordThread(sqlitePath: string, threadId: string, replay: ReplaySession, compaction: Compactor | undefined): Promise<void> {
   const checkpointer = sqliteCheckpointer(sqlitePath);
   try {
-    const agent = buildReactAgent({ model: new ReplayChatModel(replay), tools: replayTools(replay), ...(compaction ? { compaction } : {}), checkpointer });
-    const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
-    for (const input of replay.turns) await agent.invoke({ messages: input }, config);
+    await replayThread({ replay, threadId, checkpointer, ...(compaction ? { compaction } : {}) });
   } finally {
     checkpointer.db.close();
   }

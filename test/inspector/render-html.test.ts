@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { CompactionRecord } from "../../src/compaction-record.js";
 import type { CompactionView, Inspection, InspectionTotals, MessageView, TimelineNode } from "../../src/inspector/inspection.js";
@@ -109,12 +110,23 @@ function compactedThread(): Inspection {
     timeline,
     compactions: [
       compaction(1, record("c1"), 2),
-      compaction(2, record("c2", { strategy: "toolResultHiding", status: "compacted" }), 6),
-      compaction(3, record("c3"), 6),
-      compaction(4, record("c4", { strategy: "hardTruncate", status: "truncated" }), 7),
-      compaction(5, record("c5", { strategy: "slidingWindow", status: "noop", reason: "within budget", lastMessageId: "a5" }), 9),
+      compaction(2, record("c2", { strategy: "toolResultHiding", status: "compacted" }), 5),
+      compaction(3, record("c3"), 5),
+      compaction(4, record("c4", { strategy: "hardTruncate", status: "truncated" }), 6),
+      compaction(5, record("c5", { strategy: "slidingWindow", status: "noop", reason: "within budget", lastMessageId: "a5" }), 8),
     ],
-    chart: Array.from({ length: 10 }, (_, step) => ({ step, tokens: 100 * step })),
+    // The 9 leaves h1 … a5; c1 dropped the context at step 2, c2 and c3 at step 5, c4 at step 6.
+    chart: [
+      { step: 0, tokens: 100 },
+      { step: 1, tokens: 200 },
+      { step: 2, tokens: 300, after: 100 },
+      { step: 3, tokens: 200 },
+      { step: 4, tokens: 300 },
+      { step: 5, tokens: 800, after: 200 },
+      { step: 6, tokens: 300, after: 200 },
+      { step: 7, tokens: 300 },
+      { step: 8, tokens: 400 },
+    ],
   });
 }
 
@@ -314,10 +326,32 @@ describe("renderInspectionHtml", () => {
     ]);
   });
 
-  it("draws the chart as one polyline point per step and one marker per placed compaction", () => {
+  it("draws the chart as one polyline point per step, and a second at the same step down to the context after a compaction", () => {
     const svg = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "svg")[0]!;
     const polyline = findAll(svg, (element) => element.tag === "polyline")[0]!;
-    expect(polyline.attributes["points"]!.split(" ")).toHaveLength(10);
+    // The plot spans x 64 … 1144 over steps 0 … 8 (135 per step) and y 204 … 24 over 0 … 800 tokens (0.225 per token).
+    const x = (step: number) => 64 + 135 * step;
+    const y = (tokens: number) => 204 - 0.225 * tokens;
+    expect(polyline.attributes["points"]!.split(" ")).toEqual(
+      [
+        [0, 100],
+        [1, 200],
+        [2, 300],
+        [2, 100],
+        [3, 200],
+        [4, 300],
+        [5, 800],
+        [5, 200],
+        [6, 300],
+        [6, 200],
+        [7, 300],
+        [8, 400],
+      ].map(([step, tokens]) => `${x(step!)},${Math.round(y(tokens!) * 10) / 10}`),
+    );
+  });
+
+  it("draws one chart marker per placed compaction, linked to its marker in the timeline", () => {
+    const svg = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "svg")[0]!;
     const markers = findAll(svg, (element) => element.attributes["class"]?.startsWith("chart-marker") === true);
     expect(markers.map((marker) => [marker.attributes["data-compaction-id"], marker.attributes["href"]])).toEqual([
       ["c1", "#compaction-1"],
@@ -345,7 +379,140 @@ describe("renderInspectionHtml", () => {
 
   it("gives each chart marker a tooltip with its figures", () => {
     const html = renderInspectionHtml(compactedThread());
-    expect(html).toContain("<title>#3 autoCompaction (summarized) at step 6: tokens 9,120 → 2,210, messages 40 → 9</title>");
+    expect(html).toContain("<title>#3 autoCompaction (summarized) at step 5: tokens 9,120 → 2,210, messages 40 → 9</title>");
+  });
+
+  it("marks a compaction that left no node after the summary it saw last, not inside the summary's originals", () => {
+    // c1 summarized h1 and a1 into a summary that took h1's id; f2 then failed, the summary its newest message.
+    const html = renderInspectionHtml(
+      inspection({
+        timeline: [
+          { kind: "summary", compactionId: "c1", message: view("h1", "human", "Summary"), originals: [message(view("h1", "human", "Hi")), message(view("a1", "ai", "Hello"))] },
+          message(view("h2", "human", "Next")),
+        ],
+        compactions: [
+          compaction(1, record("c1", { lastMessageId: "a1" }), 1),
+          compaction(2, record("f2", { status: "failed", tokensBefore: null, tokensAfter: null, reason: "boom", lastMessageId: "h1" }), 1),
+        ],
+        chart: [
+          { step: 0, tokens: 10 },
+          { step: 1, tokens: 20, after: 10 },
+          { step: 2, tokens: 20 },
+        ],
+      }),
+    );
+    expect(shapeOf(timelineOf(html))).toEqual([
+      { kind: "marker", compaction: "c1" },
+      {
+        kind: "summary",
+        id: "h1",
+        compaction: "c1",
+        children: [
+          {
+            kind: "originals",
+            compaction: "c1",
+            children: [
+              { kind: "message", id: "h1" },
+              { kind: "message", id: "a1" },
+            ],
+          },
+        ],
+      },
+      { kind: "marker", compaction: "f2" },
+      { kind: "message", id: "h2" },
+    ]);
+  });
+
+  it("marks a compaction that left no node after the hidden result it saw, or inside it when it ran before the hiding", () => {
+    // n1 saw t1 before c2 hid it; n3 saw the hidden copy.
+    const html = renderInspectionHtml(
+      inspection({
+        timeline: [
+          message(view("h1", "human", "Run it")),
+          {
+            kind: "hidden",
+            compactionId: "c2",
+            message: view("t1", "tool", "[hidden]", { toolCallId: "call-1", toolName: "bash" }),
+            original: message(view("t1", "tool", "output", { toolCallId: "call-1", toolName: "bash" })),
+          },
+        ],
+        compactions: [
+          compaction(1, record("n1", { status: "noop", lastMessageId: "t1" }), 1),
+          compaction(2, record("c2", { status: "compacted", lastMessageId: "t1" }), 1),
+          compaction(3, record("n3", { status: "noop", lastMessageId: "t1" }), 1),
+        ],
+        chart: [
+          { step: 0, tokens: 10 },
+          { step: 1, tokens: 20, after: 15 },
+        ],
+      }),
+    );
+    expect(shapeOf(timelineOf(html))).toEqual([
+      { kind: "message", id: "h1" },
+      { kind: "marker", compaction: "c2" },
+      {
+        kind: "hidden",
+        id: "t1",
+        compaction: "c2",
+        children: [
+          {
+            kind: "original",
+            compaction: "c2",
+            children: [
+              { kind: "message", id: "t1" },
+              { kind: "marker", compaction: "n1" },
+            ],
+          },
+        ],
+      },
+      { kind: "marker", compaction: "n3" },
+    ]);
+  });
+
+  it("shows a replacement (a reordered copy) as put in place by its compaction, not as a summary, its originals collapsed under it", () => {
+    const html = renderInspectionHtml(
+      inspection({
+        timeline: [
+          { kind: "replacement", compactionId: "c1", message: view("a1", "ai", "Hello"), originals: [message(view("h1", "human", "Hi")), message(view("a1", "ai", "Hello"))] },
+          { kind: "replacement", compactionId: "c1", message: view("h1", "human", "Hi"), originals: [] },
+        ],
+        compactions: [compaction(1, record("c1", { strategy: "reorder", status: "compacted", lastMessageId: "a1" }), 1)],
+        chart: [
+          { step: 0, tokens: 10 },
+          { step: 1, tokens: 20 },
+        ],
+      }),
+    );
+    expect(shapeOf(timelineOf(html))).toEqual([
+      { kind: "marker", compaction: "c1" },
+      {
+        kind: "replacement",
+        id: "a1",
+        compaction: "c1",
+        children: [
+          {
+            kind: "originals",
+            compaction: "c1",
+            children: [
+              { kind: "message", id: "h1" },
+              { kind: "message", id: "a1" },
+            ],
+          },
+        ],
+      },
+      { kind: "replacement", id: "h1", compaction: "c1" },
+    ]);
+    expect(html.match(/<span class="note">[^]*?<\/span> <span class="spacer">/g)).toEqual([
+      '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">',
+      '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">',
+    ]);
+  });
+
+  it("lets only its own script run: the CSP's script-src is the SHA-256 of the inline script, not 'unsafe-inline'", () => {
+    const html = renderInspectionHtml(compactedThread());
+    const script = /<script>([^]*?)<\/script>/.exec(html)![1]!;
+    const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1]!;
+    expect(policy).toBe(`default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${createHash("sha256").update(script).digest("base64")}'`);
   });
 
   it("renders a thread that was never compacted: zero compactions, no markers", () => {

@@ -4,17 +4,15 @@
  * The graph is examples/react-agent.ts's ReAct agent replaying a recorded session with the examples'
  * compaction (autoCompaction: the no-model summarizer, then truncation).
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildReactAgent, exampleCompaction, sqliteCheckpointer, type ReactAgentState } from "../../examples/react-agent.js";
-import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
-import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
 import { CompactionError, InvalidHistoryError, InvalidOptionError, restoreHistory } from "../../src/index.js";
 import {
   THREAD_EXPORT_FORMAT,
@@ -25,16 +23,15 @@ import {
   loadThreadFromPostgres,
   loadThreadFromSqlite,
   type ThreadExport,
-  type TimelineNode,
 } from "../../src/inspector/index.js";
 import { importOptional } from "../../src/inspector/thread-sources.js";
 import { caught } from "../support/errors.js";
 import { createTestSchema, describeWithPostgres } from "../support/postgres.js";
+import { AIRLINE_SESSION_ID as SESSION_ID, leafOf, loadReplay, md5Of, replayThread, sqliteJournalMode, timelineLeaves as leaves, type AgentState } from "./support/recorded-thread.js";
 
-const SESSION_ID = "tau-bench-airline/task2-trial1";
 /** Small enough for the 62-message session to be summarized and truncated several times. */
 const WINDOW = 2_500;
-const replay = new ReplaySession(loadTraceSessions(BUNDLED_TRACES_PATH).find((session) => session.id === SESSION_ID)!);
+const replay = loadReplay(SESSION_ID);
 
 const directories: string[] = [];
 function temporaryPath(name: string): string {
@@ -46,34 +43,12 @@ afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-type AgentState = typeof ReactAgentState.State;
-
-/** Replay the whole session on one thread; its final state. */
-async function runAgent(threadId: string, checkpointer: BaseCheckpointSaver, store?: BaseStore): Promise<AgentState> {
-  const agent = buildReactAgent({
-    model: new ReplayChatModel(replay),
-    tools: replayTools(replay),
-    compaction: exampleCompaction(WINDOW),
-    checkpointer,
-    ...(store ? { store } : {}),
-  });
-  const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
-  for (const input of replay.turns) await agent.invoke({ messages: input }, config);
-  return (await agent.getState(config)).values as AgentState;
+/** Replay the whole session on one thread with the examples' compaction; its final state. */
+function runAgent(threadId: string, checkpointer: BaseCheckpointSaver, store?: BaseStore): Promise<AgentState> {
+  return replayThread({ replay, threadId, checkpointer, compaction: exampleCompaction(WINDOW), ...(store ? { store } : {}) });
 }
 
-function leaves(nodes: readonly TimelineNode[]): (string | null)[] {
-  const ids: (string | null)[] = [];
-  const visit = (node: TimelineNode): void => {
-    if (node.kind === "message") ids.push(node.message.id);
-    else if (node.kind === "hidden") visit(node.original);
-    else node.originals.forEach(visit);
-  };
-  nodes.forEach(visit);
-  return ids;
-}
-
-const expectedIds = replay.expectedHistory.map((message) => message.id);
+const expectedLeaves = replay.expectedHistory.map(leafOf);
 
 describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", () => {
   const threadId = `inspect/${SESSION_ID}`;
@@ -107,17 +82,44 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
   it("its inspection's timeline holds the whole recorded session, in restoreHistory's order", async () => {
     const inspection = await buildInspection(await loadThreadFromSqlite(path, threadId));
     expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({
-      leaves: (await restoreHistory(state)).map((message) => message.id),
+      leaves: (await restoreHistory(state)).map(leafOf),
       warnings: [],
     });
-    expect(leaves(inspection.timeline)).toEqual(expectedIds);
+    expect(leaves(inspection.timeline)).toEqual(expectedLeaves);
+  });
+
+  it("reads a rollback-journal file without a `writes` table and leaves it as it was, byte for byte", async () => {
+    // Another writer's file: journal mode DELETE, and no table for pending writes.
+    const copy = temporaryPath("rollback.sqlite");
+    copyFileSync(path, copy);
+    const database = SqliteSaver.fromConnString(copy).db;
+    database.pragma("journal_mode = DELETE");
+    database.exec("DROP TABLE writes");
+    database.close();
+    const before = { md5: md5Of(copy), journal: sqliteJournalMode(copy), files: readdirSync(dirname(copy)) };
+    const thread = await loadThreadFromSqlite(copy, threadId);
+    expect({ thread, md5: md5Of(copy), journal: sqliteJournalMode(copy), files: readdirSync(dirname(copy)) }).toEqual({
+      thread: await exportThreadState(state, threadId),
+      md5: before.md5,
+      journal: "rollback",
+      files: ["rollback.sqlite"],
+    });
   });
 
   it("rejects a thread the file does not have", async () => {
     const error = await caught(() => loadThreadFromSqlite(path, "nobody"));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: 'exportThread: invalid option `threadId`: no checkpoint for thread "nobody"',
+      message: `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${path}`,
+    });
+  });
+
+  it("rejects a directory, naming it", async () => {
+    const directory = dirname(temporaryPath("unused"));
+    const error = await caught(() => loadThreadFromSqlite(directory, threadId));
+    expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
+      isOptionError: true,
+      message: `loadThreadFromSqlite: invalid option \`path\`: ${directory} is not a file (it is a directory)`,
     });
   });
 
@@ -157,17 +159,27 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
   });
 });
 
+/** The session replayed once onto a MemorySaver with the archive in an InMemoryStore; shared by the describes that read it. */
+const STORE_THREAD_ID = "store-thread";
+let storeThread: Promise<{ state: AgentState; store: InMemoryStore; checkpointer: MemorySaver }> | undefined;
+function replayedWithStore() {
+  storeThread ??= (async () => {
+    const store = new InMemoryStore();
+    const checkpointer = new MemorySaver();
+    return { state: await runAgent(STORE_THREAD_ID, checkpointer, store), store, checkpointer };
+  })();
+  return storeThread;
+}
+
 describe("a thread archived in a store", () => {
-  const threadId = "store-thread";
+  const threadId = STORE_THREAD_ID;
   let state: AgentState;
   let store: InMemoryStore;
   let checkpointer: MemorySaver;
   let sqlitePath: string;
 
   beforeAll(async () => {
-    store = new InMemoryStore();
-    checkpointer = new MemorySaver();
-    state = await runAgent(threadId, checkpointer, store);
+    ({ state, store, checkpointer } = await replayedWithStore());
     // The same run on SQLite with the store: the file alone lacks the store's archive.
     sqlitePath = temporaryPath("store.sqlite");
     const sqlite = sqliteCheckpointer(sqlitePath);
@@ -186,7 +198,7 @@ describe("a thread archived in a store", () => {
 
   it("its inspection holds the whole session", async () => {
     const inspection = await buildInspection(await exportThread(checkpointer, threadId, { store }));
-    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: expectedIds, warnings: [] });
+    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: expectedLeaves, warnings: [] });
   });
 
   it("from the SQLite file alone: one warning per store-archived compaction, the current context still shown", async () => {
@@ -208,10 +220,8 @@ describe("a thread archived in a store", () => {
 describe("loadThreadFromJson", () => {
   let thread: ThreadExport;
   beforeAll(async () => {
-    const store = new InMemoryStore();
-    const checkpointer = new MemorySaver();
-    await runAgent("json-thread", checkpointer, store);
-    thread = await exportThread(checkpointer, "json-thread", { store });
+    const { store, checkpointer } = await replayedWithStore();
+    thread = await exportThread(checkpointer, STORE_THREAD_ID, { store });
   }, 120_000);
 
   it("gives back exactly the export written to the file", async () => {
@@ -249,6 +259,17 @@ describe("loadThreadFromJson", () => {
     const path = temporaryPath("thread.json");
     writeFileSync(path, "<html></html>");
     expect(((await caught(() => loadThreadFromJson(path))) as Error).message).toMatch(new RegExp(`^loadThreadFromJson: ${escape(path)} is not JSON \\(`));
+  });
+});
+
+describe("loadThreadFromPostgres, before connecting", () => {
+  it("rejects a connection string that is not a PostgreSQL URL, naming the option", async () => {
+    const error = await caught(() => loadThreadFromPostgres("notaurl", "t1"));
+    expect({ isOptionError: InvalidOptionError.isInstance(error), option: (error as InvalidOptionError).option, message: (error as Error).message }).toEqual({
+      isOptionError: true,
+      option: "connectionString",
+      message: "loadThreadFromPostgres: invalid option `connectionString`: expected a postgres:// or postgresql:// URL (or a socket path)",
+    });
   });
 });
 
@@ -298,7 +319,7 @@ describeWithPostgres("loadThreadFromPostgres, PostgresSaver with the archive in 
 
   it("its inspection holds the whole recorded session, without warnings", async () => {
     const inspection = await buildInspection(await loadThreadFromPostgres(url, threadId, { schema: schema.name }));
-    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: expectedIds, warnings: [] });
+    expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: expectedLeaves, warnings: [] });
   });
 
   it("rejects a thread the database does not have", async () => {
