@@ -351,9 +351,10 @@ function tickStep(max: number, count: number): number {
  */
 export function renderChart(options: { title: string; window: number; series: readonly ChartSeries[] }): string {
   const { title, window, series } = options;
-  const width = 1000;
+  const width = 1080;
   const height = 560;
-  const margin = { left: 70, right: 230, top: 40, bottom: 50 };
+  // The legend sits in the right margin: wide enough for "ClearToolUsesEdit (createAgent) (1263)".
+  const margin = { left: 70, right: 290, top: 40, bottom: 50 };
   const plotWidth = width - margin.left - margin.right;
   const plotHeight = height - margin.top - margin.bottom;
   const steps = Math.max(1, ...series.map((line) => line.inputTokens.length));
