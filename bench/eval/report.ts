@@ -420,6 +420,8 @@ export type ProbeSection =
   | { readonly skipped: string }
   | {
       readonly judge: string;
+      /** Compactions probed per trace and system at most (`Infinity`: every one). */
+      readonly compactionsProbed: number;
       readonly rows: readonly { window: number; system: string; count: number; unscored: number; overall: number; byKind: Record<string, number>; byDimension: Record<string, number> }[];
     };
 
@@ -520,7 +522,8 @@ function probeSection(probes: ProbeSection): string[] {
     lines.push(`probes: skipped (${probes.skipped})`, "");
     return lines;
   }
-  lines.push(`Judge: ${probes.judge}. Scores 0-5, mean over the probes asked after each system's first compaction of each trace.`, "");
+  const which = probes.compactionsProbed === Number.POSITIVE_INFINITY ? "each compaction" : `each of the first ${probes.compactionsProbed} compactions`;
+  lines.push(`Judge: ${probes.judge}. Scores 0-5, mean over the probes asked after ${which} of each system on each trace.`, "");
   const kinds = ["recall", "artifact", "continuation", "decision"];
   lines.push(
     markdownTable(

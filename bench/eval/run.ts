@@ -4,7 +4,7 @@
  *
  *   npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>...]]... [--out <dir>]
  *                   [--summary-model <name>] [--price-input <n>] [--price-cached <n>] [--price-output <n>]
- *                   [--trace <id>]... [--chart-trace <id>] [--variant <json>]... [--probe-compactions <n>] [--quiet]
+ *                   [--trace <id>]... [--chart-trace <id>] [--variant <json>]... [--probe-compactions <n>|all] [--quiet]
  *
  * Writes <out>/EVAL.md, <out>/eval-results.json and <out>/eval-chart.svg (default out: bench/).
  */
@@ -61,7 +61,7 @@ interface CliArgs {
 const USAGE =
   "usage: npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>]]... [--out <dir>] [--summary-model <name>]\n" +
   "                       [--price-input <n>] [--price-cached <n>] [--price-output <n>] [--trace <id>]... [--chart-trace <id>]\n" +
-  "                       [--variant <autoCompaction options as JSON>]... [--probe-compactions <n>] [--quiet]";
+  "                       [--variant <autoCompaction options as JSON>]... [--probe-compactions <n>|all] [--quiet]";
 
 /** A mistake in the command line: reported with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -137,7 +137,11 @@ function parseCliValues(values: ReturnType<typeof parseOptions>["values"]): CliA
     traces: values.trace ?? [],
     chartTrace: values["chart-trace"],
     variants,
-    probeCompactions: values["probe-compactions"] === undefined ? 1 : numberArg("--probe-compactions", values["probe-compactions"], "non-negative integer"),
+    // Issue 5: probes after each compaction; a number caps the compactions probed per trace and system (a judge costs money).
+    probeCompactions:
+      values["probe-compactions"] === undefined || values["probe-compactions"] === "all"
+        ? Number.POSITIVE_INFINITY
+        : numberArg("--probe-compactions", values["probe-compactions"], "non-negative integer"),
     quiet: values.quiet === true,
   };
 }
@@ -274,6 +278,7 @@ async function main(): Promise<void> {
         ? { skipped: "--probe-compactions 0" }
         : {
             judge: judge.name,
+            compactionsProbed: args.probeCompactions,
             rows: [...probeResults].map(([key, results]) => {
               const [window, system] = key.split("\u0000") as [string, string];
               const aggregate = aggregateProbeResults(results);

@@ -3,7 +3,7 @@
  * the command line is reported with the usage and exit code 2, before any trace is replayed.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,16 +17,16 @@ const out = mkdtempSync(join(tmpdir(), "langchain-compaction-eval-cli-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** Run the evaluation on the bundled sessions at one window (short, should a check let it through); never rejects. */
-function evalCli(args: readonly string[]): Promise<{ code: number; firstLine: string; wrote: boolean }> {
+function evalCli(args: readonly string[], directory = out): Promise<{ code: number; firstLine: string; wrote: boolean }> {
   const { OPENAI_API_KEY: _key, ...env } = process.env;
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ["--import", TSX, RUN, "--traces", BUNDLED_TRACES_PATH, "--window", "64000", "--out", out, "--quiet", ...args],
+      ["--import", TSX, RUN, "--traces", BUNDLED_TRACES_PATH, "--window", "64000", "--out", directory, "--quiet", ...args],
       { cwd: PROJECT, env, maxBuffer: 64 * 1024 * 1024 },
       (error, _stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        done({ code, firstLine: stderr.split("\n")[0]!, wrote: existsSync(join(out, "EVAL.md")) });
+        done({ code, firstLine: stderr.split("\n")[0]!, wrote: existsSync(join(directory, "EVAL.md")) });
       },
     );
   });
@@ -46,5 +46,18 @@ describe("npm run eval usage errors", () => {
     expect(runs).toEqual(
       ["1.5", "-1", "x"].map((value) => ({ code: 2, firstLine: `--probe-compactions must be a non-negative integer, got "${value}"`, wrote: false })),
     );
+  });
+
+  it("--probe-compactions all is accepted (the default); offline the report says the probes were skipped and why", async () => {
+    // Its own directory: the usage-error tests assert that nothing was written to theirs.
+    const directory = join(out, "accepted");
+    const run = await evalCli(["--probe-compactions", "all", "--trace", "tau-bench-airline/task2-trial1"], directory);
+    const report = readFileSync(join(directory, "EVAL.md"), "utf8");
+    expect({ ...run, probes: report.split("\n").find((line) => line.startsWith("probes:")) }).toEqual({
+      code: 0,
+      firstLine: "",
+      wrote: true,
+      probes: "probes: skipped (no judge model: set OPENAI_API_KEY (and EVAL_JUDGE_MODEL) to run probes)",
+    });
   });
 });
