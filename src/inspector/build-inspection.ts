@@ -4,8 +4,10 @@ import { InvalidHistoryError } from "../errors.js";
 import { messageText } from "../messages/message-text.js";
 import { parseOptions } from "../options.js";
 import { createTokenCounter, tokenCounterSchema, type TokenCounter } from "../tokens/token-counter.js";
-import { COMPACTION_STATUSES, compactionMarkerOf } from "../types.js";
+import { compactionMarkerOf } from "../types.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import { ArchiveAnchors, type Anchor } from "../langgraph/archive-anchors.js";
+import { archivedCompactionSchema, compactionRecordSchema, storedMessageSchema } from "../langgraph/compaction-state.js";
 import {
   THREAD_EXPORT_FORMAT,
   type ChartPoint,
@@ -32,47 +34,13 @@ const optionsSchema = z
   })
   .strict();
 
-// The shapes of compaction-state.ts's channel schemas, repeated here for the plain-JSON export (the
-// channel schemas are not exported; the export must be checked as strictly as the channels).
-const recordSchema = z.object({
-  id: z.string(),
-  at: z.string(),
-  strategy: z.string(),
-  status: z.enum(COMPACTION_STATUSES),
-  tokensBefore: z.number().nullable(),
-  tokensAfter: z.number().nullable(),
-  messagesBefore: z.number(),
-  messagesAfter: z.number(),
-  removedIds: z.array(z.string()),
-  replacedIds: z.array(z.string()),
-  insertedIds: z.array(z.string()),
-  summaryId: z.string().nullable(),
-  archive: z.enum(["store", "state", "none"]),
-  reason: z.string().optional(),
-  durationMs: z.number().optional(),
-  lastMessageId: z.string().nullable().optional(),
-});
-
-const storedMessageSchema = z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) });
-
-const archiveSchema = z.object({
-  compactionId: z.string(),
-  messages: z.array(
-    z.object({
-      position: z.number(),
-      anchor: z.union([z.object({ kind: z.enum(["replaced-by", "before", "after"]), id: z.string() }), z.object({ kind: z.literal("start") })]),
-      message: storedMessageSchema,
-    }),
-  ),
-  dropped: z.array(z.string()),
-});
-
+// The export is checked as strictly as the channels it was read from.
 const threadExportSchema = z.object({
   format: z.literal(THREAD_EXPORT_FORMAT),
   threadId: z.string(),
   messages: z.array(storedMessageSchema),
-  compactionLog: z.array(recordSchema),
-  archives: z.array(archiveSchema),
+  compactionLog: z.array(compactionRecordSchema),
+  archives: z.array(archivedCompactionSchema),
 });
 
 /**
@@ -112,16 +80,6 @@ function toMessages(stored: readonly StoredMessage[], where: string): BaseMessag
       throw new InvalidHistoryError(`buildInspection: \`${where}.${position}\` is not a message: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
-}
-
-/** What one compaction attached to one message id (as in restoreHistory). */
-interface Anchor {
-  readonly sequence: number;
-  readonly before: BaseMessage[];
-  replacedBy: BaseMessage[] | undefined;
-  readonly after: BaseMessage[];
-  /** Whether the timeline reached it (an anchor nobody reaches holds originals shown at the end). */
-  visited: boolean;
 }
 
 // Mutable twins of the TimelineNode variants, filled while the timeline is built.
@@ -218,20 +176,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   for (const { originals } of archiveOf.values()) await count(originals);
 
   // Anchors, as restoreHistory reads them.
-  const anchorsById = new Map<string, Anchor[]>();
-  const allAnchors: Anchor[] = [];
-  const starts: { sequence: number; messages: BaseMessage[] }[] = [];
-  const anchorFor = (id: string, sequence: number): Anchor => {
-    let anchors = anchorsById.get(id);
-    if (!anchors) anchorsById.set(id, (anchors = []));
-    let anchor = anchors[anchors.length - 1];
-    // Compactions are read in log order, so each id's anchors stay sorted by sequence.
-    if (anchor?.sequence !== sequence) {
-      anchors.push((anchor = { sequence, before: [], replacedBy: undefined, after: [], visited: false }));
-      allAnchors.push(anchor);
-    }
-    return anchor;
-  };
+  const anchors = new ArchiveAnchors();
   let archivedMessages = 0;
   log.forEach((record, sequence) => {
     const found = archiveOf.get(record.id);
@@ -245,35 +190,14 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
         );
       }
       // What it inserted is still shown for what it is: a compaction's output standing for nothing we have.
-      for (const id of new Set([...record.insertedIds, ...(record.summaryId === null ? [] : [record.summaryId])])) anchorFor(id, sequence).replacedBy ??= [];
+      for (const id of new Set([...record.insertedIds, ...(record.summaryId === null ? [] : [record.summaryId])])) anchors.anchorFor(id, sequence).replacedBy ??= [];
       return;
     }
-    const { archive, originals } = found;
-    archivedMessages += archive.messages.length;
-    let start: BaseMessage[] | undefined;
-    archive.messages.forEach((entry, position) => {
-      const original = originals[position]!;
-      const anchor = entry.anchor;
-      if (anchor.kind === "start") {
-        if (!start) starts.push({ sequence, messages: (start = []) });
-        start.push(original);
-      } else if (anchor.kind === "replaced-by") (anchorFor(anchor.id, sequence).replacedBy ??= []).push(original);
-      else anchorFor(anchor.id, sequence)[anchor.kind].push(original);
-    });
-    for (const id of archive.dropped) anchorFor(id, sequence).replacedBy ??= [];
+    archivedMessages += found.archive.messages.length;
+    anchors.addArchive(sequence, found.archive, found.originals);
   });
-
-  /** Index of the last anchor of `anchors` made before compaction `bound`, or -1. */
-  const lastBefore = (anchors: readonly Anchor[], bound: number): number => {
-    let low = 0;
-    let high = anchors.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (anchors[middle]!.sequence < bound) low = middle + 1;
-      else high = middle;
-    }
-    return low - 1;
-  };
+  // Whether the timeline reached an anchor (one nobody reaches holds originals shown at the end).
+  const visited = new Set<Anchor>();
 
   const views = new Map<BaseMessage, MessageView>();
   const viewOf = (message: BaseMessage): MessageView => {
@@ -304,6 +228,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   };
   expandInto(current, Number.POSITIVE_INFINITY, timeline);
   // A compaction that kept nothing put its originals before everything that came after it.
+  const { starts } = anchors;
   for (let position = starts.length - 1; position >= 0; position--) {
     pending.push({ kind: "removed", messages: starts[position]!.messages, sequence: starts[position]!.sequence, into: timeline });
   }
@@ -350,16 +275,14 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
         }
       } else {
         const { message, bound, into, place } = work;
-        const anchors = typeof message.id === "string" ? anchorsById.get(message.id) : undefined;
-        const at = anchors ? lastBefore(anchors, bound) : -1;
-        if (at < 0) {
+        const anchor = anchors.lastBefore(message.id, bound);
+        if (!anchor) {
           noteStep(message.id, restored.length);
           restored.push(message);
           place({ kind: "message", message: viewOf(message) });
           continue;
         }
-        const anchor = anchors![at]!;
-        anchor.visited = true;
+        visited.add(anchor);
         // Pushed last-first, so they run as: what was removed before, the message, what was removed after.
         if (anchor.after.length > 0) pending.push({ kind: "removed", messages: anchor.after, sequence: anchor.sequence, into });
         if (anchor.replacedBy) pending.push({ kind: "replacement", message, anchor, into, place });
@@ -370,8 +293,8 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   };
   drain();
   // Originals anchored to a message the thread no longer has (removed outside compaction): shown at the end.
-  for (const anchor of allAnchors) {
-    if (anchor.visited) continue;
+  for (const anchor of anchors.all) {
+    if (visited.has(anchor)) continue;
     const orphans = [...anchor.before, ...(anchor.replacedBy ?? []), ...anchor.after];
     if (orphans.length === 0) continue;
     const record = log[anchor.sequence]!;

@@ -69,7 +69,8 @@ export const CompactionState = Annotation.Root({
   }),
 });
 
-const recordSchema = z.object({
+/** A {@link CompactionRecord}, as the `compactionLog` channel and a thread export check it. @internal */
+export const compactionRecordSchema = z.object({
   id: z.string(),
   at: z.string(),
   strategy: z.string(),
@@ -88,18 +89,23 @@ const recordSchema = z.object({
   lastMessageId: z.string().nullable().optional(),
 }) as unknown as z.ZodType<CompactionRecord>;
 
-const anchorSchema = z.union([
+/** An archived original's `ArchiveAnchor`. */
+const archiveAnchorSchema = z.union([
   z.object({ kind: z.enum(["replaced-by", "before", "after"]), id: z.string() }),
   z.object({ kind: z.literal("start") }),
 ]);
 
-const archivedCompactionSchema = z.object({
+/** A message as `mapChatMessagesToStoredMessages` serializes it. @internal */
+export const storedMessageSchema = z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) });
+
+/** An {@link ArchivedCompaction}, as the `compactionArchive` channel and a thread export check it. @internal */
+export const archivedCompactionSchema = z.object({
   compactionId: z.string(),
   messages: z.array(
     z.object({
       position: z.number(),
-      anchor: anchorSchema,
-      message: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }),
+      anchor: archiveAnchorSchema,
+      message: storedMessageSchema,
     }),
   ),
   dropped: z.array(z.string()),
@@ -114,8 +120,8 @@ const archivedCompactionSchema = z.object({
  * const State = new StateSchema({ messages: MessagesValue, ...CompactionStateSchema.fields });
  */
 export const CompactionStateSchema = new StateSchema({
-  compactionLog: new ReducedValue(z.array(recordSchema).default(() => []), {
-    inputSchema: z.union([recordSchema, z.array(recordSchema)]).optional(),
+  compactionLog: new ReducedValue(z.array(compactionRecordSchema).default(() => []), {
+    inputSchema: z.union([compactionRecordSchema, z.array(compactionRecordSchema)]).optional(),
     reducer: mergeCompactionLog,
   }),
   compactionArchive: new ReducedValue(z.array(archivedCompactionSchema).default(() => []), {

@@ -1,6 +1,7 @@
 import { mapStoredMessagesToChatMessages, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
+import { ArchiveAnchors } from "./archive-anchors.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 
@@ -19,16 +20,6 @@ export interface RestoreHistoryOptions {
   threadId?: string;
   /** The namespace prefix the node was given. @default DEFAULT_ARCHIVE_NAMESPACE */
   namespace?: string[];
-}
-
-/** What one compaction attached to one message id. */
-interface Anchor {
-  /** Position of the compaction in the log. */
-  readonly sequence: number;
-  readonly before: BaseMessage[];
-  /** Set when the message itself came out of the compaction: it stands for these originals. */
-  replacedBy: BaseMessage[] | undefined;
-  readonly after: BaseMessage[];
 }
 
 async function archivesOf(state: RestorableState, options: RestoreHistoryOptions): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
@@ -77,42 +68,10 @@ async function archivesOf(state: RestorableState, options: RestoreHistoryOptions
  */
 export async function restoreHistory(state: RestorableState, options: RestoreHistoryOptions = {}): Promise<BaseMessage[]> {
   if (!Array.isArray(state?.messages)) throw new InvalidHistoryError("restoreHistory: state.messages is not an array");
-  const anchorsById = new Map<string, Anchor[]>();
-  const starts: { sequence: number; messages: BaseMessage[] }[] = [];
-  const anchorFor = (id: string, sequence: number): Anchor => {
-    let anchors = anchorsById.get(id);
-    if (!anchors) anchorsById.set(id, (anchors = []));
-    let anchor = anchors[anchors.length - 1];
-    // Compactions are read in log order, so each id's anchors stay sorted by sequence.
-    if (anchor?.sequence !== sequence) anchors.push((anchor = { sequence, before: [], replacedBy: undefined, after: [] }));
-    return anchor;
-  };
+  const anchors = new ArchiveAnchors();
   for (const { sequence, archive } of await archivesOf(state, options)) {
-    const originals = mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message));
-    let start: BaseMessage[] | undefined;
-    archive.messages.forEach((entry, position) => {
-      const original = originals[position]!;
-      const anchor = entry.anchor;
-      if (anchor.kind === "start") {
-        if (!start) starts.push({ sequence, messages: (start = []) });
-        start.push(original);
-      } else if (anchor.kind === "replaced-by") (anchorFor(anchor.id, sequence).replacedBy ??= []).push(original);
-      else anchorFor(anchor.id, sequence)[anchor.kind].push(original);
-    });
-    for (const id of archive.dropped) anchorFor(id, sequence).replacedBy ??= [];
+    anchors.addArchive(sequence, archive, mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message)));
   }
-
-  /** Index of the last anchor of `anchors` made before compaction `bound`, or -1. */
-  const lastBefore = (anchors: readonly Anchor[], bound: number): number => {
-    let low = 0;
-    let high = anchors.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (anchors[middle]!.sequence < bound) low = middle + 1;
-      else high = middle;
-    }
-    return low - 1;
-  };
   /**
    * Messages still to expand, each with the compaction before which to look (LIFO; an explicit stack,
    * since a summary of summaries of summaries nests as deep as the thread is long). Expanding a
@@ -125,17 +84,17 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   };
   pushInOrder(state.messages, Number.POSITIVE_INFINITY);
   // A compaction that kept nothing put its originals before everything that came after it.
+  const { starts } = anchors;
   for (let position = starts.length - 1; position >= 0; position--) pushInOrder(starts[position]!.messages, starts[position]!.sequence);
   const output: BaseMessage[] = [];
   while (pending.length > 0) {
     const [message, bound] = pending.pop()!;
-    const anchors = typeof message.id === "string" ? anchorsById.get(message.id) : undefined;
-    const at = anchors ? lastBefore(anchors, bound) : -1;
-    if (at < 0) {
+    const anchor = anchors.lastBefore(message.id, bound);
+    if (!anchor) {
       output.push(message);
       continue;
     }
-    const { sequence, before, replacedBy, after } = anchors![at]!;
+    const { sequence, before, replacedBy, after } = anchor;
     // Pushed last-first, so they come out as: before, the message (or its originals), after.
     pushInOrder(after, sequence);
     if (replacedBy) pushInOrder(replacedBy, sequence);

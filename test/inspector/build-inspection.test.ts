@@ -31,6 +31,7 @@ import {
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { buildInspection, exportThreadState, type Inspection, type ThreadExport, type TimelineNode } from "../../src/inspector/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
+import { failedRecord } from "./support/failed-record.js";
 import { leafOf, timelineLeaves as leaves } from "./support/recorded-thread.js";
 import { caught } from "../support/errors.js";
 import { reactGraph } from "../langgraph/support/react-graph.js";
@@ -365,24 +366,7 @@ describe("buildInspection", () => {
 
   it("a failed compaction: listed and counted, no archive, no warning, the chart unchanged by it", async () => {
     const { state } = await threadOf([{ append: [user("h1"), assistant("a1")] }]);
-    const failed: CompactionRecord = {
-      id: "f1",
-      at: at(5).toISOString(),
-      strategy: "summarization",
-      status: "failed",
-      tokensBefore: null,
-      tokensAfter: null,
-      messagesBefore: 2,
-      messagesAfter: 2,
-      removedIds: [],
-      replacedIds: [],
-      insertedIds: [],
-      summaryId: null,
-      archive: "none",
-      reason: "Error: model down",
-      durationMs: 4,
-      lastMessageId: "a1",
-    };
+    const failed = failedRecord({ id: "f1", at: at(5).toISOString(), strategy: "summarization", messages: 2, reason: "Error: model down", durationMs: 4, lastMessageId: "a1" });
     const thread = await exportThreadState({ ...state, messages: [...state.messages, user("h2")], compactionLog: [failed] }, "t1");
     const inspection = await inspect(thread);
     expect({

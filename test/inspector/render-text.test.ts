@@ -1,28 +1,19 @@
 /** renderInspectionText: the terminal summary, with the thread's untrusted text made inert. */
 import { describe, expect, it } from "vitest";
-import type { CompactionRecord } from "../../src/compaction-record.js";
 import type { Inspection } from "../../src/inspector/inspection.js";
 import { renderInspectionText } from "../../src/inspector/render-text.js";
+import { failedRecord } from "./support/failed-record.js";
 
-const record: CompactionRecord = {
+const record = failedRecord({
   id: "c1",
   at: "2025-01-01T12:00:00.000Z",
   // An escape sequence that would turn the terminal red, and one that would set its title.
   strategy: "mine\u001b[31m",
-  status: "failed",
-  tokensBefore: null,
-  tokensAfter: null,
-  messagesBefore: 2,
-  messagesAfter: 2,
-  removedIds: [],
-  replacedIds: [],
-  insertedIds: [],
-  summaryId: null,
-  archive: "none",
+  messages: 2,
   reason: "boom\u001b]0;owned\u0007",
   durationMs: 1.5,
   lastMessageId: "a1",
-};
+});
 
 const inspection: Inspection = {
   threadId: "t1\u009b2J",
