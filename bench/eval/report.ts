@@ -522,7 +522,12 @@ function probeSection(probes: ProbeSection): string[] {
     lines.push(`probes: skipped (${probes.skipped})`, "");
     return lines;
   }
-  const which = probes.compactionsProbed === Number.POSITIVE_INFINITY ? "each compaction" : `each of the first ${probes.compactionsProbed} compactions`;
+  const which =
+    probes.compactionsProbed === Number.POSITIVE_INFINITY
+      ? "each compaction"
+      : probes.compactionsProbed === 1
+        ? "the first compaction"
+        : `each of the first ${probes.compactionsProbed} compactions`;
   lines.push(`Judge: ${probes.judge}. Scores 0-5, mean over the probes asked after ${which} of each system on each trace.`, "");
   const kinds = ["recall", "artifact", "continuation", "decision"];
   lines.push(
