@@ -3,13 +3,12 @@ import { z } from "zod/v4";
 import type { CompactionLogger } from "../observability.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, baseOptionsShape, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { contextWindowOf, requireContextWindow } from "../strategies/context-size.js";
+import { requireContextWindow } from "../strategies/context-size.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { FullSummary } from "../summary/full-summary.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, type SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
-import { chainResults } from "./chain-results.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;

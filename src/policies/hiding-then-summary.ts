@@ -5,7 +5,7 @@ import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type
 import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { chainResults } from "./chain-results.js";
-import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
+import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface HidingThenSummaryOptions extends TriggeredPolicyOptions {
   /** The hiding step: a `toolResultHiding` strategy or its options. @default toolResultHiding() */
@@ -14,12 +14,11 @@ export interface HidingThenSummaryOptions extends TriggeredPolicyOptions {
   summary?: CompactionStrategy | FullSummaryOptions;
 }
 
-const isStrategy = (value: unknown) => value instanceof CompactionStrategy;
 const optionsSchema = z
   .object({
     ...triggeredPolicyShape,
     hiding: z.union([z.custom<ToolResultHiding>((value) => value instanceof ToolResultHiding), z.record(z.string(), z.unknown())]).optional(),
-    summary: z.union([z.custom<CompactionStrategy>(isStrategy), z.record(z.string(), z.unknown())]).optional(),
+    summary: summaryStepSchema,
   })
   .strict();
 

@@ -26,6 +26,9 @@ export const triggeredPolicyShape = {
   contextWindow: z.number().int().positive().optional(),
 };
 
+/** The schema of a policy's `summary` option, which {@link summaryStep} turns into its summary step. @internal */
+export const summaryStepSchema = z.union([z.custom<CompactionStrategy>((value) => value instanceof CompactionStrategy), z.record(z.string(), z.unknown())]).optional();
+
 /** The default trigger of the policies. */
 export const DEFAULT_POLICY_TRIGGER: ContextSize = Object.freeze({ fraction: 0.8 });
 

@@ -5,7 +5,7 @@ import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyO
 import { evaluateTrigger, tokenLimit, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import { SelectiveCompact, type MessageClassifier, type SelectiveRule } from "../strategies/selective-compact.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
-import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
+import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface SelectiveThenSummaryOptions extends TriggeredPolicyOptions {
   /** The selective rules. @default DEFAULT_SELECTIVE_RULES (seed 000) */
@@ -23,7 +23,7 @@ const optionsSchema = z
     ...triggeredPolicyShape,
     rules: z.array(z.record(z.string(), z.unknown())).optional(),
     classify: z.custom<MessageClassifier>((value) => typeof value === "function", "expected a function").optional(),
-    summary: z.union([z.custom<CompactionStrategy>((value) => value instanceof CompactionStrategy), z.record(z.string(), z.unknown())]).optional(),
+    summary: summaryStepSchema,
   })
   .strict();
 
