@@ -5,10 +5,12 @@ import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
-import { fillTemplate, formatHistory } from "./format-history.js";
+import { fillPrompt } from "./data-fence.js";
+import { formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
 import { SummaryCallError } from "./summary-model.js";
-import { SummaryStrategy, extractBlock, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+import { extractBlock } from "./summary-text.js";
+import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
 export interface FullSummaryOptions extends SummaryStrategyOptions {
   /**
@@ -115,7 +117,8 @@ export class FullSummary extends SummaryStrategy {
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
     const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true });
-    const summary = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history }), context), "summary");
+    // Fenced: no text in the history can close the prompt's data block.
+    const summary = extractBlock(await this.ask(model, fillPrompt(this.prompt, { history }), context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;
   }

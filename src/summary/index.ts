@@ -16,6 +16,8 @@ export {
   type SummaryFailureKind,
   type SummaryModel,
 } from "./summary-model.js";
-export { summaryBody, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { extractBlock, summaryBody, tagContent } from "./summary-text.js";
+export { DATA_FENCE_TAGS, fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 export { StateSnapshotSummary, stateSnapshotSummary, type StateSnapshotSummaryOptions } from "./state-snapshot-summary.js";
 export { FullSummary, fullSummary, type FullSummaryOptions } from "./full-summary.js";
