@@ -7,7 +7,7 @@ export {
   VERIFY_SNAPSHOT_PROMPT,
 } from "./prompts.js";
 export { fillTemplate, formatHistory, type FormatHistoryOptions, type LeftOutMessages } from "./format-history.js";
-export { noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
+export { NO_MODEL_SNAPSHOT_NOTE, noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
 export {
   DEFAULT_SUMMARY_MAX_TOKENS,
   DEFAULT_SUMMARY_TIMEOUT_MS,
