@@ -47,7 +47,8 @@ function sectionOf(snapshot: string, section: string): string | undefined {
   const lines = (tagContent(snapshot, section) ?? "").split("\n");
   while (lines.length > 0 && lines[0]!.trim() === "") lines.shift();
   while (lines.length > 0 && lines.at(-1)!.trim() === "") lines.pop();
-  if (lines.length === 0) return undefined;
+  // A section with nothing to carry holds a placeholder such as "(none recorded)".
+  if (lines.length === 0 || (lines.length === 1 && /^\s*\(.*\)\s*$/.test(lines[0]!))) return undefined;
   const shared = Math.min(...lines.filter((line) => line.trim() !== "").map((line) => /^[ \t]*/.exec(line)![0].length));
   return lines.map((line) => line.slice(shared).trimEnd()).join("\n");
 }
@@ -76,13 +77,16 @@ export function noModelSnapshot({ messages, artifacts }: NoModelSummaryInput): s
     ...(latestPrevious ? [sectionOf(latestPrevious, "active_constraints")].filter((text): text is string => text !== undefined) : []),
     ...userTexts.slice(1).slice(-5).map((text) => `- user said: ${excerpt(text)}`),
   ];
-  const knowledge = [
-    ...(latestPrevious ? [sectionOf(latestPrevious, "key_knowledge")].filter((text): text is string => text !== undefined) : []),
-    ...assistantTexts.slice(-3).map((text) => `- assistant: ${excerpt(text)}`),
-  ];
-  // Error lines are what tools (and people) reported: quoted, like every tool excerpt.
-  const errors = artifacts.errors.slice(-5);
-  if (errors.length > 0) knowledge.push(itemWithQuote("- errors reported:", errors.flatMap((error) => quoted(excerpt(error)))));
+  const carriedKnowledge = latestPrevious ? sectionOf(latestPrevious, "key_knowledge") : undefined;
+  const knowledge = [...(carriedKnowledge === undefined ? [] : [carriedKnowledge]), ...assistantTexts.slice(-3).map((text) => `- assistant: ${excerpt(text)}`)];
+  // Error lines are what tools (and people) reported: quoted, like every tool excerpt. The merged
+  // index repeats the earlier snapshot's errors, which its carried knowledge already quotes.
+  const carriedLines = new Set(carriedKnowledge?.split("\n").map((line) => line.trim()));
+  const errorQuotes = artifacts.errors
+    .slice(-5)
+    .flatMap((error) => quoted(excerpt(error)))
+    .filter((line) => !carriedLines.has(line));
+  if (errorQuotes.length > 0) knowledge.push(itemWithQuote("- errors reported:", errorQuotes));
 
   // The last tool actions with the first line of what each returned.
   const results = new Map<string, string>();
