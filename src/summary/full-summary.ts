@@ -18,7 +18,11 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    * tool call from its results (so sometimes a few more). @default 2 (seed 001)
    */
   keepRecent?: number;
-  /** The prompt, with a `{history}` placeholder. @default DEFAULT_SUMMARY_PROMPT (seed 000) */
+  /**
+   * The prompt, with a `{history}` placeholder, best placed directly inside a tag pair
+   * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
+   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT (seed 000)
+   */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
   trigger?: ContextSize | ContextSize[];

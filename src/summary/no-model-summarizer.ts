@@ -59,6 +59,11 @@ function sectionOf(snapshot: string, section: string): string | undefined {
  * an earlier snapshot's goal and constraints. Used when no summary model is configured, so every
  * strategy and the demo work offline. The artifact trail is the index rendered beside it.
  *
+ * What tools returned (the first line of each result, the error lines reported) is quoted as `> `
+ * lines, and the snapshot then opens with {@link NO_MODEL_SNAPSHOT_NOTE}: the summary becomes a user
+ * message, and a tool's text must read as a record of the past, not as an instruction. Excerpts
+ * are cut on character boundaries (never inside a surrogate pair).
+ *
  * @example
  * const snapshot = noModelSnapshot({ messages: removed, artifacts: extractArtifacts(removed) });
  */

@@ -22,7 +22,9 @@ export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** A second model pass that checks the snapshot against the history and corrects omissions. @default false */
   verify?: boolean;
   /**
-   * The prompt, with `{history}` and `{previous_snapshot}` placeholders. @default STATE_SNAPSHOT_PROMPT
+   * The prompt, with `{history}` and `{previous_snapshot}` placeholders. The history and the earlier
+   * snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
+   * placeholder, nor the package's own data tags. @default STATE_SNAPSHOT_PROMPT
    */
   prompt?: string;
 }
