@@ -13,6 +13,7 @@ import {
   summaryBody,
   tagContent,
 } from "../../src/index.js";
+import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, step, system, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
@@ -97,6 +98,19 @@ describe("summary answers holding a literal closing tag", () => {
     const result = await stateSnapshotSummary({ model, tokenCounter: counter, contextWindow: 1000, trigger: { messages: 2 }, verify: true }).compact(history());
     const content = String(result.messages[1]!.content);
     expect(content.slice(0, content.indexOf("\n\n<artifact_index>"))).toBe(`${SUMMARY_MESSAGE_PREFIX}\n\n${corrected}`);
+  });
+});
+
+describe("a summary cut at summaryMaxTokens", () => {
+  it("holds no lone surrogate when the cut falls inside a surrogate pair", async () => {
+    // The approximate counter cuts at 4 code units a token: 50 tokens end between the halves of the first emoji.
+    const model = fakeModel().respond(new AIMessage(`<summary>\n${"a".repeat(189)}${"😀".repeat(100)}\n</summary>`));
+    const result = await fullSummary({ model, tokenCounter: counter, summaryMaxTokens: 50 }).compact(history());
+    expect(result.status).toBe("summarized");
+    const content = String(result.messages[1]!.content);
+    expect(content.startsWith(`${SUMMARY_MESSAGE_PREFIX}\n\n<summary>\n${"a".repeat(189)}`)).toBe(true);
+    expect(content).toContain("\n[summary cut at 50 tokens]");
+    expect(hasLoneSurrogate(content)).toBe(false);
   });
 });
 
