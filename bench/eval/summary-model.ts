@@ -16,6 +16,7 @@ import {
   messageText,
   noModelSnapshot,
   renderArtifacts,
+  SUMMARY_MESSAGE_PREFIX,
   type ArtifactIndex,
   type TokenCounter,
 } from "../../src/index.js";
@@ -28,8 +29,8 @@ const INDEX_SHARE = 0.6;
 
 /** The prefix LangChain's summarization middleware gives its summaries (`DEFAULT_SUMMARY_PREFIX`). */
 const LANGCHAIN_SUMMARY_PREFIX = "Here is a summary of the conversation to date:";
-/** The prefix of our summary messages (`SUMMARY_MESSAGE_PREFIX`). */
-const OUR_SUMMARY_PREFIX = "The earlier part of this conversation was compacted. Summary of it:";
+/** The prefix of our summary messages. */
+const OUR_SUMMARY_PREFIX = SUMMARY_MESSAGE_PREFIX;
 
 /**
  * The conversation inside a summary prompt: between the first `<history>`, `<conversation>` or

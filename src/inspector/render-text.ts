@@ -1,3 +1,4 @@
+import { NO_MODEL_SNAPSHOT_NOTE } from "../summary/no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "../summary/prompts.js";
 import type { CompactionView, Inspection } from "./inspection.js";
 
@@ -14,13 +15,14 @@ function excerpt(text: string): string {
 }
 
 /**
- * The first line of a summary that says something: the package's preamble and lines that are only
+ * The first line of a summary that says something: the package's preambles (the summary message's
+ * prefix, the no-model snapshot's note on quoted tool output) and lines that are only
  * tags (`<state_snapshot>`, `<overall_goal>`) are skipped, and tags around the text are dropped.
  */
 function summaryExcerpt(text: string): string {
   for (const raw of text.split("\n")) {
     const line = raw.replace(/<\/?[A-Za-z_][\w-]*>/gu, " ").replace(/\s+/gu, " ").trim();
-    if (line === "" || line === SUMMARY_MESSAGE_PREFIX) continue;
+    if (line === "" || line === SUMMARY_MESSAGE_PREFIX || line === NO_MODEL_SNAPSHOT_NOTE) continue;
     return excerpt(line);
   }
   return excerpt(text);

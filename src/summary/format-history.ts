@@ -89,7 +89,8 @@ export function formatHistory(messages: readonly BaseMessage[], options: FormatH
 
 /**
  * Fill `{name}` placeholders. A function replacer, so `$&` or `$1` in the values (which history text
- * may contain) comes through verbatim. Unknown placeholders are left as they are.
+ * may contain) comes through verbatim. Unknown placeholders are left as they are. The values go in
+ * as they are: to put conversation text into a data block, use `fillPrompt`, which fences it.
  *
  * @example
  * fillTemplate("Summarize:\n{history}", { history: "cost is $& 5" }); // "Summarize:\ncost is $& 5"

@@ -5,10 +5,12 @@ import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
-import { fillTemplate, formatHistory } from "./format-history.js";
+import { fillPrompt } from "./data-fence.js";
+import { formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
 import { SummaryCallError } from "./summary-model.js";
-import { SummaryStrategy, extractBlock, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+import { extractBlock } from "./summary-text.js";
+import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
 export interface FullSummaryOptions extends SummaryStrategyOptions {
   /**
@@ -16,7 +18,11 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    * tool call from its results (so sometimes a few more). @default 2 (seed 001)
    */
   keepRecent?: number;
-  /** The prompt, with a `{history}` placeholder. @default DEFAULT_SUMMARY_PROMPT (seed 000) */
+  /**
+   * The prompt, with a `{history}` placeholder, best placed directly inside a tag pair
+   * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
+   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT (seed 000)
+   */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
   trigger?: ContextSize | ContextSize[];
@@ -115,7 +121,8 @@ export class FullSummary extends SummaryStrategy {
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
     const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true });
-    const summary = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history }), context), "summary");
+    // Fenced: no text in the history can close the prompt's data block.
+    const summary = extractBlock(await this.ask(model, fillPrompt(this.prompt, { history }), context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;
   }

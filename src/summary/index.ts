@@ -7,7 +7,7 @@ export {
   VERIFY_SNAPSHOT_PROMPT,
 } from "./prompts.js";
 export { fillTemplate, formatHistory, type FormatHistoryOptions, type LeftOutMessages } from "./format-history.js";
-export { noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
+export { NO_MODEL_SNAPSHOT_NOTE, noModelSnapshot, type NoModelSummaryInput } from "./no-model-summarizer.js";
 export {
   DEFAULT_SUMMARY_MAX_TOKENS,
   DEFAULT_SUMMARY_TIMEOUT_MS,
@@ -16,6 +16,8 @@ export {
   type SummaryFailureKind,
   type SummaryModel,
 } from "./summary-model.js";
-export { summaryBody, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { extractBlock, summaryBody, tagContent } from "./summary-text.js";
+export { DATA_FENCE_TAGS, fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 export { StateSnapshotSummary, stateSnapshotSummary, type StateSnapshotSummaryOptions } from "./state-snapshot-summary.js";
 export { FullSummary, fullSummary, type FullSummaryOptions } from "./full-summary.js";

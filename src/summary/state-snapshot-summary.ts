@@ -5,10 +5,12 @@ import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
+import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
 import { SummaryCallError } from "./summary-model.js";
-import { SummaryStrategy, extractBlock, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+import { extractBlock } from "./summary-text.js";
+import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
 export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** Share of the conversation (by tokens, system messages aside) kept as it is: the newest part. @default 0.3 */
@@ -20,7 +22,9 @@ export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** A second model pass that checks the snapshot against the history and corrects omissions. @default false */
   verify?: boolean;
   /**
-   * The prompt, with `{history}` and `{previous_snapshot}` placeholders. @default STATE_SNAPSHOT_PROMPT
+   * The prompt, with `{history}` and `{previous_snapshot}` placeholders. The history and the earlier
+   * snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
+   * placeholder, nor the package's own data tags. @default STATE_SNAPSHOT_PROMPT
    */
   prompt?: string;
 }
@@ -111,12 +115,15 @@ export class StateSnapshotSummary extends SummaryStrategy {
 
   protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // The earlier snapshot goes in first, on its own; the history is what came after it.
-    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true });
-    const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: input.previousSummary }) : NO_PREVIOUS_SNAPSHOT;
+    // Every data value is fenced against the blocks of both templates it ends up in; the filled
+    // previous-snapshot template is the prompt's own text and goes in as it is.
+    const tags = fenceTags(this.prompt, PREVIOUS_SNAPSHOT_TEMPLATE);
+    const history = fenceData(formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true }), tags);
+    const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: fenceData(input.previousSummary, tags) }) : NO_PREVIOUS_SNAPSHOT;
     const first = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history, previous_snapshot: previous }), context), "state_snapshot");
     if (first === "") throw new SummaryCallError("empty", "the summary model returned an empty state snapshot");
     if (!this.verify) return first;
-    const corrected = extractBlock(await this.ask(model, fillTemplate(VERIFY_SNAPSHOT_PROMPT, { snapshot: first, history }), context), "state_snapshot");
+    const corrected = extractBlock(await this.ask(model, fillPrompt(VERIFY_SNAPSHOT_PROMPT, { snapshot: first, history }), context), "state_snapshot");
     // An empty correction is no correction: the first snapshot stands.
     return corrected === "" ? first : corrected;
   }

@@ -11,10 +11,12 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "../strategies/compaction-strategy.js";
+import { headOf, replaceLoneSurrogates, sliceCodePoints, tailOf } from "../text/code-points.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import { summaryBody } from "./summary-text.js";
 import {
   DEFAULT_SUMMARY_MAX_TOKENS,
   DEFAULT_SUMMARY_TIMEOUT_MS,
@@ -90,7 +92,7 @@ export const summaryOptionsShape = {
     .optional(),
 };
 
-/** Characters of a cut tool output kept from its start and from its end. */
+/** UTF-16 code units of a cut tool output kept from its start and from its end (fewer rather than half a character). */
 const CUT_HEAD_CHARACTERS = 1200;
 const CUT_TAIL_CHARACTERS = 600;
 
@@ -223,7 +225,8 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     const marker: CompactionMarker = { strategy: this.strategyName, summary: true, artifacts, summarizedMessages, summaryModel };
     const index = renderArtifacts(artifacts);
     return new HumanMessage({
-      content: `${SUMMARY_MESSAGE_PREFIX}\n\n${text}${index ? `\n\n${index}` : ""}`,
+      // Lone surrogates (from the input, or a token cut of the summary) would make providers reject it.
+      content: replaceLoneSurrogates(`${SUMMARY_MESSAGE_PREFIX}\n\n${text}${index ? `\n\n${index}` : ""}`),
       response_metadata: { [COMPACTION_METADATA_KEY]: marker },
     });
   }
@@ -267,11 +270,10 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       }
       const text = messageText(message);
       if (text.length <= CUT_HEAD_CHARACTERS + CUT_TAIL_CHARACTERS) continue;
-      const cutTokens = await this.tokenCounter.countText(text.slice(CUT_HEAD_CHARACTERS, text.length - CUT_TAIL_CHARACTERS));
-      overrides.set(
-        position,
-        `${text.slice(0, CUT_HEAD_CHARACTERS)}\n[... ${cutTokens} tokens of this tool output cut before summarizing ...]\n${text.slice(-CUT_TAIL_CHARACTERS)}`,
-      );
+      const head = headOf(text, CUT_HEAD_CHARACTERS);
+      const tail = tailOf(text, CUT_TAIL_CHARACTERS);
+      const cutTokens = await this.tokenCounter.countText(sliceCodePoints(text, head.length, text.length - tail.length));
+      overrides.set(position, `${head}\n[... ${cutTokens} tokens of this tool output cut before summarizing ...]\n${tail}`);
     }
     return overrides;
   }
@@ -283,19 +285,4 @@ function leftOutNote(count: number, artifacts: ArtifactIndex): string {
   const index = renderArtifacts(artifacts);
   if (index === "") return `[${messages} left out of this prompt; they name no files, commands, identifiers or errors]`;
   return `[${messages} left out of this prompt; their files, commands, identifiers and errors are in this artifact index]\n${index}`;
-}
-
-/** A summary message's text without the prefix and the artifact index (which is kept separately). */
-export function summaryBody(text: string): string {
-  let body = text.startsWith(SUMMARY_MESSAGE_PREFIX) ? text.slice(SUMMARY_MESSAGE_PREFIX.length) : text;
-  const index = body.lastIndexOf("<artifact_index>");
-  if (index >= 0) body = body.slice(0, index);
-  return body.trim();
-}
-
-/** `<tag>...</tag>` from a model's answer (the whole answer wrapped in it when the tags are missing); empty when it has no content. */
-export function extractBlock(answer: string, tag: string): string {
-  const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(answer);
-  const inner = (match ? match[1]! : answer.replace(new RegExp(`</?${tag}>`, "g"), "")).trim();
-  return inner === "" ? "" : `<${tag}>\n${inner}\n</${tag}>`;
 }

@@ -168,7 +168,7 @@ describe("stateSnapshotSummary", () => {
     expect(result.summaryModel).toBe("none");
     const text = String(result.messages[1]!.content);
     expect(text).toContain("<overall_goal>\n        Fix the parser\n    </overall_goal>");
-    expect(text).toContain('- bash({"command":"cmd 7"}) => output 7');
+    expect(text).toContain(`        - bash({"command":"cmd 7"}) returned:\n          > ${"output 7 ".repeat(17).slice(0, 149)}…\n`);
     expect(text).toContain("commands run:\n- cmd 1\n");
     const again = await stateSnapshotSummary({ contextWindow: 100_000, tokenCounter: counter }).compact(history, { force: true });
     expect(again.messages[1]!.content).toBe(text);

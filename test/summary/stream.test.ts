@@ -136,7 +136,7 @@ describe("a summary call inside a LangGraph graph", () => {
     expect({ agentPrompt, messages: final.messages.map((message) => [message.type, message.id]) }).toEqual({
       agentPrompt: [
         ["system", "You are a coding agent."],
-        ["user", "The earlier part of this conversation was compacted. Summary of it:"],
+        ["user", SUMMARY_MESSAGE_PREFIX],
         ["user", "Good. What is the coverage of src/add.ts now, which other modules have tests that still fail after the fix, and which of them subtract where they should add?"],
       ],
       messages: [
