@@ -43,8 +43,8 @@ const CALL_TYPES = new Set([
 const TEXT_TYPES = new Set(["text", "text_delta", "input_text", "output_text"]);
 /** Media with a fixed estimate (unless a data block holds plain text, `source_type: "text"`). */
 const MEDIA_TYPES = new Set(["image_url", "image", "input_image", "file", "input_file", "audio", "input_audio", "video", "container_upload"]);
-/** Nesting deeper than this is read as one opaque block (content is data: it may be anything). */
-const MAX_DEPTH = 16;
+/** Nesting deeper than this is read as one opaque block, its JSON (content is data: it may be anything). */
+export const MAX_CONTENT_DEPTH = 16;
 
 /** JSON of a value; `undefined` for what has none (a cycle, a BigInt, a function). */
 export function jsonOf(value: unknown): string | undefined {
@@ -80,7 +80,7 @@ function walkPart(part: unknown, visitor: ContentVisitor, restated: ReadonlySet<
     return;
   }
   if (typeof part !== "object" || part === null) return;
-  if (depth > MAX_DEPTH) {
+  if (depth > MAX_CONTENT_DEPTH) {
     visitor.opaque("content", jsonOf(part));
     return;
   }
