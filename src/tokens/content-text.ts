@@ -23,7 +23,8 @@ export interface ContentVisitor {
   /**
    * A block read as a placeholder (`[type]`). `text` is what the provider receives for it (reasoning,
    * a refusal, redacted thinking's data, the JSON of a block of another kind); `undefined` for media
-   * (image, audio, video, a PDF or a file by reference), whose cost is a fixed estimate.
+   * (image, audio, video, a PDF or a file by reference) and for a block with no JSON (a cycle),
+   * whose cost is a fixed estimate.
    */
   opaque(type: string, text: string | undefined): void;
 }
