@@ -1,10 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
+import { headOf } from "../text/code-points.js";
 import { messageText } from "./message-text.js";
+import { filesOfCommand, type FileTouch } from "./shell-files.js";
+
+export { filesOfCommand } from "./shell-files.js";
 
 /**
- * What the messages that left the context touched (seed 002's artifact trail), kept beside every
+ * What the messages that left the context touched (their artifact trail), kept beside every
  * summary so it survives any number of compactions even when a model's summary drops it.
  * Plain JSON: it is stored in the summary message's `response_metadata.compaction.artifacts`.
  * Lists are in order of last use, oldest first, without repeats.
@@ -13,14 +17,20 @@ export interface ArtifactIndex {
   readonly filesCreated: readonly string[];
   readonly filesModified: readonly string[];
   readonly filesRead: readonly string[];
-  /** Commands run (first line, at most 200 characters), newest last; the newest `limits.commands`. */
+  /**
+   * Commands run (first line, at most 200 UTF-16 code units, cut on a code-point boundary), newest
+   * last; the newest `limits.commands`.
+   */
   readonly commands: readonly string[];
   /** Tool names with how often each was called. */
   readonly tools: Readonly<Record<string, number>>;
   /** Values of identifier arguments (`*_id`, `*_number`, `id`...), e.g. a reservation or user id. */
   readonly identifiers: readonly string[];
   readonly urls: readonly string[];
-  /** Error lines from tool results and messages (at most 200 characters each), newest last. */
+  /**
+   * Error lines from tool results and messages (at most 200 UTF-16 code units each, cut on a
+   * code-point boundary), newest last.
+   */
   readonly errors: readonly string[];
 }
 
@@ -50,14 +60,9 @@ export const EMPTY_ARTIFACT_INDEX: ArtifactIndex = Object.freeze({
   errors: [],
 });
 
+/** Longest command or error line kept, in UTF-16 code units (cut with `headOf`: never half a pair). */
 const LINE_LIMIT = 200;
 
-const FILE_EXTENSIONS = new Set(
-  (
-    "py pyi pyx pxd ipynb js mjs cjs ts tsx jsx json jsonl md rst txt cfg ini toml yaml yml lock c h cc cpp hpp rs go java kt rb php sh bash zsh " +
-    "html htm css scss xml csv tsv sql log out patch diff in env png jpg jpeg gif svg pdf gz zip tar"
-  ).split(" "),
-);
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
 /** Lines that report an error: exception names, tracebacks, test failures, shell and compiler errors. */
 const ERROR_LINE =
@@ -68,89 +73,6 @@ const IDENTIFIER_KEY = /(?:^|_)(?:id|ids|number|code|uuid|key)$/i;
 const PATH_KEY = /^(?:path|paths|file|files|file_path|filepath|filename|target_file|source|destination_path|dir|directory)$/i;
 const URL_KEY = /^(?:url|urls|href|link)$/i;
 const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
-const TOKEN_CHARS = /^(?:~\/|\.{1,2}\/|\/)?[\w.@+-]+(?:\/[\w.@+-]+)*\/?$/;
-
-/** Whether a shell word names a file or directory (not a flag, a number, a URL or a sed script). */
-function looksLikePath(word: string): boolean {
-  if (word.length < 2 || word.length > 240 || word.startsWith("-")) return false;
-  if (!TOKEN_CHARS.test(word)) return false;
-  if (word === "/dev/null" || /^\/(?:dev|proc)\//.test(word)) return false;
-  if (word.includes("/")) {
-    // A sed or tr script (s/a/b/g) is not a path.
-    if (/^[sy]\/.*\/.*\/[gipI0-9]*$/.test(word)) return false;
-    return /[A-Za-z]/.test(word);
-  }
-  const dot = word.lastIndexOf(".");
-  return dot > 0 && FILE_EXTENSIONS.has(word.slice(dot + 1).toLowerCase());
-}
-
-/** Stands for a quoted string that is code or a pattern, not a file name. */
-const QUOTED = "\u0000quoted";
-
-/**
- * Drops heredoc bodies, and replaces single-quoted strings and double-quoted strings with spaces in
- * them (code, sed scripts, search patterns) by a placeholder that still counts as an argument.
- */
-function shellSkeleton(command: string): string {
-  return command
-    .replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?(?:\n\2(?=\s|$)|$)/g, (_match, _quote, _tag, rest: string) => ` ${rest} `)
-    .replace(/'[^']*'/g, ` ${QUOTED} `)
-    .replace(/"([^"]*)"/g, (_match, inner: string) => (/\s/.test(inner) || inner === "" ? ` ${QUOTED} ` : ` ${inner} `));
-}
-
-/** Programs whose first operand is a script or pattern (unless given with -e/-f), not a file. */
-const SCRIPT_FIRST = new Set(["sed", "awk", "gawk", "perl", "grep", "egrep", "fgrep", "rg", "ag"]);
-/** Options whose value is a script, pattern or name, not a file. */
-const VALUE_OPTIONS = new Set(["-e", "--expression", "--regexp", "-name", "-iname", "-path", "-ipath", "-regex"]);
-
-interface FileTouch {
-  readonly path: string;
-  readonly kind: "created" | "modified" | "read";
-}
-
-/** The files a shell command touches, with how. */
-export function filesOfCommand(command: string): FileTouch[] {
-  const touches: FileTouch[] = [];
-  const skeleton = shellSkeleton(command);
-  // Simple commands, split on the shell's separators.
-  for (const part of skeleton.split(/&&|\|\||[;|\n]/)) {
-    const words = part.split(/\s+/).filter(Boolean);
-    if (words.length === 0) continue;
-    const program = words[0]!.split("/").pop()!;
-    const editsInPlace = (program === "sed" && words.some((word) => word.startsWith("-i"))) || program === "patch" || program === "rm";
-    const scriptGiven = words.some((word) => word === "-e" || word === "-f" || word === "--expression" || word === "--regexp");
-    let operands = 0;
-    const operandPaths: FileTouch[] = [];
-    for (let position = 1; position < words.length; position++) {
-      const word = words[position]!;
-      const redirect = /^(\d?>>?|&>)(.*)$/.exec(word);
-      if (redirect) {
-        const target = redirect[2] || words[++position] || "";
-        if (looksLikePath(target)) touches.push({ path: target, kind: redirect[1]!.endsWith(">>") ? "modified" : "created" });
-        continue;
-      }
-      if (word.startsWith("<")) continue;
-      if (VALUE_OPTIONS.has(word)) {
-        position++;
-        continue;
-      }
-      if (word.startsWith("-")) continue;
-      operands++;
-      // sed's script, grep's pattern: the first operand, unless -e/-f gave it.
-      if (operands === 1 && SCRIPT_FIRST.has(program) && !scriptGiven) continue;
-      // A pytest node id names its file before "::".
-      const path = word.split("::")[0]!;
-      if (word === QUOTED || !looksLikePath(path)) continue;
-      const kind = program === "touch" || program === "mkdir" || program === "tee" ? "created" : editsInPlace ? "modified" : "read";
-      operandPaths.push({ path, kind });
-    }
-    // cp and mv create their last operand.
-    if ((program === "cp" || program === "mv") && operandPaths.length >= 2) operandPaths[operandPaths.length - 1] = { ...operandPaths.at(-1)!, kind: "created" };
-    if (program === "cat" && words.length === 1) continue;
-    touches.push(...operandPaths);
-  }
-  return touches;
-}
 
 /** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
 class ArtifactCollector {
@@ -188,11 +110,11 @@ class ArtifactCollector {
   }
 
   addMessage(message: BaseMessage): void {
-    if (isAssistantMessage(message)) {
-      for (const call of message.tool_calls ?? []) {
-        this.#tools.set(call.name, (this.#tools.get(call.name) ?? 0) + 1);
-        this.#addArguments(call.name, call.args, "");
-      }
+    const calls: unknown = isAssistantMessage(message) ? message.tool_calls : undefined;
+    for (const call of Array.isArray(calls) ? calls : []) {
+      if (typeof call !== "object" || call === null || typeof call.name !== "string") continue;
+      this.#tools.set(call.name, (this.#tools.get(call.name) ?? 0) + 1);
+      this.#addArguments(call.name, call.args, "");
     }
     const text = messageText(message);
     if (text === "") return;
@@ -201,7 +123,7 @@ class ArtifactCollector {
     if (isToolResultMessage(message) || message.type === "human") {
       for (const line of text.split("\n")) {
         const trimmed = line.trim();
-        if (trimmed !== "" && !DIFF_LINE.test(trimmed) && ERROR_LINE.test(trimmed)) ArtifactCollector.#touch(this.#errors, trimmed.slice(0, LINE_LIMIT));
+        if (trimmed !== "" && !DIFF_LINE.test(trimmed) && ERROR_LINE.test(trimmed)) ArtifactCollector.#touch(this.#errors, headOf(trimmed, LINE_LIMIT));
       }
     }
   }
@@ -209,7 +131,7 @@ class ArtifactCollector {
   #addArguments(toolName: string, value: unknown, key: string): void {
     if (typeof value === "string") {
       if (COMMAND_KEY.test(key)) {
-        ArtifactCollector.#touch(this.#commands, value.trim().split("\n")[0]!.slice(0, LINE_LIMIT));
+        ArtifactCollector.#touch(this.#commands, headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
         for (const touch of filesOfCommand(value)) this.addFile(touch);
       } else if (PATH_KEY.test(key)) {
         this.addFile({ path: value, kind: fileKindOfTool(toolName) });

@@ -1,6 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { EMPTY_ARTIFACT_INDEX, extractArtifacts, filesOf, filesOfCommand, renderArtifacts, type ArtifactIndex } from "../../src/index.js";
+import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
 const bash = (id: string, command: string) => assistant(`a-${id}`, "", [{ id, name: "bash", args: { command } }]);
@@ -101,6 +102,34 @@ describe("extractArtifacts", () => {
   it("does not take diff lines that mention errors for error reports", () => {
     const index = extractArtifacts([bash("c", "git diff"), toolResult("t", "c", "+    raise ValidationError(error)\nFAILED tests/test_x.py::test_y")]);
     expect(index.errors).toEqual(["FAILED tests/test_x.py::test_y"]);
+  });
+});
+
+describe("extractArtifacts cuts on code-point boundaries", () => {
+  // Both prefixes are an odd number of code units, so pairs start at odd indexes and the 200-unit
+  // limit falls inside one.
+  const errorLine = "ValueError: x" + "😀".repeat(150);
+  const command = "echo " + "🎉".repeat(150);
+
+  it("cuts a long error line with emoji across the limit before the split pair", () => {
+    const index = extractArtifacts([bash("c1", "make"), toolResult("t1", "c1", `building\n${errorLine}\ndone`)]);
+    expect(index.errors).toEqual(["ValueError: x" + "😀".repeat(93)]);
+    expect(index.errors[0]!.length).toBe(199);
+    expect(hasLoneSurrogate(index.errors[0]!)).toBe(false);
+  });
+
+  it("cuts a long command line with emoji across the limit before the split pair", () => {
+    const index = extractArtifacts([bash("c1", command)]);
+    expect(index.commands).toEqual(["echo " + "🎉".repeat(97)]);
+    expect(hasLoneSurrogate(index.commands[0]!)).toBe(false);
+  });
+
+  it("reads error lines nested in tool_result blocks and never throws on odd content", () => {
+    const nested = new HumanMessage({
+      content: [null, { type: "tool_result", tool_use_id: "c1", content: [{ type: "text", text: "FAILED tests/test_x.py" }] }] as never,
+    });
+    const objectContent = new HumanMessage({ content: { type: "text", text: "ValueError: bad" } as never });
+    expect(extractArtifacts([nested, objectContent]).errors).toEqual(["FAILED tests/test_x.py", "ValueError: bad"]);
   });
 });
 

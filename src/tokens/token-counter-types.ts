@@ -1,0 +1,76 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { TokenEncodingName } from "./encoding-for-model.js";
+
+/** The types of token counters (see `createTokenCounter`). */
+
+export type TokenCounterMode = "exact" | "approximate";
+
+export interface TokenCounterOptions {
+  /** Model name; chooses the encoding (see `encodingForModel`). Ignored when `encoding` is given. */
+  model?: string;
+  /** Encoding to use. @default encodingForModel(model), or "o200k_base" */
+  encoding?: TokenEncodingName;
+  /** `"exact"` tokenizes with js-tiktoken; `"approximate"` counts characters / 4. @default "exact" */
+  mode?: TokenCounterMode;
+  /**
+   * Use the provider's own count when an assistant message carries `usage_metadata.input_tokens`:
+   * the prefix that call saw is counted as the provider reported it (tool schemas and formatting
+   * included) and only later messages are estimated. The difference from our estimate is fixed when
+   * the message is first seen and applies while that message (or a rewritten copy of it) is in the
+   * history. A provider count below our estimate is ignored: that call saw another prefix (e.g. a
+   * compacted view of a history stored in full). @default true
+   */
+  calibrate?: boolean;
+  /** Tokens counted for each image, audio, video, PDF or file-by-reference part. @default 85 */
+  nonTextPartTokens?: number;
+}
+
+/** Token counts of one history, from {@link TokenCounter.measure}. */
+export interface TokenMeasurement {
+  /** Estimated tokens of each message (format overhead included), in order. */
+  readonly perMessage: readonly number[];
+  /** `sum(perMessage)` plus the reply priming: the estimate with no calibration. */
+  readonly estimated: number;
+  /**
+   * Every assistant message with `usage_metadata.input_tokens`, in order, with its offset: the
+   * provider's count minus our estimate of the prefix that call saw (what the provider sees that we
+   * do not: tool schemas, formatting). Empty without calibration.
+   */
+  readonly calibrationAnchors: readonly { readonly index: number; readonly offset: number }[];
+  /** The offset of the newest anchor, which the total uses; 0 without one. */
+  readonly calibrationOffset: number;
+  /** `estimated + calibrationOffset`: the number to compare with a context window. */
+  readonly total: number;
+}
+
+/**
+ * Counts the tokens of messages. Each message is tokenized once (the count is cached by message
+ * object, so messages are treated as immutable): counting a history that grew by k messages
+ * tokenizes k messages and looks the others up; `extend` does not even look them up.
+ */
+export interface TokenCounter {
+  readonly mode: TokenCounterMode;
+  /** The encoding in use; `undefined` in approximate mode. */
+  readonly encoding: TokenEncodingName | undefined;
+  readonly calibrate: boolean;
+  /** Tokens of a plain text. */
+  countText(text: string): Promise<number>;
+  /** Tokens of one message, format overhead included (cached). */
+  countMessage(message: BaseMessage): Promise<number>;
+  /** Tokens of a whole request: every message, the reply priming and the calibration. */
+  countMessages(messages: readonly BaseMessage[]): Promise<number>;
+  /** Per-message counts and the total, in one pass. */
+  measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
+  /**
+   * The measurement of a history that grew: `previous` measured `messages.slice(0, n)` (the same
+   * message objects), so only the messages from `n` on are counted. Costs O(k) for k new messages
+   * plus copying the per-message array.
+   */
+  extend?(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
+  /**
+   * The longest prefix of `text` that fits in `maxTokens` tokens (approximate mode: `maxTokens * 4`
+   * UTF-16 code units). The cut always lands on a code-point boundary: the result is a prefix of
+   * `text`'s code points and never ends in half a surrogate pair.
+   */
+  truncateText(text: string, maxTokens: number): Promise<string>;
+}
