@@ -2,7 +2,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain
 import { describe, expect, it } from "vitest";
 import { assistantCalls, hasSendableContent, isEmptyAssistantMessage } from "../../src/index.js";
 
-const raw = (id: string, name = "read", args = "{}") => ({ id, type: "function", function: { name, arguments: args } });
+const raw = (id: string, name = "read", args = "{}") => ({ id, type: "function" as const, function: { name, arguments: args } });
 
 describe("assistantCalls", () => {
   it("lists tool_calls in order", () => {
@@ -141,7 +141,7 @@ describe("isEmptyAssistantMessage", () => {
 
   it("does not count call blocks as content", () => {
     expect(hasSendableContent([{ type: "tool_use", id: "c1", name: "read", input: {} }])).toBe(false);
-    expect(hasSendableContent([{ type: "input_json_delta", input: "{}", index: 0 }, "  "])).toBe(false);
-    expect(hasSendableContent(["text"])).toBe(true);
+    expect(hasSendableContent([{ type: "input_json_delta", input: "{}", index: 0 }, { type: "text", text: "  " }])).toBe(false);
+    expect(hasSendableContent([{ type: "text", text: "ok" }])).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { editToolCalls, isEmptyAssistantMessage } from "../../src/index.js";
 import { anthropicWire, openAIWire } from "./wire.js";
 
-const raw = (id: string, name = "read", args = "{}") => ({ id, type: "function", function: { name, arguments: args } });
+const raw = (id: string, name = "read", args = "{}") => ({ id, type: "function" as const, function: { name, arguments: args } });
 const call = (id: string, args: Record<string, unknown> = {}, name = "read") => ({ id, name, args, type: "tool_call" as const });
 const serialized = (message: BaseMessage) => JSON.stringify(message.toJSON());
 
