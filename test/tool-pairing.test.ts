@@ -271,3 +271,20 @@ describe("repeated call ids: each call keeps its own result", () => {
     expect(repair.moved).toEqual([{ index: 5, to: 1, message: messages[5] }]);
   });
 });
+
+describe("an empty raw tool_calls array (what older edits left behind)", () => {
+  it("is reported, and deleted by the repair; a message left with nothing is dropped", () => {
+    const withText = new AIMessage({ id: "a1", content: "reading", additional_kwargs: { tool_calls: [] } });
+    const withoutText = new AIMessage({ id: "a2", content: "", additional_kwargs: { tool_calls: [] } });
+    const messages = [user("u1"), withText, user("u2"), withoutText];
+    expect(validateToolPairing(messages)).toEqual([
+      { kind: "empty-tool-calls", index: 1, message: "message 1 has an empty `additional_kwargs.tool_calls`, which ChatOpenAI sends as an empty `tool_calls` array" },
+      { kind: "empty-tool-calls", index: 3, message: "message 3 has an empty `additional_kwargs.tool_calls`, which ChatOpenAI sends as an empty `tool_calls` array" },
+    ]);
+    const repair = repairToolPairing(messages);
+    expect(ids(repair.messages)).toEqual(["u1", "a1", "u2"]);
+    expect(repair.messages[1]!.additional_kwargs).toEqual({});
+    expect(repair.replaced.map(({ index }) => index)).toEqual([1]);
+    expect(repair.removed).toEqual([{ index: 3, message: withoutText }]);
+  });
+});

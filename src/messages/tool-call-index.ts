@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { assistantCalls, type AssistantCallSource } from "./assistant-calls.js";
-import { isToolResultMessage } from "./message-types.js";
+import { assistantCalls, rawToolCalls, type AssistantCallSource } from "./assistant-calls.js";
+import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 
 /**
  * One problem that would make a provider reject the history. Indices are into the history.
@@ -14,7 +14,9 @@ import { isToolResultMessage } from "./message-types.js";
  * - `duplicate-result`: a second result for a call already answered (at `firstIndex`);
  * - `misplaced-result`: a result for a call of the message at `assistantIndex` that is not among the
  *   tool results directly following that message (another message comes in between), as both
- *   providers require.
+ *   providers require;
+ * - `empty-tool-calls`: an assistant message without calls whose `additional_kwargs.tool_calls` is
+ *   an empty array, which ChatOpenAI sends as an empty `tool_calls` array (OpenAI rejects it).
  */
 export type ToolPairingProblem =
   | { kind: "missing-call-id"; index: number; callPosition: number; message: string }
@@ -23,7 +25,8 @@ export type ToolPairingProblem =
   | { kind: "unanswered-call"; index: number; toolCallId: string; message: string }
   | { kind: "orphan-result"; index: number; toolCallId: string; message: string }
   | { kind: "duplicate-result"; index: number; toolCallId: string; firstIndex: number; message: string }
-  | { kind: "misplaced-result"; index: number; toolCallId: string; assistantIndex: number; message: string };
+  | { kind: "misplaced-result"; index: number; toolCallId: string; assistantIndex: number; message: string }
+  | { kind: "empty-tool-calls"; index: number; message: string };
 
 /**
  * A tool-call group: an assistant message with tool calls plus the tool results answering them.
@@ -152,6 +155,14 @@ export class ToolCallIndexBuilder {
     this.#endRun();
     const calls = assistantCalls(message);
     if (calls.length === 0) {
+      // No calls, so tool_calls is empty and ChatOpenAI sends the raw calls: `[]` as it is.
+      if (isAssistantMessage(message) && rawToolCalls(message)?.length === 0) {
+        this.#problems.push({
+          kind: "empty-tool-calls",
+          index,
+          message: `message ${index} has an empty \`additional_kwargs.tool_calls\`, which ChatOpenAI sends as an empty \`tool_calls\` array`,
+        });
+      }
       this.#groupOf.push(-1);
       return;
     }

@@ -12,7 +12,7 @@ export type { ToolPairingProblem } from "./tool-call-groups.js";
  * tool result with no earlier call, a second result for one call, a result that does not directly
  * follow its call's message (another message in between), a call with no result, a repeated call id,
  * a call without an id, a call that `tool_calls` does not list (only a content block or a raw form
- * holds it). An empty array means both providers accept the pairing.
+ * holds it), an empty raw `additional_kwargs.tool_calls`. An empty array means both providers accept the pairing.
  *
  * @example
  * const problems = validateToolPairing(messages);
@@ -67,6 +67,7 @@ function assistantEdit(message: AIMessage, position: number, index: ToolCallInde
  * - a call that no result answers (or that has no id) is removed from its assistant message in every
  *   form (`editToolCalls`), and an assistant message left with neither content nor calls is dropped;
  * - a call only a content block or a raw form holds is added to `tool_calls`;
+ * - an empty `additional_kwargs.tool_calls` is deleted (the message is dropped if nothing is left);
  * - a repeated call id is renamed `<id>__dup<n>` on the later call and on the result answering it.
  *   Results are matched to calls by position (the first result with an id answers the first call
  *   with it), so every call keeps its own result.
@@ -84,7 +85,9 @@ export function repairToolPairing(messages: readonly BaseMessage[]): ToolPairing
   /** assistant index -> the misplaced results answering its calls, in input order */
   const movesTo = new Map<number, number[]>();
   const misplaced = new Set<number>();
+  const emptyRawCalls = new Set<number>();
   for (const problem of index.problems) {
+    if (problem.kind === "empty-tool-calls") emptyRawCalls.add(problem.index);
     if (problem.kind === "orphan-result" || problem.kind === "duplicate-result") dropResult.add(problem.index);
     if (problem.kind === "misplaced-result") {
       misplaced.add(problem.index);
@@ -126,12 +129,12 @@ export function repairToolPairing(messages: readonly BaseMessage[]): ToolPairing
     // The run of results after the previous assistant message ends here: its moved results join it.
     if (moves) for (const result of moves) emitResult(result);
     moves = undefined;
-    if (!isAssistantMessage(message) || index.groupOf[position]! < 0) {
+    if (!isAssistantMessage(message) || (index.groupOf[position]! < 0 && !emptyRawCalls.has(position))) {
       output.push(message);
       continue;
     }
     moves = movesTo.get(position);
-    const edit = assistantEdit(message, position, index, answered);
+    const edit = emptyRawCalls.has(position) ? {} : assistantEdit(message, position, index, answered);
     if (edit === undefined) {
       output.push(message);
       continue;
