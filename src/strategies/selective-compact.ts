@@ -107,9 +107,11 @@ const optionsSchema = z
 /**
  * Seed 000's selective compaction: per-kind `drop` / `truncate` rules applied from the lowest
  * priority up, oldest message first, stopping as soon as the history is at or under `target`.
- * Removing a tool result removes its call from the assistant message (and the assistant message
- * when nothing is left of it); removing an assistant message removes its results: the output is
- * always a valid history. System messages and summaries are never removed.
+ * Removing a tool result removes its call from the assistant message in every form a provider
+ * sends (`tool_calls`, raw OpenAI calls, `tool_use` blocks; see `editToolCalls`), and the assistant
+ * message itself when no call and no content of its own (text, not call blocks) is left; removing an
+ * assistant message removes its results: the output is always a valid history. System messages and
+ * summaries are never removed.
  * @see selectiveCompact
  */
 export class SelectiveCompact extends CompactionStrategy {
