@@ -288,3 +288,25 @@ describe("an empty raw tool_calls array (what older edits left behind)", () => {
     expect(repair.removed).toEqual([{ index: 3, message: withoutText }]);
   });
 });
+
+describe("repairToolPairing's report", () => {
+  it("lists moved and replaced messages by input index when results move across each other", () => {
+    const messages = [
+      assistant("a1", "", [{ id: "c1" }]),
+      user("u1"),
+      assistant("a2", "", [{ id: "c1" }]),
+      user("u2"),
+      toolResult("t2", "c1", "answers a1"),
+      toolResult("t1", "c1", "answers a2"),
+    ];
+    const repair = repairToolPairing(messages);
+    expect(ids(repair.messages)).toEqual(["a1", "t2", "u1", "a2", "t1", "u2"]);
+    expect(repair.moved.map(({ index, to }) => [index, to])).toEqual([
+      [4, 1],
+      [5, 4],
+    ]);
+    expect(repair.replaced.map(({ index }) => index)).toEqual([2, 5]);
+    expect((repair.messages[4] as ToolMessage).tool_call_id).toBe("c1__dup1");
+    expect(validateToolPairing(repair.messages)).toEqual([]);
+  });
+});

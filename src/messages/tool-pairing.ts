@@ -28,14 +28,14 @@ export interface ToolPairingRepair {
   readonly messages: BaseMessage[];
   /** The problems found in the input (empty when nothing was repaired). */
   readonly problems: readonly ToolPairingProblem[];
-  /** Input messages left out: orphan and duplicate tool results, and assistant messages left empty. */
+  /** Input messages left out: orphan and duplicate tool results, and assistant messages left empty. By input index. */
   readonly removed: readonly { index: number; message: BaseMessage }[];
-  /** Input messages replaced by a corrected copy (at the copy's place in `messages`). */
+  /** Input messages replaced by a corrected copy (at the copy's place in `messages`). By input index. */
   readonly replaced: readonly { index: number; before: BaseMessage; after: BaseMessage }[];
   /**
    * Tool results moved to directly after their call's message: `index` is the input position,
    * `to` the output position, `message` the input message (the output holds it, or, when its id
-   * was renamed, the copy `replaced` lists).
+   * was renamed, the copy `replaced` lists). By input index.
    */
   readonly moved: readonly { index: number; to: number; message: BaseMessage }[];
 }
@@ -148,5 +148,11 @@ export function repairToolPairing(messages: readonly BaseMessage[]): ToolPairing
     replaced.push({ index: position, before: message, after });
   }
   if (moves) for (const result of moves) emitResult(result);
+  // Moved results are emitted out of input order: every list is reported by input index.
+  if (moved.length > 0) {
+    replaced.sort((a, b) => a.index - b.index);
+    removed.sort((a, b) => a.index - b.index);
+    moved.sort((a, b) => a.index - b.index);
+  }
   return { messages: output, problems: index.problems, removed, replaced, moved };
 }
