@@ -4,7 +4,7 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { repairToolPairing, selectiveCompact, validateToolPairing } from "../../src/index.js";
+import { repairToolPairing, selectiveCompact, toolResultHiding, validateToolPairing } from "../../src/index.js";
 import { anthropicWire, openAIWire, wireRejections } from "./wire.js";
 
 const openAIReading = () =>
@@ -135,5 +135,21 @@ describe("repairToolPairing on what the providers send", () => {
     const repair = repairToolPairing(history);
     expect(repair.messages.map((message) => message.id)).toEqual(["u1", "a1", "t1", "u2"]);
     expect(wireRejections(repair.messages)).toEqual({ openai: [], anthropic: [] });
+  });
+});
+
+describe("invalidHistory: \"repair\" on what the providers send", () => {
+  it("moves a separated result before the strategy runs, and reports the move", async () => {
+    const history = [
+      new HumanMessage({ id: "u1", content: "go" }),
+      new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "read", args: {}, type: "tool_call" }] }),
+      new HumanMessage({ id: "u2", content: "hurry" }),
+      new ToolMessage({ id: "t1", content: "done", tool_call_id: "c1" }),
+    ];
+    const result = await toolResultHiding({ invalidHistory: "repair" }).compact(history);
+    expect(result.status).toBe("repaired");
+    expect(result.messages.map((message) => message.id)).toEqual(["u1", "a1", "t1", "u2"]);
+    expect(result.repair?.moved).toEqual([{ index: 3, to: 2, message: history[3] }]);
+    expect(wireRejections(result.messages)).toEqual({ openai: [], anthropic: [] });
   });
 });
