@@ -12,6 +12,13 @@ export {
 } from "./types.js";
 
 export { cloneMessage } from "./messages/clone-message.js";
+export {
+  assistantCalls,
+  hasSendableContent,
+  isEmptyAssistantMessage,
+  type AssistantCall,
+  type AssistantCallSource,
+} from "./messages/assistant-calls.js";
 export { editToolCalls, type ToolCallEdit } from "./messages/edit-tool-calls.js";
 export {
   indexToolCallGroups,

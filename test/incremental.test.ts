@@ -11,7 +11,8 @@ import {
   type CompactionResult,
   type CompactionStrategy,
 } from "../src/index.js";
-import { step, toolResult } from "./support/builders.js";
+import { ToolCallIndexBuilder, indexToolCallGroups, type ToolCallIndex } from "../src/messages/tool-call-groups.js";
+import { assistant, step, toolResult, user } from "./support/builders.js";
 import { caught } from "./support/errors.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
@@ -99,5 +100,47 @@ describe("a strategy that remembers its last output", () => {
     await caught(() => hiding.compact([...first.messages, toolResult("t9", "c9")]));
     const result = await hiding.compact([...first.messages, ...step(3)]);
     expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact([...first.messages, ...step(3)])));
+  });
+});
+
+describe("ToolCallIndexBuilder", () => {
+  const plain = (index: ToolCallIndex) => ({
+    groups: index.groups.map((group) => ({ ...group, callIds: [...group.callIds], resultIndices: [...group.resultIndices] })),
+    groupOf: [...index.groupOf],
+    problems: [...index.problems],
+    renamedCalls: [...index.renamedCalls],
+    renamedResults: [...index.renamedResults],
+  });
+
+  it("gives, after each push, the index of the messages so far, misplaced results and pending calls included", () => {
+    const messages = [
+      user("u1"),
+      assistant("a1", "", [{ id: "c1" }, { id: "c2" }]),
+      toolResult("t1", "c1"),
+      user("u2"),
+      assistant("a2", "", [{ id: "c1" }, { id: "c3" }]),
+      toolResult("t2", "c2"),
+      toolResult("t3", "c1"),
+      toolResult("t4", "c3"),
+      toolResult("t5", "c3"),
+      assistant("a3", "", [{ id: "c4" }]),
+    ];
+    const builder = new ToolCallIndexBuilder();
+    const views: unknown[] = [];
+    const fresh: unknown[] = [];
+    messages.forEach((message, position) => {
+      builder.push(message);
+      views.push(plain(builder.view()));
+      // A second view changes nothing: pending calls are reported, not settled.
+      views[position] = plain(builder.view());
+      fresh.push(plain(indexToolCallGroups(messages.slice(0, position + 1))));
+    });
+    expect(views).toEqual(fresh);
+    expect(builder.view().problems.map(({ kind, index }) => [kind, index])).toEqual([
+      ["duplicate-call-id", 4],
+      ["misplaced-result", 5],
+      ["duplicate-result", 8],
+      ["unanswered-call", 9],
+    ]);
   });
 });

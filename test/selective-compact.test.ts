@@ -125,6 +125,55 @@ describe("selectiveCompact", () => {
     expect(validateToolPairing(result.messages)).toEqual([]);
   });
 
+  it("strips a removed call from a ChatAnthropic message's tool_use blocks, keeping its text and other call", async () => {
+    const anthropic = new AIMessage({
+      id: "a1",
+      content: [
+        { type: "text", text: "reading both" },
+        { type: "tool_use", id: "c1", name: "bash", input: {} },
+        { type: "tool_use", id: "c2", name: "bash", input: {} },
+      ],
+      tool_calls: [
+        { id: "c1", name: "bash", args: {}, type: "tool_call" },
+        { id: "c2", name: "bash", args: {}, type: "tool_call" },
+      ],
+    });
+    const input = [user("u1"), anthropic, toolResult("t1", "c1", big(1)), toolResult("t2", "c2", big(2))];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({
+      target: total - 100,
+      rules: [{ kind: "tool_result", action: "truncate", keepRecent: 0, priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["u1", "a1", "t2"]);
+    expect((result.messages[1] as AIMessage).content).toEqual([
+      { type: "text", text: "reading both" },
+      { type: "tool_use", id: "c2", name: "bash", input: {} },
+    ]);
+    expect((result.messages[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
+  });
+
+  it("removes an assistant message whose only content was call blocks once its last call is stripped", async () => {
+    const anthropic = new AIMessage({
+      id: "a1",
+      content: [
+        { type: "text", text: " " },
+        { type: "tool_use", id: "c1", name: "bash", input: {} },
+      ],
+      tool_calls: [{ id: "c1", name: "bash", args: {}, type: "tool_call" }],
+    });
+    const input = [user("u1"), anthropic, toolResult("t1", "c1", big(1)), assistant("a2", "done")];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({
+      target: total - 100,
+      rules: [{ kind: "tool_result", action: "drop", priority: 1 }],
+      tokenCounter,
+    }).compact(input);
+    expect(ids(result.messages)).toEqual(["u1", "a2"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([1, 2]);
+    expect(result.replaced).toEqual([]);
+  });
+
   it("never removes system messages or summaries", async () => {
     const summary = new HumanMessage({ id: "sum", content: "<summary>earlier work</summary>", response_metadata: { compaction: { strategy: "x", summary: true } } });
     const input = [system("s"), summary, user("u1", "q ".repeat(200)), user("u2", "q ".repeat(200))];

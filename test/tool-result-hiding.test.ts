@@ -139,6 +139,27 @@ describe("toolResultHiding", () => {
     expect((result.messages[4] as AIMessage).tool_calls?.[0]?.args).toEqual({ command: "cmd 2" });
   });
 
+  it("empties hidden calls' arguments in their tool_use blocks and raw OpenAI form too", async () => {
+    const first = new AIMessage({
+      id: "a1",
+      content: [
+        { type: "text", text: "step 1" },
+        { type: "tool_use", id: "c1", name: "bash", input: { command: "cmd 1" } },
+      ],
+      tool_calls: [{ id: "c1", name: "bash", args: { command: "cmd 1" }, type: "tool_call" }],
+      additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"cmd 1"}' } }] },
+    });
+    const input = [system("s"), first, toolResult("t1", "c1", out(1)), ...step(2)];
+    const result = await toolResultHiding({ keepRecentGroups: 1, hideToolInputs: true, tokenCounter }).compact(input);
+    const call = result.messages[1] as AIMessage;
+    expect(call.tool_calls).toEqual([{ id: "c1", name: "bash", args: {}, type: "tool_call" }]);
+    expect(call.content).toEqual([
+      { type: "text", text: "step 1" },
+      { type: "tool_use", id: "c1", name: "bash", input: {} },
+    ]);
+    expect(call.additional_kwargs.tool_calls).toEqual([{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }]);
+  });
+
   it("does nothing unless it frees minTokensSaved", async () => {
     const input = history(2);
     const small = await toolResultHiding({ keepRecentGroups: 1, minTokensSaved: 10_000, tokenCounter }).compact(input);

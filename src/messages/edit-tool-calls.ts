@@ -1,9 +1,22 @@
-import type { AIMessage } from "@langchain/core/messages";
+import type { AIMessage, ToolCall } from "@langchain/core/messages";
+import {
+  CALL_BLOCK_TYPES,
+  CALL_ID_MAP_KEYS,
+  CallMatcher,
+  assistantCalls,
+  blockCallId,
+  isOutputCallItem,
+  rawToolCalls,
+  responseOutput,
+  type AssistantCall,
+} from "./assistant-calls.js";
 import { cloneMessage } from "./clone-message.js";
-import { TOOL_CALL_BLOCK_TYPES } from "./message-types.js";
 
 export interface ToolCallEdit {
-  /** Keep only these call positions (indices into `tool_calls`). Default: keep all. */
+  /**
+   * Keep only these call positions (indices into `assistantCalls(message)`, which starts with
+   * `tool_calls` in order). Default: keep all.
+   */
   keepPositions?: ReadonlySet<number>;
   /** New ids, by call position. */
   renames?: ReadonlyMap<number, string>;
@@ -11,76 +24,102 @@ export interface ToolCallEdit {
   clearArgsPositions?: ReadonlySet<number>;
 }
 
-function editBlocks(
-  blocks: unknown[],
-  idMap: ReadonlyMap<string, string | null>,
-  clearedIds: ReadonlySet<string>,
-): unknown[] {
-  const edited: unknown[] = [];
-  for (const block of blocks) {
-    if (typeof block !== "object" || block === null) {
-      edited.push(block);
-      continue;
-    }
-    const record = block as Record<string, unknown>;
-    const id = typeof record["id"] === "string" ? record["id"] : typeof record["call_id"] === "string" ? record["call_id"] : undefined;
-    const isCallBlock = TOOL_CALL_BLOCK_TYPES.has(String(record["type"])) || (record["type"] === "function" && id !== undefined);
-    if (!isCallBlock || id === undefined || !idMap.has(id)) {
-      edited.push(block);
-      continue;
-    }
-    const newId = idMap.get(id);
-    if (newId === null) continue;
-    const copy: Record<string, unknown> = { ...record };
-    if ("id" in copy) copy["id"] = newId;
-    if ("call_id" in copy) copy["call_id"] = newId;
-    if (clearedIds.has(id)) {
-      if ("input" in copy) copy["input"] = {};
-      if ("args" in copy) copy["args"] = {};
-      if (copy["function"] && typeof copy["function"] === "object") {
-        copy["function"] = { ...(copy["function"] as Record<string, unknown>), arguments: "{}" };
-      }
-    }
-    edited.push(copy);
+/** What the edit does to one call position. */
+interface CallPlan {
+  readonly call: AssistantCall;
+  readonly kept: boolean;
+  readonly id: string | undefined;
+  readonly clear: boolean;
+}
+
+type Block = Record<string, unknown>;
+
+const isBlock = (value: unknown): value is Block => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** An entry of some representation, edited as its call's plan says (`undefined`: removed). */
+function editEntry(entry: Block, plan: CallPlan, idKey: "id" | "call_id"): Block | undefined {
+  if (!plan.kept) return undefined;
+  const renamed = plan.id !== plan.call.id;
+  if (!renamed && !plan.clear) return entry;
+  const copy: Block = { ...entry };
+  if (renamed) copy[idKey] = plan.id;
+  if (plan.clear) {
+    if ("input" in copy) copy["input"] = {};
+    if ("args" in copy) copy["args"] = typeof copy["args"] === "string" ? "{}" : {};
+    if ("arguments" in copy) copy["arguments"] = "{}";
+    if (isBlock(copy["function"])) copy["function"] = { ...copy["function"], arguments: "{}" };
   }
-  return edited;
+  return copy;
+}
+
+/** Content with its call blocks edited; streamed input (`input_json_delta`) of a removed or emptied block goes too. */
+function editContent(content: unknown[], plans: readonly CallPlan[], matcher: CallMatcher): unknown[] {
+  matcher.reset();
+  const edited: unknown[] = [];
+  const staleInput = new Set<unknown>();
+  for (const block of content) {
+    if (!isBlock(block) || !CALL_BLOCK_TYPES.has(String(block["type"]))) {
+      edited.push(block);
+      continue;
+    }
+    const position = matcher.next(blockCallId(block));
+    const plan = position === undefined ? undefined : plans[position];
+    if (plan === undefined) {
+      edited.push(block);
+      continue;
+    }
+    const after = editEntry(block, plan, block["type"] === "function_call" && "call_id" in block ? "call_id" : "id");
+    if ((after === undefined || plan.clear) && "index" in block) staleInput.add(block["index"]);
+    if (after !== undefined) edited.push(after);
+  }
+  if (staleInput.size === 0) return edited;
+  return edited.filter((block) => !(isBlock(block) && block["type"] === "input_json_delta" && staleInput.has(block["index"])));
 }
 
 /**
- * Copy an assistant message with some of its tool calls removed, renamed or emptied, keeping every
- * place a provider integration may read them from consistent: `tool_calls`,
- * `additional_kwargs.tool_calls` (OpenAI's raw form, which ChatOpenAI falls back to when
- * `tool_calls` is empty), tool-call blocks inside array `content`, and a chunk's `tool_call_chunks`
- * (from which an `AIMessageChunk` rebuilds its `tool_calls`).
+ * Copy an assistant message with some of its tool calls removed, renamed or emptied, editing every
+ * form a provider integration reads them from in step: `tool_calls`, OpenAI's raw
+ * `additional_kwargs.tool_calls`, call blocks in array `content` (`tool_use`, `tool_call`,
+ * `function_call`, with their streamed `input_json_delta` parts), a chunk's `tool_call_chunks`
+ * (from which an `AIMessageChunk` rebuilds its `tool_calls`), `invalid_tool_calls`, and the
+ * Responses API's `response_metadata.output` items. Positions are those of
+ * {@link assistantCalls}; a kept call that only another form held is added to `tool_calls`, so
+ * ChatOpenAI and ChatAnthropic send the same calls.
+ *
+ * When no call is left, `tool_calls` is empty and `additional_kwargs.tool_calls` is deleted (never
+ * `[]`, which ChatOpenAI would send as an empty `tool_calls` array); content left as an empty array
+ * becomes `""`. Check {@link isEmptyAssistantMessage} on the result: a message with neither calls nor
+ * content must be dropped, not sent. Never mutates the input.
  *
  * @example
  * // keep only the second call
  * const edited = editToolCalls(message, { keepPositions: new Set([1]) });
  */
 export function editToolCalls<T extends AIMessage>(message: T, edit: ToolCallEdit): T {
-  const calls = message.tool_calls ?? [];
-  /** original id -> new id, or null when the call is removed */
-  const idMap = new Map<string, string | null>();
-  const clearedIds = new Set<string>();
-  const keptCalls = [];
-  for (let position = 0; position < calls.length; position++) {
-    const call = calls[position]!;
-    const kept = edit.keepPositions ? edit.keepPositions.has(position) : true;
-    const newId = edit.renames?.get(position) ?? call.id;
-    if (call.id !== undefined) idMap.set(call.id, kept ? (newId ?? null) : null);
-    if (!kept) continue;
-    const clear = edit.clearArgsPositions?.has(position) ?? false;
-    if (clear && call.id !== undefined) clearedIds.add(call.id);
-    keptCalls.push({ ...call, id: newId, args: clear ? {} : call.args });
-  }
-  // Ids that were not changed need no edit elsewhere.
-  for (const [id, newId] of [...idMap]) if (newId === id && !clearedIds.has(id)) idMap.delete(id);
+  const calls = assistantCalls(message);
+  const plans: CallPlan[] = calls.map((call, position) => ({
+    call,
+    kept: edit.keepPositions ? edit.keepPositions.has(position) : true,
+    id: edit.renames?.get(position) ?? call.id,
+    clear: edit.clearArgsPositions?.has(position) ?? false,
+  }));
+  const keptPlans = plans.filter((plan) => plan.kept);
+  const matcher = new CallMatcher(calls);
+  const overrides: Record<string, unknown> = {};
 
-  const overrides: Record<string, unknown> = { tool_calls: keptCalls };
-  // A chunk rebuilds tool_calls from its tool_call_chunks: those must say the same.
+  const listed = message.tool_calls ?? [];
+  const toolCalls: ToolCall[] = [];
+  for (const [position, plan] of plans.entries()) {
+    if (!plan.kept) continue;
+    const base: ToolCall = position < listed.length ? listed[position]! : { name: plan.call.name, args: plan.call.args, type: "tool_call" };
+    toolCalls.push({ ...base, ...(plan.id !== undefined ? { id: plan.id } : {}), args: plan.clear ? {} : base.args });
+  }
+  overrides["tool_calls"] = toolCalls;
+
+  // A chunk rebuilds tool_calls (and invalid_tool_calls) from its tool_call_chunks: those must say the same.
   const chunks = (message as { tool_call_chunks?: unknown[] }).tool_call_chunks;
   if (Array.isArray(chunks) && chunks.length > 0) {
-    overrides["tool_call_chunks"] = keptCalls.map((call, position) => ({
+    overrides["tool_call_chunks"] = toolCalls.map((call, position) => ({
       id: call.id,
       name: call.name,
       args: JSON.stringify(call.args),
@@ -88,15 +127,69 @@ export function editToolCalls<T extends AIMessage>(message: T, edit: ToolCallEdi
       type: "tool_call_chunk",
     }));
   }
-  const rawCalls = message.additional_kwargs?.tool_calls;
-  if (Array.isArray(rawCalls) && idMap.size > 0) {
-    overrides["additional_kwargs"] = {
-      ...message.additional_kwargs,
-      tool_calls: editBlocks(rawCalls.map((call) => ({ ...call })), idMap, clearedIds),
-    };
+
+  // Ids no kept call has any more: their invalid calls and Responses API id mappings go.
+  const keptIds = new Set(keptPlans.map((plan) => plan.id));
+  const goneIds = new Set(plans.filter((plan) => plan.call.id !== undefined && !keptIds.has(plan.call.id)).map((plan) => plan.call.id!));
+  // Calls now listed in tool_calls are no longer invalid.
+  const nowListed = new Set(keptPlans.filter((plan) => plan.call.source !== "tool_calls").map((plan) => plan.call.id));
+  const invalid = (message.invalid_tool_calls ?? []).filter((call) => !goneIds.has(call.id ?? "") && !nowListed.has(call.id));
+  if (invalid.length !== (message.invalid_tool_calls ?? []).length) overrides["invalid_tool_calls"] = invalid;
+
+  const kwargs = message.additional_kwargs as Record<string, unknown>;
+  const raw = rawToolCalls(message);
+  let newKwargs: Record<string, unknown> | undefined;
+  if (raw !== undefined) {
+    matcher.reset();
+    const editedRaw: unknown[] = [];
+    for (const entry of raw) {
+      const position = isBlock(entry) ? matcher.next(blockCallId(entry)) : undefined;
+      if (position === undefined) {
+        // Not a call ChatOpenAI sends while tool_calls is not empty (e.g. an invalid call): it would
+        // be sent once tool_calls is empty, so it goes with the last call.
+        if (keptPlans.length > 0) editedRaw.push(entry);
+        continue;
+      }
+      const after = editEntry(entry as Block, plans[position]!, "id");
+      if (after !== undefined) editedRaw.push(after);
+    }
+    newKwargs = { ...kwargs };
+    if (editedRaw.length > 0) newKwargs["tool_calls"] = editedRaw;
+    else delete newKwargs["tool_calls"];
   }
-  if (Array.isArray(message.content) && idMap.size > 0) {
-    overrides["content"] = editBlocks(message.content as unknown[], idMap, clearedIds);
+  for (const key of CALL_ID_MAP_KEYS) {
+    const map = kwargs?.[key];
+    if (!isBlock(map)) continue;
+    const editedMap: Block = {};
+    for (const [id, value] of Object.entries(map)) if (!goneIds.has(id)) editedMap[id] = value;
+    // A renamed call takes its output item id along (a repeated id's later calls have none of their own).
+    for (const plan of keptPlans) {
+      const before = plan.call.id;
+      if (before !== undefined && plan.id !== undefined && plan.id !== before && goneIds.has(before) && before in map) editedMap[plan.id] = map[before];
+    }
+    newKwargs = { ...(newKwargs ?? kwargs), [key]: editedMap };
+  }
+  if (newKwargs !== undefined) overrides["additional_kwargs"] = newKwargs;
+
+  if (Array.isArray(message.content)) {
+    const edited = editContent(message.content as unknown[], plans, matcher);
+    overrides["content"] = edited.length === 0 ? "" : edited;
+  }
+
+  const output = responseOutput(message);
+  if (output !== undefined) {
+    matcher.reset();
+    const editedOutput: unknown[] = [];
+    for (const item of output) {
+      const position = isOutputCallItem(item) ? matcher.next(item["call_id"] as string) : undefined;
+      if (position === undefined) {
+        editedOutput.push(item);
+        continue;
+      }
+      const after = editEntry(item as Block, plans[position]!, "call_id");
+      if (after !== undefined) editedOutput.push(after);
+    }
+    overrides["response_metadata"] = { ...message.response_metadata, output: editedOutput };
   }
   return cloneMessage(message, overrides);
 }

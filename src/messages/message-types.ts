@@ -14,9 +14,3 @@ export { isBaseMessage };
 
 /** Content block types that restate a tool call inside `content` (Anthropic, v1 standard blocks). */
 export const TOOL_CALL_BLOCK_TYPES: ReadonlySet<string> = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
-
-/** True for an empty string (or only white space) or an empty content array. */
-export function isEmptyContent(content: BaseMessage["content"]): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  return Array.isArray(content) && content.length === 0;
-}

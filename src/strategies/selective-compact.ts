@@ -1,8 +1,9 @@
-import type { AIMessage, BaseMessage, ToolCall, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
+import { assistantCalls, hasSendableContent, type AssistantCall } from "../messages/assistant-calls.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { isAssistantMessage, isEmptyContent, isToolResultMessage } from "../messages/message-types.js";
+import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { TOKENS_PER_TOOL_CALL } from "../tokens/token-counter.js";
 import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
@@ -106,9 +107,11 @@ const optionsSchema = z
 /**
  * Seed 000's selective compaction: per-kind `drop` / `truncate` rules applied from the lowest
  * priority up, oldest message first, stopping as soon as the history is at or under `target`.
- * Removing a tool result removes its call from the assistant message (and the assistant message
- * when nothing is left of it); removing an assistant message removes its results: the output is
- * always a valid history. System messages and summaries are never removed.
+ * Removing a tool result removes its call from the assistant message in every form a provider
+ * sends (`tool_calls`, raw OpenAI calls, `tool_use` blocks; see `editToolCalls`), and the assistant
+ * message itself when no call and no content of its own (text, not call blocks) is left; removing an
+ * assistant message removes its results: the output is always a valid history. System messages and
+ * summaries are never removed.
  * @see selectiveCompact
  */
 export class SelectiveCompact extends CompactionStrategy {
@@ -170,12 +173,13 @@ export class SelectiveCompact extends CompactionStrategy {
       const assistantPosition = index.groups[index.groupOf[resultPosition]!]!.assistantIndex;
       if (!alive[assistantPosition]) return;
       const assistant = messages[assistantPosition] as AIMessage;
-      const calls = assistant.tool_calls ?? [];
+      const calls = assistantCalls(assistant);
       const callId = (messages[resultPosition] as ToolMessage).tool_call_id;
       let gone = stripped.get(assistantPosition);
       if (!gone) stripped.set(assistantPosition, (gone = new Set()));
       gone.add(callId);
-      if (gone.size >= calls.length && isEmptyContent(assistant.content)) {
+      // With no call left, a message without content of its own (text, or only call blocks) goes too.
+      if (gone.size >= calls.length && !hasSendableContent(assistant.content)) {
         removeOne(assistantPosition);
         return;
       }
@@ -229,7 +233,7 @@ export class SelectiveCompact extends CompactionStrategy {
       }
       const before = messages[position] as AIMessage;
       const keepPositions = new Set<number>();
-      (before.tool_calls ?? []).forEach((call, callPosition) => {
+      assistantCalls(before).forEach((call, callPosition) => {
         if (call.id === undefined || !gone.has(call.id)) keepPositions.add(callPosition);
       });
       const after = editToolCalls(before, { keepPositions });
@@ -250,7 +254,7 @@ export class SelectiveCompact extends CompactionStrategy {
    * frees (so the run never stops above the target believing it is under). Exact mode counts each
    * part as the counter does; approximate mode rounds each message once, so a lower bound is used.
    */
-  async #callTokens(call: ToolCall): Promise<number> {
+  async #callTokens(call: AssistantCall): Promise<number> {
     const parts = [call.name ?? "", JSON.stringify(call.args ?? {}), call.id ?? ""];
     if (this.tokenCounter.mode === "exact") {
       const counts = await Promise.all(parts.map((part) => this.tokenCounter.countText(part)));

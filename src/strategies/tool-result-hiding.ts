@@ -1,5 +1,6 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
+import { assistantCalls } from "../messages/assistant-calls.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { parseOptions } from "../options.js";
@@ -89,7 +90,7 @@ export class ToolResultHiding extends CompactionStrategy {
         if (this.#notWorthHiding.has(result)) continue;
         if (this.excludeTools.size > 0) {
           // Names by call id, built once per group: a find per result is quadratic in a parallel group.
-          callNames ??= new Map((assistant.tool_calls ?? []).map((call) => [call.id, call.name]));
+          callNames ??= new Map(assistantCalls(assistant).map((call) => [call.id, call.name]));
           const toolName = result.name ?? callNames.get(result.tool_call_id) ?? "";
           if (this.excludeTools.has(toolName)) continue;
         }
@@ -112,12 +113,13 @@ export class ToolResultHiding extends CompactionStrategy {
       if (hiddenCallIds && hiddenCallIds.size > 0) {
         const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
         const toClear = new Set<number>();
-        (assistant.tool_calls ?? []).forEach((call, position) => {
+        const calls = assistantCalls(assistant);
+        calls.forEach((call, position) => {
           if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(position);
         });
         if (toClear.size > 0) {
           const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
-          const hiddenInputs = [...alreadyHidden, ...[...toClear].map((position) => assistant.tool_calls![position]!.id!)].sort();
+          const hiddenInputs = [...alreadyHidden, ...[...toClear].map((position) => calls[position]!.id!)].sort();
           const marker: CompactionMarker = {
             ...compactionMarkerOf(assistant),
             strategy: this.strategyName,
