@@ -1,4 +1,6 @@
-import type { StoredMessage } from "@langchain/core/messages";
+import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
+import type { ToolPairingProblem } from "./messages/tool-call-groups.js";
+import type { ToolPairingRepair } from "./messages/tool-pairing.js";
 import type { CompactionStatus } from "./types.js";
 
 /**
@@ -50,6 +52,34 @@ export interface CompactionRecord {
    * absent in logs written before 0.1.0's inspector.
    */
   readonly lastMessageId?: string | null;
+  /**
+   * Set when the history's tool pairing was broken and was repaired before the compactor ran (by the
+   * adapter's default `invalidHistory: "repair"`, or by a strategy's own `invalidHistory: "repair"`).
+   * Its ids are also in `removedIds` / `replacedIds`; the token figures are the compactor's, which
+   * saw the repaired history. Absent when nothing was repaired.
+   */
+  readonly repair?: CompactionRepairSummary;
+}
+
+/**
+ * What a tool-pairing repair changed (see `repairToolPairing`), by message id. Plain JSON, stored
+ * in the record.
+ *
+ * @example
+ * {
+ *   problems: [{ kind: "misplaced-result", index: 3, toolCallId: "c1", assistantIndex: 1, message: "..." }],
+ *   removedIds: [], replacedIds: [], movedIds: ["t1"],
+ * }
+ */
+export interface CompactionRepairSummary {
+  /** The problems found, each with its index in the history the compaction was given. */
+  readonly problems: readonly ToolPairingProblem[];
+  /** Messages the repair dropped: orphan and duplicate tool results, assistant messages left empty. */
+  readonly removedIds: readonly string[];
+  /** Messages the repair replaced by a corrected copy (calls without a result removed, repeated ids renamed...). */
+  readonly replacedIds: readonly string[];
+  /** Tool results moved to directly after their call's message. */
+  readonly movedIds: readonly string[];
 }
 
 /** Where a compaction's originals are archived. */
@@ -86,6 +116,20 @@ export interface ArchivedCompaction {
    * every message but the first after a reordering compactor): restoring the history drops them.
    */
   readonly dropped: readonly string[];
+}
+
+function idsOf(messages: readonly BaseMessage[]): string[] {
+  return messages.map((message) => message.id).filter((id): id is string => typeof id === "string");
+}
+
+/** A repair, as a record keeps it (messages without an id are left out of the id lists). @internal */
+export function repairSummaryOf(repair: ToolPairingRepair): CompactionRepairSummary {
+  return {
+    problems: repair.problems.map((problem) => ({ ...problem })),
+    removedIds: idsOf(repair.removed.map(({ message }) => message)),
+    replacedIds: idsOf(repair.replaced.map(({ before }) => before)),
+    movedIds: idsOf(repair.moved.map(({ message }) => message)),
+  };
 }
 
 /** Who and when: a record's id, start time and duration. @internal */

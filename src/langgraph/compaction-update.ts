@@ -1,7 +1,7 @@
 import { mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
-import type { ArchivedCompaction, ArchivedMessage, CompactionArchiveLocation, CompactionRecord } from "../compaction-record.js";
+import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
 import { hasUniqueIds, lastIdOf } from "./message-ids.js";
 import { newBuilder, placeGap, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
 
@@ -166,6 +166,7 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     lastMessageId: lastIdOf(before),
+    ...(result.repair && result.repair.problems.length > 0 ? { repair: repairSummaryOf(result.repair) } : {}),
   };
   return {
     changed,
