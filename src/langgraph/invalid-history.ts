@@ -1,4 +1,4 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
 import type { CompactionResult } from "../types.js";
@@ -22,11 +22,12 @@ export type AdapterInvalidHistoryHandling = "repair" | "leave";
 export const adapterInvalidHistorySchema = z.enum(["repair", "leave"]).optional();
 
 /**
- * The repair `messages` needs before a compactor sees it: undefined with `"leave"`, or when its tool
- * pairing is valid. One linear pass. @internal
+ * The repair `messages` needs before a compactor sees it: undefined with `"leave"`, when its tool
+ * pairing is valid, or when an element is not a message (the compactor rejects that with its own
+ * `InvalidHistoryError`). One linear pass. @internal
  */
 export function repairBeforeCompaction(messages: readonly BaseMessage[], mode: AdapterInvalidHistoryHandling | undefined): ToolPairingRepair | undefined {
-  if (mode === "leave") return undefined;
+  if (mode === "leave" || !messages.every((message) => isBaseMessage(message))) return undefined;
   const repair = repairToolPairing(messages);
   return repair.problems.length > 0 ? repair : undefined;
 }
