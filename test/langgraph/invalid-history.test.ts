@@ -1,6 +1,7 @@
 import { mapChatMessagesToStoredMessages, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { InMemoryStore, MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { CompactionStrategy, InvalidOptionError, createCompactionNode, restoreHistory, slidingWindow, type CompactionRecord } from "../../src/index.js";
@@ -182,6 +183,42 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
       archive: values.compactionLog.map((record: CompactionRecord) => record.archive),
       restored: stored(await restoreHistory(values, { store, threadId: "t1" })),
     }).toEqual({ archive: ["store"], restored: stored([...input, values.messages.at(-1)!]) });
+  });
+
+  it("after a moved result and later compactions, restoreHistory gives every message in stored order", async () => {
+    const model = answering().respond(assistant("final2", "again"));
+    const graph = reactGraph({ model, tools: [lookupTool()], compaction: [createCompactionNode(slidingWindow({ keepTurns: 1 }))], checkpointer: new MemorySaver() });
+    await graph.invoke({ messages: misplaced() }, thread("t2"));
+    await graph.invoke({ messages: [user("h3")] }, thread("t2"));
+    const { values } = await graph.getState(thread("t2"));
+    expect({
+      prompts: model.calls.map((call) => ids(call.messages as BaseMessage[])),
+      log: values.compactionLog.map((record: CompactionRecord) => [record.status, record.removedIds, record.repair?.movedIds]),
+      restored: ids(await restoreHistory(values)),
+    }).toEqual({
+      prompts: [["h2"], ["h3"]],
+      log: [
+        ["truncated", ["h1", "a1", "t1"], ["t1"]],
+        ["truncated", ["h2", "final"], undefined],
+      ],
+      restored: ["h1", "a1", "h2", "t1", "final", "h3", "final2"],
+    });
+  });
+
+  it("a repaired record and its archive survive a SQLite checkpointer", async () => {
+    const checkpointer = SqliteSaver.fromConnString(":memory:");
+    try {
+      const graph = reactGraph({ model: answering(), tools: [lookupTool()], compaction: [createCompactionNode(slidingWindow({ keepTurns: 5 }))], checkpointer });
+      const input = orphanAndUnanswered();
+      await graph.invoke({ messages: input }, thread("sqlite"));
+      const { values } = await graph.getState(thread("sqlite"));
+      expect({ log: values.compactionLog.map(changes), restored: stored(await restoreHistory(values)) }).toEqual({
+        log: [orphanRepairRecord],
+        restored: stored([...input, values.messages.at(-1)!]),
+      });
+    } finally {
+      checkpointer.db.close();
+    }
   });
 
   it("with invalidHistory: \"leave\" the strategy's InvalidHistoryError is logged as failed and the history goes on unchanged", async () => {
