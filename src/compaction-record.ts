@@ -24,7 +24,9 @@ export interface CompactionRecord {
   readonly strategy: string;
   /**
    * The compactor's status. `failed` also stands for a compactor that threw or an archive that could
-   * not be written: the messages were then left unchanged and `reason` says why.
+   * not be written: the messages were then left unchanged and `reason` says why. `repaired`: only the
+   * tool-pairing repair changed the messages (see `repair`): the compactor had nothing to do, failed
+   * or threw (`reason` then says why).
    */
   readonly status: CompactionStatus;
   /** Token figures of the compactor's result; `null` when the compactor threw before reporting any. */
