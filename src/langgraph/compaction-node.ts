@@ -57,7 +57,8 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * record), and what the repair dropped, rewrote or moved is archived, so the model never gets a
  * history its provider would reject and {@link restoreHistory} still gives the history as stored.
  * When results had to be moved next to their calls, the update replaces the whole history (the
- * reducer cannot move a message by id).
+ * reducer cannot move a message by id). The calls of a last assistant message are left as they are:
+ * they are pending, not broken (the node may run between the model and the tools).
  *
  * When the compactor throws (e.g. a summary model that is down, or, with `invalidHistory: "leave"`,
  * an `InvalidHistoryError` for broken pairing), by default the messages are left as they are (only
@@ -96,6 +97,7 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
       store: config?.store,
       threadId: threadIdOf(config?.configurable),
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
+      keepPendingCalls: true,
     });
   };
 }

@@ -1,5 +1,7 @@
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
+import { assistantCalls } from "../messages/assistant-calls.js";
+import { isAssistantMessage } from "../messages/message-types.js";
 import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
 import type { CompactionResult } from "../types.js";
 
@@ -24,12 +26,22 @@ export const adapterInvalidHistorySchema = z.enum(["repair", "leave"]).optional(
 /**
  * The repair `messages` needs before a compactor sees it: undefined with `"leave"`, when its tool
  * pairing is valid, or when an element is not a message (the compactor rejects that with its own
- * `InvalidHistoryError`). One linear pass. @internal
+ * `InvalidHistoryError`). With `keepPendingCalls`, a last message that makes tool calls is left as it
+ * is (its results are not there yet: the tools are about to run) and only what precedes it is
+ * repaired. One linear pass. @internal
  */
-export function repairBeforeCompaction(messages: readonly BaseMessage[], mode: AdapterInvalidHistoryHandling | undefined): ToolPairingRepair | undefined {
+export function repairBeforeCompaction(
+  messages: readonly BaseMessage[],
+  mode: AdapterInvalidHistoryHandling | undefined,
+  options: { keepPendingCalls?: boolean } = {},
+): ToolPairingRepair | undefined {
   if (mode === "leave" || !messages.every((message) => isBaseMessage(message))) return undefined;
-  const repair = repairToolPairing(messages);
-  return repair.problems.length > 0 ? repair : undefined;
+  const last = messages[messages.length - 1];
+  const pending = options.keepPendingCalls === true && last !== undefined && isAssistantMessage(last) && assistantCalls(last).length > 0;
+  const repair = repairToolPairing(pending ? messages.slice(0, -1) : messages);
+  if (repair.problems.length === 0) return undefined;
+  // Positions before the last message are the same with or without it.
+  return pending ? { ...repair, messages: [...repair.messages, last] } : repair;
 }
 
 /**

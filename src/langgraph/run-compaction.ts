@@ -46,7 +46,9 @@ export interface GraphCompactionOptions {
    * compaction's originals (`restoreHistory` gives the history back as it was stored) and the
    * record's `repair` names it. `"leave"`: the compactor gets the history as it is; a strategy
    * rejects it with `InvalidHistoryError`, which `onError` handles (by default a `failed` record and
-   * the history passed on unchanged).
+   * the history passed on unchanged). The node leaves the calls of a last assistant message as they
+   * are (pending: it may run between the model and the tools); the middleware, right before the
+   * model, repairs them too.
    * @default "repair"
    */
   invalidHistory?: AdapterInvalidHistoryHandling;
@@ -97,8 +99,13 @@ export async function runGraphCompaction(run: {
   threadId?: string | undefined;
   /** Which compaction channels the graph's state has (LangGraph silently drops writes to others). */
   channels?: { log: boolean; archive: boolean };
+  /**
+   * Leave the calls of a last assistant message unrepaired: the node may run between the model and
+   * the tools. The middleware runs right before the model, which would reject them.
+   */
+  keepPendingCalls: boolean;
 }): Promise<CompactionStateUpdate> {
-  const { component, compactor, options, config, signal, store, threadId, channels } = run;
+  const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls } = run;
   if (!Array.isArray(run.messages)) {
     throw new InvalidHistoryError(`${component}: the state's \`messages\` is not an array (got ${typeof run.messages}); is it a messages channel?`);
   }
@@ -119,7 +126,7 @@ export async function runGraphCompaction(run: {
   // The messages reducer gives every message an id; histories from elsewhere may lack them.
   const { messages, assigned } = assignMessageIds(run.messages as BaseMessage[]);
   // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
-  const repair = repairBeforeCompaction(messages, options.invalidHistory);
+  const repair = repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;

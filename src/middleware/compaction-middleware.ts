@@ -73,6 +73,8 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         signal: runtime.signal,
         store: runtime.store,
         threadId: threadIdOf(runtime.configurable),
+        // Right before the model: calls without results, even in the last message, would be rejected.
+        keepPendingCalls: false,
       });
       // No update at all for a no-op: the hook then re-emits nothing.
       return Object.keys(update).length === 0 ? undefined : update;

@@ -237,6 +237,16 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
     expect(values.compactionLog[0]!.reason).toMatch(/^InvalidHistoryError: slidingWindow: the history's tool calls and results do not pair up \(2 problem\(s\)/);
   });
 
+  it("leaves the calls of a last assistant message pending (the tools are about to answer them) and repairs the rest", async () => {
+    const pending = assistant("a2", "", [{ id: "c2", name: "lookup" }]);
+    const node = createCompactionNode(slidingWindow({ keepTurns: 5 }));
+    const update = await node({ messages: [user("h1"), toolResult("orphan", "c9"), user("h2"), pending], ...channels });
+    expect({
+      update: update.messages!.map((message) => (message.type === "remove" ? `remove:${message.id}` : message.id)),
+      repair: update.compactionLog!.map((record) => record.repair?.problems.map((problem) => [problem.kind, problem.index])),
+    }).toEqual({ update: ["remove:orphan"], repair: [[["orphan-result", 1]]] });
+  });
+
   it("a valid history gives no repair and a no-op gives no update", async () => {
     const node = createCompactionNode(slidingWindow({ keepTurns: 5 }));
     expect(await node({ messages: [user("h1"), assistant("a1", "hi")], ...channels })).toEqual({});
@@ -289,6 +299,19 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
       log: [misplacedRecord],
       restored: ["h1", "a1", "h2", "t1", "final"],
     });
+  });
+
+  it("right before the model, the calls of a last assistant message are repaired too (the model would reject them)", async () => {
+    const middleware = compactionMiddleware(slidingWindow({ keepTurns: 5 }));
+    const beforeModel = middleware.beforeModel as (state: unknown, runtime: unknown) => Promise<{ messages: BaseMessage[]; compactionLog: CompactionRecord[] }>;
+    const update = await beforeModel(
+      { messages: [user("h1"), assistant("a1", "checking", [{ id: "c1", name: "lookup" }])], compactionLog: [], compactionArchive: [] },
+      {},
+    );
+    expect({
+      update: prompt(update.messages),
+      repair: update.compactionLog.map((record) => record.repair?.problems.map((problem) => [problem.kind, problem.index])),
+    }).toEqual({ update: [["a1", "ai", "checking", []]], repair: [[["unanswered-call", 1]]] });
   });
 
   it("with invalidHistory: \"leave\" the history goes on unchanged and a failed record is logged", async () => {
