@@ -1,4 +1,3 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
@@ -7,7 +6,7 @@ import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, typ
 import type { CompactionContext } from "../types.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
-import { SummaryCallError } from "./summary-model.js";
+import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { SummaryStrategy, extractBlock, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
 export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
@@ -109,7 +108,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
     return nearest(boundaries) ?? turn;
   }
 
-  protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
+  protected async writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // The earlier snapshot goes in first, on its own; the history is what came after it.
     const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true });
     const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: input.previousSummary }) : NO_PREVIOUS_SNAPSHOT;
