@@ -107,6 +107,14 @@ describe("hardTruncate", () => {
 /** The first message after the leading system messages. */
 const firstNonSystem = (messages: readonly BaseMessage[]) => messages.find((message) => message.type !== "system");
 
+/** A compaction summary (a human message marked as one). */
+const summary = () =>
+  new HumanMessage({
+    id: "sum",
+    content: "summary of the work so far",
+    response_metadata: { [COMPACTION_METADATA_KEY]: { strategy: "fullSummary", summary: true } },
+  });
+
 describe("hardTruncate opens the conversation with a user message", () => {
   it("keeps the newest user message before a tail of tool results, then that tail", async () => {
     const input = [system("s"), user("u1"), ...step(1), user("u2"), ...step(2), ...step(3), ...step(4)];
@@ -135,16 +143,18 @@ describe("hardTruncate opens the conversation with a user message", () => {
     expect(ids(result.messages)).toEqual(["s", "u2", "a2", "t2"]);
   });
 
-  it("adds nothing when a kept summary opens the conversation", async () => {
-    const summary = new HumanMessage({
-      id: "sum",
-      content: "summary of the work so far",
-      response_metadata: { [COMPACTION_METADATA_KEY]: { strategy: "fullSummary", summary: true } },
-    });
-    const input = [system("s"), summary, ...step(1), ...step(2), ...step(3)];
+  it("keeps a summary, which opens the conversation when no user message came after it", async () => {
+    const input = [system("s"), summary(), ...step(1), ...step(2), ...step(3)];
     const total = await tokenCounter.countMessages(input);
     const result = await hardTruncate({ maxTokens: total - 1, keepRecent: 2, tokenCounter }).compact(input);
     expect(ids(result.messages)).toEqual(["s", "sum", "a3", "t3"]);
+  });
+
+  it("keeps the user message after a summary too: the summary does not hold that request", async () => {
+    const input = [system("s"), summary(), user("u2"), ...step(2), ...step(3)];
+    const total = await tokenCounter.countMessages(input);
+    const result = await hardTruncate({ maxTokens: total - 1, keepRecent: 2, tokenCounter }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "sum", "u2", "a3", "t3"]);
   });
 
   it("keeps the pending calls last, after the user message that asked for them", async () => {

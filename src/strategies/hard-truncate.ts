@@ -78,12 +78,9 @@ export class HardTruncate extends CompactionStrategy {
     // newest assistant message with provider usage is kept; the tail costs the rest.
     let systemTokens = 0;
     let allTokens = 0;
-    // The first kept message that is not a system message, among those always kept (summaries).
-    let firstKeptNonSystem = count;
     for (let position = 0; position < count; position++) {
       allTokens += tokens.perMessage[position]!;
       if (isSystem(position)) systemTokens += tokens.perMessage[position]!;
-      if (isSystem(position) && messages[position]!.type !== "system" && firstKeptNonSystem === count) firstKeptNonSystem = position;
     }
     const primingTokens = tokens.estimated - allTokens;
     const anchor = tokens.calibrationAnchors.at(-1);
@@ -100,11 +97,11 @@ export class HardTruncate extends CompactionStrategy {
     for (let position = 0; position < count; position++) {
       request[position + 1] = !isSystem(position) && isUserRequest(messages[position]!) ? position : request[position]!;
     }
-    // The user request kept besides the tail from `cut`: none when the output opens with one, or
-    // with a summary (a human message standing for the conversation before it).
+    // The user request kept besides the tail from `cut`: none when the tail opens with one. (A
+    // summary kept before it does not stand for a newer request: that one is kept too.)
     const requestFor = (cut: number): number => {
-      const first = Math.min(firstKeptNonSystem, opener[cut]!);
-      return first < count && (isSystem(first) || isUserRequest(messages[first]!)) ? -1 : request[cut]!;
+      const first = opener[cut]!;
+      return first < count && isUserRequest(messages[first]!) ? -1 : request[cut]!;
     };
     const lastNonSystem = (() => {
       for (let position = count - 1; position >= 0; position--) if (!isSystem(position)) return position;
