@@ -44,10 +44,12 @@ function isUserRequest(message: BaseMessage): boolean {
  * Hard-limit truncation. When the history is over `maxTokens`: keep every system message and
  * compaction summary, and the newest `keepRecent` messages from a cut that separates no tool call
  * from its results; drop further whole groups from the front while still over; and as a last resort
- * cut the text of the largest remaining message(s), with a visible marker. The first message after
- * the system messages is always a user message: when the kept messages do not start with one, the
- * newest user message before them is kept too (providers expect a conversation to open with the
- * user, and it is the request the tail works on). A history within the limit is left alone.
+ * cut the text of the largest remaining message(s), with a visible marker (a `tool_result` block
+ * stays in its user message; its text is cut). After the system messages (and any kept summary) the
+ * conversation opens with a user message: when the kept messages do not start with one, the newest
+ * user message before them is kept too, and counts against `maxTokens` (it is the request they work
+ * on, and providers expect the user to speak first). Only a history with no user message before
+ * them opens otherwise. A history within the limit is left alone.
  * @see hardTruncate
  */
 export class HardTruncate extends CompactionStrategy {
