@@ -34,11 +34,15 @@ function unchanged(snapshot: ReturnType<typeof snapshotHistory>): boolean {
   return isSameHistory(snapshot.array, snapshot.elements) && JSON.stringify(snapshot.array.map((message) => message.toJSON())) === snapshot.serialized;
 }
 
-/** The rules broken, one failure kind per provider and rule. */
-function problemKinds(problems: readonly WireProblem[]): Map<string, WireProblem[]> {
+/**
+ * The rules broken, one failure kind per provider and rule; for a hostile input, whether the input
+ * already broke the rule (a problem let through) or the strategy introduced it.
+ */
+function problemKinds(problems: readonly WireProblem[], inputRules: ReadonlySet<string> | undefined): Map<string, WireProblem[]> {
   const byKind = new Map<string, WireProblem[]>();
   for (const problem of problems) {
-    const kind = `${problem.provider} ${problem.rule}`;
+    const key = `${problem.provider} ${problem.rule}`;
+    const kind = inputRules === undefined ? key : `${key} (${inputRules.has(key) ? "already in the input" : "introduced"})`;
     byKind.set(kind, [...(byKind.get(kind) ?? []), problem]);
   }
   return byKind;
@@ -47,11 +51,15 @@ function problemKinds(problems: readonly WireProblem[]): Map<string, WireProblem
 export async function checkRun(name: string, run: CaseInput, log: FailureLog): Promise<CaseReport> {
   const { input, strategy, options, spec, caseNumber, hostile } = run;
   const example = { input, options, spec, caseNumber };
+  const label = `${name} | ${hostile ? "hostile input, " : ""}`;
   let validFor: Provider[];
+  let inputRules: Set<string>;
   try {
-    validFor = PROVIDERS.filter((provider) => providerProblems(provider, input).length === 0);
+    const inputProblems = PROVIDERS.map((provider) => ({ provider, problems: providerProblems(provider, input) }));
+    validFor = inputProblems.filter(({ problems }) => problems.length === 0).map(({ provider }) => provider);
+    inputRules = new Set(inputProblems.flatMap(({ problems }) => problems.map((problem) => `${problem.provider} ${problem.rule}`)));
   } catch (error) {
-    log.add(`${name} | validator error on the input: ${errorKind(error)}`, { ...example, error });
+    log.add(`${label}validator error on the input: ${errorKind(error)}`, { ...example, error });
     return { outcome: "validator error", validFor: [] };
   }
   const snapshot = snapshotHistory(input);
@@ -59,18 +67,20 @@ export async function checkRun(name: string, run: CaseInput, log: FailureLog): P
   try {
     result = await strategy.compact(input);
   } catch (error) {
-    if (!unchanged(snapshot)) log.add(`${name} | input mutated`, { ...example, error });
+    if (!unchanged(snapshot)) log.add(`${label}input mutated`, { ...example, error });
     if (CompactionError.isInstance(error)) return { outcome: "threw typed", validFor };
-    log.add(`${name} | untyped error ${errorKind(error)}`, { ...example, error });
+    log.add(`${label}untyped error ${errorKind(error)}`, { ...example, error });
     return { outcome: "threw untyped", validFor };
   }
-  if (!unchanged(snapshot)) log.add(`${name} | input mutated`, { ...example, output: result.messages });
+  if (!unchanged(snapshot)) log.add(`${label}input mutated`, { ...example, output: result.messages });
   const checked = hostile ? PROVIDERS : validFor;
   try {
     const problems = checked.flatMap((provider) => providerProblems(provider, result.messages));
-    for (const [kind, found] of problemKinds(problems)) log.add(`${name} | ${hostile ? "hostile input, " : ""}output ${kind}`, { ...example, output: result.messages, problems: found });
+    for (const [kind, found] of problemKinds(problems, hostile ? inputRules : undefined)) {
+      log.add(`${label}output ${kind}`, { ...example, output: result.messages, problems: found });
+    }
   } catch (error) {
-    log.add(`${name} | validator error on the output: ${errorKind(error)}`, { ...example, output: result.messages, error });
+    log.add(`${label}validator error on the output: ${errorKind(error)}`, { ...example, output: result.messages, error });
     return { outcome: "validator error", validFor };
   }
   return { outcome: result.status, validFor };
