@@ -2,13 +2,14 @@
  * Anthropic Messages API rules, checked on what `ChatAnthropic` really sends: the history converted
  * by `_convertMessagesToAnthropicPayload` from `@langchain/anthropic`, not by any code of this package.
  *
- * Tool rules are checked message by message, as the brief of each rule puts it: every `tool_use` of
- * an assistant message is answered by a `tool_result` at the start of the very next message, a user
- * message. (The API also combines consecutive messages of one role into a turn, so two user
- * messages in a row are accepted; whether it does so before checking tool results is not
- * documented, so the validator does not rely on it.) `ChatAnthropic` itself only merges
- * neighbouring messages made of `tool_result` blocks, and sends a system message that is not
- * leading in place (`role: "system"`).
+ * Tool rules are checked message by message, the strict reading: every `tool_use` of an assistant
+ * message is answered by a `tool_result` at the start of the very next message, a user message.
+ * (The API also combines consecutive messages of one role into a turn, so two user messages in a
+ * row are accepted; whether it does so before checking tool results is not documented, so the
+ * validator does not rely on it.) `ChatAnthropic` itself only merges neighbouring messages made of
+ * `tool_result` blocks, and sends a system message that is not leading in place (`role: "system"`).
+ * The first message must be a user message: the API has required it; whether every model still
+ * does is not documented, so it is checked.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { convertForAnthropic, type AnthropicPayload } from "./anthropic-converter.js";
