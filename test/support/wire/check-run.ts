@@ -1,7 +1,8 @@
 /**
  * One compaction checked against the provider contract: input valid on a provider's wire → output
- * valid on that wire (a hostile input: output valid on both, or a typed error); input never
- * changed; any throw a `CompactionError`. Findings go to a {@link FailureLog}, by kind.
+ * valid on that wire (a hostile input: output valid on every wire the history was valid on before
+ * the hostile edits, or a typed error); input never changed; any throw a `CompactionError`.
+ * Findings go to a {@link FailureLog}, by kind.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { CompactionError, type CompactionResult, type CompactionStrategy } from "../../../src/index.js";
@@ -20,14 +21,19 @@ export interface CaseInput {
   /** The generated spec, as `specText` prints it. */
   readonly spec: string;
   readonly caseNumber: number;
-  /** Hostile: the output must be valid on both wires whatever the input. */
-  readonly hostile: boolean;
+  /**
+   * For a hostile input: the history before the hostile edits. The output must be valid on every
+   * wire that history was valid on, whatever the edits did.
+   */
+  readonly base?: readonly BaseMessage[];
 }
 
 export interface CaseReport {
   readonly outcome: Outcome;
   /** Providers whose wire accepted the input. */
   readonly validFor: readonly Provider[];
+  /** Providers whose wire the output was checked on. */
+  readonly checked: readonly Provider[];
 }
 
 function unchanged(snapshot: ReturnType<typeof snapshotHistory>): boolean {
@@ -49,18 +55,21 @@ function problemKinds(problems: readonly WireProblem[], inputRules: ReadonlySet<
 }
 
 export async function checkRun(name: string, run: CaseInput, log: FailureLog): Promise<CaseReport> {
-  const { input, strategy, options, spec, caseNumber, hostile } = run;
+  const { input, strategy, options, spec, caseNumber, base } = run;
+  const hostile = base !== undefined;
   const example = { input, options, spec, caseNumber };
   const label = `${name} | ${hostile ? "hostile input, " : ""}`;
   let validFor: Provider[];
   let inputRules: Set<string>;
+  let checked: Provider[];
   try {
     const inputProblems = PROVIDERS.map((provider) => ({ provider, problems: providerProblems(provider, input) }));
     validFor = inputProblems.filter(({ problems }) => problems.length === 0).map(({ provider }) => provider);
     inputRules = new Set(inputProblems.flatMap(({ problems }) => problems.map((problem) => `${problem.provider} ${problem.rule}`)));
+    checked = base === undefined ? validFor : PROVIDERS.filter((provider) => providerProblems(provider, base).length === 0);
   } catch (error) {
     log.add(`${label}validator error on the input: ${errorKind(error)}`, { ...example, error });
-    return { outcome: "validator error", validFor: [] };
+    return { outcome: "validator error", validFor: [], checked: [] };
   }
   const snapshot = snapshotHistory(input);
   let result: CompactionResult;
@@ -68,12 +77,11 @@ export async function checkRun(name: string, run: CaseInput, log: FailureLog): P
     result = await strategy.compact(input);
   } catch (error) {
     if (!unchanged(snapshot)) log.add(`${label}input mutated`, { ...example, error });
-    if (CompactionError.isInstance(error)) return { outcome: "threw typed", validFor };
+    if (CompactionError.isInstance(error)) return { outcome: "threw typed", validFor, checked };
     log.add(`${label}untyped error ${errorKind(error)}`, { ...example, error });
-    return { outcome: "threw untyped", validFor };
+    return { outcome: "threw untyped", validFor, checked };
   }
   if (!unchanged(snapshot)) log.add(`${label}input mutated`, { ...example, output: result.messages });
-  const checked = hostile ? PROVIDERS : validFor;
   try {
     const problems = checked.flatMap((provider) => providerProblems(provider, result.messages));
     for (const [kind, found] of problemKinds(problems, hostile ? inputRules : undefined)) {
@@ -81,7 +89,7 @@ export async function checkRun(name: string, run: CaseInput, log: FailureLog): P
     }
   } catch (error) {
     log.add(`${label}validator error on the output: ${errorKind(error)}`, { ...example, output: result.messages, error });
-    return { outcome: "validator error", validFor };
+    return { outcome: "validator error", validFor, checked };
   }
-  return { outcome: result.status, validFor };
+  return { outcome: result.status, validFor, checked };
 }

@@ -3,8 +3,8 @@
  * applications and stores produce and providers reject: object content, a `RemoveMessage` left in
  * the list, lone surrogates, a message between a call and its results, empty `tool_calls`, stale
  * raw `additional_kwargs.tool_calls`, empty content, a call id reused later, and the pairing breaks
- * of `applyMutation`. The contract on them: a typed `CompactionError`, or an output both providers
- * accept.
+ * of `applyMutation`. The contract on them: a typed `CompactionError`, or an output that every
+ * provider that accepted the unedited history accepts.
  */
 import { AIMessage, HumanMessage, RemoveMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
