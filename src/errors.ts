@@ -1,4 +1,8 @@
+import type { HistoryProblem } from "./messages/history-check.js";
 import type { ToolPairingProblem } from "./messages/tool-call-groups.js";
+
+/** One problem of a history: a tool-pairing problem, or a message no provider can take as it is. */
+export type MessageProblem = ToolPairingProblem | HistoryProblem;
 
 const ERROR_MARKER = Symbol.for("langchain-compaction.error");
 
@@ -45,14 +49,22 @@ export class InvalidOptionError extends CompactionError {
 }
 
 /**
- * The history handed to a strategy cannot be compacted as it is: it is not an array of messages, or
- * its tool calls and tool results do not pair up. `problems` lists each pairing problem with its
- * index; `repairToolPairing` (or the strategies' `invalidHistory: "repair"` option) fixes them.
+ * The history handed to a strategy cannot be compacted as it is. `problems` lists each problem with
+ * the index of its message:
+ * - the input is not an array (no problems listed), or an element is not a LangChain message
+ *   (`not-a-message`);
+ * - a message's content is neither a string nor an array of content blocks (`invalid-content`);
+ * - a `RemoveMessage` (an update for LangGraph's messages reducer, not a message) is in it
+ *   (`remove-message`);
+ * - a text holds a lone surrogate, half of a UTF-16 pair, which providers reject (`lone-surrogate`;
+ *   the strategies' `invalidHistory: "repair"` replaces it with U+FFFD instead);
+ * - its tool calls and tool results do not pair up (the {@link ToolPairingProblem} kinds;
+ *   `repairToolPairing`, or `invalidHistory: "repair"`, fixes them).
  */
 export class InvalidHistoryError extends CompactionError {
-  readonly problems: readonly ToolPairingProblem[];
+  readonly problems: readonly MessageProblem[];
 
-  constructor(message: string, problems: readonly ToolPairingProblem[] = []) {
+  constructor(message: string, problems: readonly MessageProblem[] = []) {
     super(message);
     this.name = "InvalidHistoryError";
     this.problems = problems;

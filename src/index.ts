@@ -1,4 +1,4 @@
-export { CompactionError, InvalidHistoryError, InvalidOptionError } from "./errors.js";
+export { CompactionError, InvalidHistoryError, InvalidOptionError, type MessageProblem } from "./errors.js";
 export {
   COMPACTION_METADATA_KEY,
   COMPACTION_STATUSES,
@@ -29,6 +29,8 @@ export {
   type ToolPairingProblem,
 } from "./messages/tool-call-groups.js";
 export { repairToolPairing, validateToolPairing, type ToolPairingRepair } from "./messages/tool-pairing.js";
+export { checkHistory, type HistoryProblem } from "./messages/history-check.js";
+export type { HistoryRepair, MovedMessage } from "./messages/history-repair.js";
 
 export { encodingForModel, type TokenEncodingName } from "./tokens/encoding-for-model.js";
 export {

@@ -5,7 +5,7 @@ import type { CompactionStatus } from "./types.js";
 /** Name of the LangChain custom event every run dispatches inside a run (`streamEvents`, callbacks). */
 export const COMPACTION_EVENT_NAME = "compaction";
 
-/** One structured record per compaction run (seed 004 REQ-3.6). */
+/** One structured record per compaction run. */
 export interface CompactionEvent {
   readonly strategy: string;
   /** What fired the compaction (e.g. `"13000 tokens >= 12800 tokens (0.8 of a 16000-token window)"`), `"forced"`, or `null` when nothing fired. */
@@ -34,8 +34,13 @@ export interface CompactionLogger {
 
 /** Where a strategy's events go. */
 export interface CompactionEventSinks {
-  /** Called once per run with its event. Errors it throws are ignored: observing never breaks the agent. */
+  /**
+   * Called once per run with its event. It may be async: the run does not wait for it. What it
+   * throws, or the promise it returns rejects with, is ignored (never an unhandled rejection):
+   * observing never breaks the agent.
+   */
   readonly onEvent?: (event: CompactionEvent) => void;
+  /** Same contract as `onEvent` for each of its methods. */
   readonly logger?: CompactionLogger;
 }
 
@@ -45,23 +50,31 @@ function describe(event: CompactionEvent): string {
 }
 
 /**
- * Send an event to `onEvent`, to the logger, and, inside a run (a config with callbacks), as the
- * LangChain custom event `compaction`. Never throws.
+ * Call an observer, ignoring its failure: a throw, or a rejection of the promise (any thenable) it
+ * returns, which gets a handler at once so it never becomes an unhandled rejection. Not awaited.
  */
-export async function emitCompactionEvent(event: CompactionEvent, sinks: CompactionEventSinks, config: RunnableConfig | undefined): Promise<void> {
+function observe(call: () => unknown): void {
   try {
-    sinks.onEvent?.(event);
+    const returned = call();
+    if ((typeof returned === "object" || typeof returned === "function") && returned !== null) {
+      const then = (returned as { then?: unknown }).then;
+      if (typeof then === "function") then.call(returned, undefined, () => undefined);
+    }
   } catch {
     // An observer's failure is its own.
   }
-  try {
-    const logger = sinks.logger;
-    if (logger) {
-      const level = event.status === "failed" ? "warn" : event.status === "noop" ? "debug" : "info";
-      logger[level]?.(describe(event), event);
-    }
-  } catch {
-    // As above.
+}
+
+/**
+ * Send an event to `onEvent`, to the logger, and, inside a run (a config with callbacks), as the
+ * LangChain custom event `compaction`. Never throws, and never leaves a rejected promise unhandled.
+ */
+export async function emitCompactionEvent(event: CompactionEvent, sinks: CompactionEventSinks, config: RunnableConfig | undefined): Promise<void> {
+  const { onEvent, logger } = sinks;
+  if (onEvent) observe(() => onEvent(event));
+  if (logger) {
+    const level = event.status === "failed" ? "warn" : event.status === "noop" ? "debug" : "info";
+    observe(() => logger[level]?.(describe(event), event));
   }
   if (config?.callbacks) {
     try {

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ArtifactIndex } from "./messages/artifact-index.js";
-import type { ToolPairingRepair } from "./messages/tool-pairing.js";
+import type { HistoryRepair } from "./messages/history-repair.js";
 
 /**
  * - `noop`: nothing to do; `messages` is the input array's content, unchanged.
@@ -55,11 +55,12 @@ export interface CompactionResult {
   /** Which model wrote the summary, `"none"` for the no-model summarizer; absent when no summary was written. */
   readonly summaryModel?: string;
   /**
-   * With `invalidHistory: "repair"` and a broken input: what the repair found and changed before the
-   * strategy ran. `removed` and `replaced` above then index into the repaired history;
-   * `tokensBefore` and `messagesBefore` still describe the input as given.
+   * With `invalidHistory: "repair"` and a broken input (tool pairing, lone surrogates): what the
+   * repair found and changed before the strategy ran. `removed` and `replaced` above then index into
+   * the repaired history (`repair.messages`); `tokensBefore` and `messagesBefore` still describe the
+   * input as given.
    */
-  readonly repair?: ToolPairingRepair;
+  readonly repair?: HistoryRepair;
 }
 
 /** Per-run context for {@link CompactionStrategy.compact}. */

@@ -227,17 +227,27 @@ describe.each(sessions)("session $id", (session) => {
       expectWithinHardLimit(input, result, hardMaxTokens(total));
     });
 
-    it("keeps the system messages and a contiguous tail of the conversation", () => {
+    it("keeps the system messages, then the newest user message before a contiguous tail, then that tail", () => {
       const { input, result } = run();
       const systems = leadingSystemCount(input);
-      const tail = sourcePositions(input, result).slice(systems);
+      const [first, ...rest] = sourcePositions(input, result).slice(systems);
+      // Either the tail opens the conversation itself, or the newest user message before it does.
+      const tailOnly = rest.length === 0 || rest[0] === first! + 1;
+      const tail = tailOnly ? [first!, ...rest] : rest;
       expect(tail).toEqual(range(input.length - tail.length, input.length));
+      const userBeforeTail = positionsOfType(input, "human").filter((position) => position < tail[0]!).at(-1);
+      if (!tailOnly) expect(first).toBe(userBeforeTail);
     });
 
-    it("keeps no more than keepRecent conversation messages unless it fails", () => {
+    it("opens the conversation with a user message", () => {
+      const { result } = run();
+      expect(result.messages.find((message) => message.type !== "system")?.type).toBe("human");
+    });
+
+    it("keeps no more than keepRecent conversation messages and the user message before them, unless it fails", () => {
       const { input, result } = run();
       const systems = leadingSystemCount(input);
-      const bound = result.status === "failed" ? input.length - systems : HARD_KEEP_RECENT;
+      const bound = result.status === "failed" ? input.length - systems : HARD_KEEP_RECENT + 1;
       expect(result.messages.length - systems).toBeLessThanOrEqual(bound);
     });
   });

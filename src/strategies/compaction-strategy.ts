@@ -2,31 +2,33 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod/v4";
-import { InvalidHistoryError } from "../errors.js";
-import { isBaseMessage } from "../messages/message-types.js";
 import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
-import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
-import { repairToolPairing } from "../messages/tool-pairing.js";
+import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import { defaultTokenCounter, tokenCounterSchema, type TokenCounter, type TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
+import { analyse, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
 
-/** What a strategy does with a history whose tool calls and results do not pair up. */
-export type InvalidHistoryHandling = "throw" | "repair";
+export type { InvalidHistoryHandling } from "./prepare-history.js";
 
 /** Options every strategy accepts. */
 export interface BaseStrategyOptions {
   /** Counter for all token figures. @default the shared exact o200k_base counter */
   tokenCounter?: TokenCounter;
   /**
-   * `"throw"`: a history with broken tool pairing is rejected with an `InvalidHistoryError` listing
-   * the problems. `"repair"`: it is first repaired with `repairToolPairing` (orphan results dropped,
-   * unanswered calls removed, repeated ids renamed) and the result's `repair` says what was fixed.
+   * `"throw"`: a history with broken tool pairing, or with a lone surrogate (half of a UTF-16 pair)
+   * in a text it sends, is rejected with an `InvalidHistoryError` listing the problems.
+   * `"repair"`: it is first repaired on copies (lone surrogates replaced by U+FFFD, then the pairing
+   * repaired with `repairToolPairing`: orphan results dropped, unanswered calls removed, repeated ids
+   * renamed) and the result's `repair` says what was fixed. Content that is neither a string nor an
+   * array of blocks, an element that is not a message, and a `RemoveMessage` are never repaired:
+   * they always throw.
    * @default "throw"
    */
   invalidHistory?: InvalidHistoryHandling;
   /**
-   * Receives one structured event per run (seed 004 REQ-3.6). Inside a LangChain run the event is
-   * also dispatched as the custom event `compaction`.
+   * Receives one structured event per run. Inside a LangChain run the event is also dispatched as
+   * the custom event `compaction`. It may be async; what it throws, or the promise it returns
+   * rejects with, is ignored: observing never affects a run. The run does not wait for it.
    */
   onEvent?: (event: CompactionEvent) => void;
   /** Logs each run's event: no-ops at `debug`, compactions at `info`, failures at `warn`. */
@@ -69,31 +71,6 @@ export interface PreparedHistory {
   readonly pending: number | undefined;
 }
 
-/**
- * The position of a trailing assistant message with calls that have no results yet: pending calls
- * (seed 000: compaction may run between the model's answer and the tool runs), not a broken pairing.
- */
-function pendingPosition(messages: readonly BaseMessage[], index: ToolCallIndex): number | undefined {
-  const last = messages.length - 1;
-  return last >= 0 && index.problems.some((problem) => problem.kind === "unanswered-call" && problem.index === last) ? last : undefined;
-}
-
-/** A history with its tool-call index and token counts. @internal */
-interface Analysis {
-  readonly messages: readonly BaseMessage[];
-  /** The index state, extended in place when the next history grows from this one. */
-  readonly builder: ToolCallIndexBuilder;
-  readonly index: ToolCallIndex;
-  readonly tokens: TokenMeasurement;
-}
-
-/** True when `messages` starts with exactly the message objects of `previous`. */
-function extendsHistory(messages: readonly BaseMessage[], previous: readonly BaseMessage[]): boolean {
-  if (messages.length < previous.length) return false;
-  for (let position = 0; position < previous.length; position++) if (messages[position] !== previous[position]) return false;
-  return true;
-}
-
 /** What a strategy's `run` returns: the result without the figures the base class fills in. */
 export interface StrategyOutcome {
   readonly status: CompactionResult["status"];
@@ -116,8 +93,10 @@ export interface StrategyOutcome {
  * Base of every strategy: a `Runnable<BaseMessage[], BaseMessage[]>` (so `strategy.pipe(model)`
  * works in LCEL) with a `compact()` method that also reports what it did.
  *
- * Every run checks the input (an array of messages with valid tool pairing, else a typed error or
- * the documented repair), indexes the tool-call groups once and counts every message once.
+ * Every run checks the input (an array of messages a provider accepts: valid content, valid tool
+ * pairing, well-formed text; else a typed error or the documented repair), indexes the tool-call
+ * groups once and counts every message once. An output whose new messages a provider would reject
+ * fails the run, which then changes nothing.
  */
 export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMessage[]> {
   lc_namespace = ["langchain_compaction", "strategies"];
@@ -151,8 +130,10 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * @example
    * const { messages, status, removed, replaced } = await strategy.compact(history);
    * @returns the new history and what was done; on `noop` and `failed` the messages are the input's.
-   * @throws {InvalidHistoryError} when `messages` is not an array of messages, or (with
-   *   `invalidHistory: "throw"`) its tool pairing is broken.
+   * @throws {InvalidHistoryError} naming the message index: when `messages` is not an array of
+   *   messages, a message's content is neither a string nor an array of blocks, a message is a
+   *   `RemoveMessage`, or (with `invalidHistory: "throw"`) a text has a lone surrogate or the tool
+   *   pairing is broken.
    */
   async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
     const started = performance.now();
@@ -200,39 +181,16 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   }
 
   async #compact(messages: readonly BaseMessage[], context: CompactionContext): Promise<CompactionResult> {
-    if (!Array.isArray(messages)) throw new InvalidHistoryError(`${this.strategyName}: expected an array of messages, got ${typeof messages}`);
-    context.signal?.throwIfAborted();
+    if (Array.isArray(messages)) context.signal?.throwIfAborted();
     // Taken, not shared: a concurrent run on the same strategy starts from scratch.
     const memo = this.#memo;
     this.#memo = undefined;
-    let analysis = await this.#analyse(messages, memo);
-    let repair: CompactionResult["repair"];
-    let pending = pendingPosition(messages, analysis.index);
-    const problems = analysis.index.problems.filter((problem) => !(problem.kind === "unanswered-call" && problem.index === pending));
-    if (problems.length > 0) {
-      if (this.invalidHistory === "throw") {
-        throw new InvalidHistoryError(
-          `${this.strategyName}: the history's tool calls and results do not pair up (${problems.length} problem(s); first: ${problems[0]!.message}). ` +
-            `Fix it with repairToolPairing() or pass invalidHistory: "repair".`,
-          problems,
-        );
-      }
-      // The pending calls are not a problem: the repair leaves that message as it is.
-      const settled = pending === undefined ? messages : messages.slice(0, pending);
-      repair = repairToolPairing(settled);
-      const repaired = pending === undefined ? repair.messages : [...repair.messages, messages[pending]!];
-      if (pending !== undefined) pending = repaired.length - 1;
-      analysis = await this.#analyse(repaired, undefined);
-    }
+    const { analysis, pending, repair } = await prepareInput(this.strategyName, messages, memo, this.tokenCounter, this.invalidHistory);
     const { messages: input, index, tokens } = analysis;
     const tokensBefore = repair ? (await this.tokenCounter.measure(messages)).total : tokens.total;
     let outcome = await this.run({ messages: input, index, tokens, context, pending });
     context.signal?.throwIfAborted();
-    const changes = outcome.status !== "noop" && outcome.status !== "failed" && outcome.messages !== undefined;
-    if (pending !== undefined && changes && outcome.messages!.at(-1) !== input[pending]) {
-      // A safety net: the tools are about to answer those calls, so their message must stay last, as it is.
-      outcome = { status: "failed", reason: `${this.strategyName} would have changed or dropped the pending tool calls of the last message; the history is unchanged` };
-    }
+    outcome = this.#guard(outcome, input, pending);
     const unchanged = outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined;
     const output = unchanged ? [...input] : outcome.messages!;
     const replaced = unchanged ? [] : (outcome.replaced ?? []);
@@ -240,8 +198,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     const snapshot = output.slice();
     let after: Analysis;
     if (unchanged) after = { ...analysis, messages: snapshot };
-    else if (outcome.preservesStructure) after = { ...analysis, messages: snapshot, tokens: await this.#patchTokens(tokens, replaced) };
-    else after = await this.#analyse(snapshot, undefined);
+    else if (outcome.preservesStructure) after = { ...analysis, messages: snapshot, tokens: await patchTokens(tokens, replaced, this.tokenCounter) };
+    else after = await analyse(snapshot, undefined, this.tokenCounter);
     this.#memo = after;
     return {
       messages: output,
@@ -261,35 +219,21 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     };
   }
 
-  /** Index and count a history, continuing `memo` when the history extends the history it analysed. */
-  async #analyse(messages: readonly BaseMessage[], memo: Analysis | undefined): Promise<Analysis> {
-    const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
-    const start = previous ? previous.messages.length : 0;
-    for (let position = start; position < messages.length; position++) {
-      if (!isBaseMessage(messages[position])) {
-        throw new InvalidHistoryError(`${this.strategyName}: element ${position} is not a LangChain message`);
-      }
+  /**
+   * Safety nets on a run's outcome: an output that changed or dropped the pending calls, or whose new
+   * messages a provider would reject (e.g. a lone surrogate from a cut), becomes a failure that
+   * changes nothing.
+   */
+  #guard(outcome: StrategyOutcome, input: readonly BaseMessage[], pending: number | undefined): StrategyOutcome {
+    if (outcome.status === "noop" || outcome.status === "failed" || outcome.messages === undefined) return outcome;
+    const failed = (reason: string): StrategyOutcome => ({ status: "failed", reason, ...(outcome.trigger !== undefined ? { trigger: outcome.trigger } : {}) });
+    if (pending !== undefined && outcome.messages.at(-1) !== input[pending]) {
+      // The tools are about to answer those calls, so their message must stay last, as it is.
+      return failed(`${this.strategyName} would have changed or dropped the pending tool calls of the last message; the history is unchanged`);
     }
-    const builder = previous ? previous.builder : new ToolCallIndexBuilder();
-    for (let position = start; position < messages.length; position++) builder.push(messages[position]!);
-    const tokens =
-      previous && this.tokenCounter.extend
-        ? await this.tokenCounter.extend(previous.tokens, messages)
-        : await this.tokenCounter.measure(messages);
-    return { messages, builder, index: builder.view(), tokens };
-  }
-
-  /** The measurement after some messages were replaced in place (same positions, same structure). */
-  async #patchTokens(tokens: TokenMeasurement, replaced: readonly ReplacedMessage[]): Promise<TokenMeasurement> {
-    const perMessage = [...tokens.perMessage];
-    let estimated = tokens.estimated;
-    for (const { index, after } of replaced) {
-      const count = await this.tokenCounter.countMessage(after);
-      estimated += count - perMessage[index]!;
-      perMessage[index] = count;
-    }
-    // Rewritten copies share their original's usage record, so the calibration anchors stand.
-    return { ...tokens, perMessage, estimated, total: Math.max(0, estimated + tokens.calibrationOffset) };
+    const problem = outputProblem(input, outcome.messages);
+    if (problem) return failed(`${this.strategyName} would have returned a history a provider rejects (output ${problem.message}); the history is unchanged`);
+    return outcome;
   }
 
   /** Runnable entry point: the compacted history (the input's messages on `noop` or `failed`). */

@@ -1,11 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { cloneMessage } from "../messages/clone-message.js";
-import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage } from "../messages/message-types.js";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
-import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type RemovedMessage, type ReplacedMessage } from "../types.js";
+import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -13,6 +10,7 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
+import { shrinkMessage } from "./shrink-message.js";
 
 export interface HardTruncateOptions extends BaseStrategyOptions {
   /** The hard limit: the result always fits it (or the run fails and changes nothing). */
@@ -20,7 +18,8 @@ export interface HardTruncateOptions extends BaseStrategyOptions {
   /**
    * Keep this many of the newest messages besides system messages, from the first cut at or after
    * them that separates no call from its results (so a little fewer; more only when the newest
-   * group alone is longer). At least 1: a request needs a message besides the system prompt. @default 10
+   * group alone is longer), plus the newest user message before them when they do not start with
+   * one. At least 1: a request needs a message besides the system prompt. @default 10
    */
   keepRecent?: number;
 }
@@ -33,20 +32,24 @@ const optionsSchema = z
   })
   .strict();
 
+/** True for a content block that answers a tool call inside a user message (Anthropic's format). */
+const isToolResultBlock = (part: unknown) => typeof part === "object" && part !== null && (part as { type?: unknown }).type === "tool_result";
 
-function textOf(content: BaseMessage["content"]): string {
-  if (typeof content === "string") return content;
-  return content
-    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part["text"] === "string" ? part["text"] : ""))
-    .join("\n");
+/** A user's own message: a human message that is not only there to carry tool results. */
+function isUserRequest(message: BaseMessage): boolean {
+  return message.type === "human" && !(Array.isArray(message.content) && message.content.some(isToolResultBlock));
 }
 
 /**
- * Seed 004's hard-limit truncation (REQ-3.4). When the history is over `maxTokens`: keep every
- * system message and compaction summary, and the newest `keepRecent` messages from a cut that separates no tool call from
- * its results; drop further whole groups from the front while still over; and as a last resort cut
- * the text of the largest remaining message(s), with a visible marker. A history within the limit
- * is left alone.
+ * Hard-limit truncation. When the history is over `maxTokens`: keep every system message and
+ * compaction summary, and the newest `keepRecent` messages from a cut that separates no tool call
+ * from its results; drop further whole groups from the front while still over; and as a last resort
+ * cut the text of the largest remaining message(s), with a visible marker (a `tool_result` block
+ * stays in its user message; its text is cut). After the system messages (and any kept summary) the
+ * conversation opens with a user message: when the kept messages do not start with one, the newest
+ * user message before them is kept too, and counts against `maxTokens` (it is the request they work
+ * on, and providers expect the user to speak first). Only a history with no user message before
+ * them opens otherwise. A history within the limit is left alone.
  * @see hardTruncate
  */
 export class HardTruncate extends CompactionStrategy {
@@ -65,6 +68,11 @@ export class HardTruncate extends CompactionStrategy {
     if (tokens.total <= this.maxTokens) return { status: "noop", reason: `${tokens.total} tokens, within maxTokens ${this.maxTokens}` };
     const count = messages.length;
     const safe = safeCutPoints(messages, index);
+    // A user message carrying tool_result blocks answers the tool_use blocks of the assistant message
+    // before it: a cut never separates them.
+    for (let position = 0; position < count; position++) {
+      if (messages[position]!.type === "human" && !isUserRequest(messages[position]!)) safe[position] = 0;
+    }
     // System messages and compaction summaries are never dropped: a summary stands for everything
     // before it, and dropping it would lose the request and the artifact trail.
     const isSystem = (position: number) => messages[position]!.type === "system" || compactionMarkerOf(messages[position]!)?.summary === true;
@@ -79,11 +87,24 @@ export class HardTruncate extends CompactionStrategy {
     const primingTokens = tokens.estimated - allTokens;
     const anchor = tokens.calibrationAnchors.at(-1);
     const fixed = (cut: number) => Math.max(0, systemTokens + primingTokens + (anchor && anchor.index >= cut ? anchor.offset : 0));
-    // suffix[c]: tokens of the non-system messages from c on.
+    // suffix[c]: tokens of the non-system messages from c on; opener[c]: the first message from c on
+    // that is not a system message (summaries included); request[c]: the newest user request before c.
     const suffix = new Float64Array(count + 1);
+    const opener = new Int32Array(count + 1).fill(count);
     for (let position = count - 1; position >= 0; position--) {
       suffix[position] = suffix[position + 1]! + (isSystem(position) ? 0 : tokens.perMessage[position]!);
+      opener[position] = messages[position]!.type === "system" ? opener[position + 1]! : position;
     }
+    const request = new Int32Array(count + 1).fill(-1);
+    for (let position = 0; position < count; position++) {
+      request[position + 1] = !isSystem(position) && isUserRequest(messages[position]!) ? position : request[position]!;
+    }
+    // The user request kept besides the tail from `cut`: none when the tail opens with one. (A
+    // summary kept before it does not stand for a newer request: that one is kept too.)
+    const requestFor = (cut: number): number => {
+      const first = opener[cut]!;
+      return first < count && isUserRequest(messages[first]!) ? -1 : request[cut]!;
+    };
     const lastNonSystem = (() => {
       for (let position = count - 1; position >= 0; position--) if (!isSystem(position)) return position;
       return -1;
@@ -95,14 +116,18 @@ export class HardTruncate extends CompactionStrategy {
     let cut = Math.max(0, count - this.keepRecent);
     while (cut < count && !safe[cut]) cut++;
     if (cut > lastUsefulCut && this.keepRecent > 0) cut = lastUsefulCut;
-    const totalAt = (position: number) => fixed(position) + suffix[position]!;
+    const totalAt = (position: number) => {
+      const kept = requestFor(position);
+      return fixed(position) + suffix[position]! + (kept >= 0 ? tokens.perMessage[kept]! : 0);
+    };
     while (totalAt(cut) > this.maxTokens && cut < lastUsefulCut) {
       cut++;
       while (cut < lastUsefulCut && !safe[cut]) cut++;
     }
 
+    const keptRequest = requestFor(cut);
     const kept: number[] = [];
-    for (let position = 0; position < count; position++) if (isSystem(position) || position >= cut) kept.push(position);
+    for (let position = 0; position < count; position++) if (isSystem(position) || position >= cut || position === keptRequest) kept.push(position);
     const current = new Map<number, BaseMessage>();
     let total = totalAt(cut);
 
@@ -112,7 +137,7 @@ export class HardTruncate extends CompactionStrategy {
     const candidates = kept.filter((position) => messages[position]!.type !== "system" && position !== pending).sort((a, b) => tokens.perMessage[b]! - tokens.perMessage[a]!);
     for (const position of candidates) {
       if (total <= this.maxTokens) break;
-      const shrunk = await this.#shrink(messages[position]!, tokens.perMessage[position]!, total - this.maxTokens);
+      const shrunk = await shrinkMessage(messages[position]!, tokens.perMessage[position]!, total - this.maxTokens, this.strategyName, this.tokenCounter);
       if (!shrunk) continue;
       total += shrunk.tokens - tokens.perMessage[position]!;
       current.set(position, shrunk.message);
@@ -140,67 +165,11 @@ export class HardTruncate extends CompactionStrategy {
     }
     return { status: "truncated", messages: output, removed, replaced };
   }
-
-  /**
-   * A smaller copy of `original` (which costs `before` tokens) that frees up to `excess` tokens:
-   * tool-call arguments emptied first, then the text cut with a visible marker. `undefined` when
-   * nothing can be freed.
-   */
-  async #shrink(original: BaseMessage, before: number, excess: number): Promise<{ message: BaseMessage; tokens: number } | undefined> {
-    let base = original;
-    let hiddenToolInputs: string[] | undefined;
-    if (isAssistantMessage(original)) {
-      const calls = original.tool_calls ?? [];
-      const withArgs = new Set<number>();
-      calls.forEach((call, position) => {
-        if (call.id !== undefined && Object.keys(call.args ?? {}).length > 0) withArgs.add(position);
-      });
-      if (withArgs.size > 0) {
-        base = editToolCalls(original, { clearArgsPositions: withArgs });
-        hiddenToolInputs = [...withArgs].map((position) => calls[position]!.id!).sort();
-      }
-    }
-    const marker: CompactionMarker = {
-      // A summary stays a summary (with its artifact index) when its text is cut.
-      ...compactionMarkerOf(original),
-      strategy: this.strategyName,
-      truncated: true,
-      originalTokens: before,
-      ...(hiddenToolInputs ? { hiddenToolInputs } : {}),
-    };
-    const mark = (content: unknown) =>
-      cloneMessage(base, { content, response_metadata: { ...original.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
-    let after = mark(base.content);
-    let afterTokens = await this.tokenCounter.countMessage(after);
-    const remaining = excess - (before - afterTokens);
-    if (remaining > 0) {
-      const text = textOf(original.content);
-      const textTokens = await this.tokenCounter.countText(text);
-      // Tool-call blocks restate the calls: they survive the cut. Other non-text parts go, and the
-      // marker says how many.
-      const parts = Array.isArray(original.content) ? original.content : [];
-      const blocks = parts.filter((part) => typeof part === "object" && TOOL_CALL_BLOCK_TYPES.has(String(part.type)));
-      const droppedParts = parts.filter((part) => typeof part === "object" && part.type !== "text" && !TOOL_CALL_BLOCK_TYPES.has(String(part.type))).length;
-      let budget = Math.max(0, textTokens - remaining - 24);
-      for (let attempt = 0; attempt < 4; attempt++) {
-        const keptText = await this.tokenCounter.truncateText(text, budget);
-        const cutTokens = textTokens - (await this.tokenCounter.countText(keptText));
-        const dropped = droppedParts > 0 ? `; ${droppedParts} non-text part(s) removed` : "";
-        const markerText = `\n[... ${cutTokens} tokens cut to fit the context window${dropped} ...]`;
-        after = mark(blocks.length > 0 ? [{ type: "text", text: keptText + markerText }, ...blocks] : keptText + markerText);
-        afterTokens = await this.tokenCounter.countMessage(after);
-        const overshoot = afterTokens - (before - excess);
-        if (overshoot <= 0 || budget === 0) break;
-        budget = Math.max(0, budget - overshoot);
-      }
-    }
-    return afterTokens < before ? { message: after, tokens: afterTokens } : undefined;
-  }
 }
 
 /**
- * Guarantee the history fits `maxTokens` (seed 004 REQ-3.4): system messages plus the newest
- * messages from a safe cut, cutting one oversized message's text as a last resort.
+ * Guarantee the history fits `maxTokens`: system messages, the newest user message, then the newest
+ * messages from a safe cut, cutting oversized messages' text as a last resort.
  *
  * @example
  * const fallback = hardTruncate({ maxTokens: 128_000, keepRecent: 10 });

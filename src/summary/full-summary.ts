@@ -1,4 +1,3 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
@@ -8,7 +7,7 @@ import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
 import { formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
-import { SummaryCallError } from "./summary-model.js";
+import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { extractBlock } from "./summary-text.js";
 import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
@@ -118,7 +117,7 @@ export class FullSummary extends SummaryStrategy {
     return cut;
   }
 
-  protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
+  protected async writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
     const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true });
     // Fenced: no text in the history can close the prompt's data block.

@@ -13,6 +13,7 @@ export {
   DEFAULT_SUMMARY_TIMEOUT_MS,
   SUMMARY_CALL_TAGS,
   SummaryCallError,
+  type SummaryChatModel,
   type SummaryFailureKind,
   type SummaryModel,
 } from "./summary-model.js";

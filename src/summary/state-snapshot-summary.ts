@@ -1,4 +1,3 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
@@ -8,7 +7,7 @@ import type { CompactionContext } from "../types.js";
 import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
-import { SummaryCallError } from "./summary-model.js";
+import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { extractBlock } from "./summary-text.js";
 import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
 
@@ -113,7 +112,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
     return nearest(boundaries) ?? turn;
   }
 
-  protected async writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
+  protected async writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // The earlier snapshot goes in first, on its own; the history is what came after it.
     // Every data value is fenced against the blocks of both templates it ends up in; the filled
     // previous-snapshot template is the prompt's own text and goes in as it is.

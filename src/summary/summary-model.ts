@@ -1,19 +1,28 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { CompactionError } from "../errors.js";
 import { messageText } from "../messages/message-text.js";
 
+/**
+ * What a summary model needs: an `invoke()` that takes messages and resolves to the answer. Every
+ * LangChain chat model fits (`ChatOpenAI`, `ChatAnthropic`, a fake model...), and so does any object
+ * with such an `invoke` (a model wrapped in `withRetry()`, a stub): nothing else is called on it
+ * without checking that it exists.
+ */
+export interface SummaryChatModel {
+  invoke(input: BaseMessage[], options?: RunnableConfig): Promise<BaseMessage>;
+}
+
 /** A chat model, or a model name that becomes `ChatOpenAI` from `@langchain/openai`. */
-export type SummaryModel = BaseChatModel | string;
+export type SummaryModel = SummaryChatModel | string;
 
 /** Tags every summary call carries: `nostream` keeps its tokens out of LangGraph's `streamMode: "messages"`. */
 export const SUMMARY_CALL_TAGS: readonly string[] = Object.freeze(["compaction", "nostream"]);
 
-/** The default time a summary call may take (seed 004: 30 s). */
+/** The default time a summary call may take: 30 s. */
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 30_000;
 
-/** The default cap on a summary's length, in tokens (seed 004). */
+/** The default cap on a summary's length, in tokens. */
 export const DEFAULT_SUMMARY_MAX_TOKENS = 1000;
 
 /** Why a summary call produced no usable summary. */
@@ -34,14 +43,26 @@ export class SummaryCallError extends CompactionError {
   }
 }
 
-/** The name a model reports, for events: `model`, `modelName`, else its class name. */
+/**
+ * The name a model reports, for events: `model`, `modelName`, else `getName()` (a LangChain
+ * runnable's name) when it has one, else its class name; `undefined` for a plain object.
+ */
 export function modelNameOf(model: SummaryModel | undefined): string | undefined {
   if (model === undefined) return undefined;
   if (typeof model === "string") return model;
-  const named = model as unknown as { model?: unknown; modelName?: unknown };
+  const named = model as unknown as { model?: unknown; modelName?: unknown; getName?: unknown };
   if (typeof named.model === "string") return named.model;
   if (typeof named.modelName === "string") return named.modelName;
-  return model.getName();
+  if (typeof named.getName === "function") {
+    try {
+      const name: unknown = named.getName();
+      if (typeof name === "string" && name !== "") return name;
+    } catch {
+      // A name is only for the record.
+    }
+  }
+  const className = (Object.getPrototypeOf(model) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof className === "string" && className !== "" && className !== "Object" ? className : undefined;
 }
 
 /**
@@ -55,7 +76,7 @@ export async function resolveSummaryModel(
   model: SummaryModel,
   maxTokens: number,
   modelOptions: Readonly<Record<string, unknown>> = {},
-): Promise<BaseChatModel> {
+): Promise<SummaryChatModel> {
   if (typeof model !== "string") return model;
   let openai: typeof import("@langchain/openai");
   try {
@@ -66,10 +87,10 @@ export async function resolveSummaryModel(
       { cause },
     );
   }
-  return new openai.ChatOpenAI({ model, maxTokens, ...modelOptions }) as unknown as BaseChatModel;
+  return new openai.ChatOpenAI({ model, maxTokens, ...modelOptions });
 }
 
-const cappedModels = new WeakMap<BaseChatModel, Map<number, BaseChatModel>>();
+const cappedModels = new WeakMap<SummaryChatModel, Map<number, SummaryChatModel>>();
 
 /**
  * The model with its answer capped at `maxTokens`. Chat models have no per-call cap, so a model that
@@ -77,8 +98,8 @@ const cappedModels = new WeakMap<BaseChatModel, Map<number, BaseChatModel>>();
  * once with the cap (cached); a model already capped at or below it, or one that cannot be rebuilt,
  * is used as it is (the prompt states the limit and the answer is cut at it).
  */
-export function withMaxTokens(model: BaseChatModel, maxTokens: number): BaseChatModel {
-  const candidate = model as unknown as { maxTokens?: unknown; fields?: unknown; constructor: new (fields: object) => BaseChatModel };
+export function withMaxTokens(model: SummaryChatModel, maxTokens: number): SummaryChatModel {
+  const candidate = model as unknown as { maxTokens?: unknown; fields?: unknown; constructor: new (fields: object) => SummaryChatModel };
   if (!("maxTokens" in candidate)) return model;
   if (typeof candidate.maxTokens === "number" && candidate.maxTokens > 0 && candidate.maxTokens <= maxTokens) return model;
   if (typeof candidate.fields !== "object" || candidate.fields === null) return model;
@@ -117,7 +138,7 @@ export interface SummaryCallOptions {
  * @throws {SummaryCallError} on an error, a timeout or an empty answer.
  * @throws the caller's abort reason when `signal` aborts.
  */
-export async function callSummaryModel(model: BaseChatModel, prompt: string, options: SummaryCallOptions): Promise<string> {
+export async function callSummaryModel(model: SummaryChatModel, prompt: string, options: SummaryCallOptions): Promise<string> {
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new SummaryCallError("timeout", `the summary call timed out after ${options.timeoutMs} ms`)),
@@ -137,14 +158,18 @@ export async function callSummaryModel(model: BaseChatModel, prompt: string, opt
     runName: "compaction_summary",
     signal,
   };
-  let answer: BaseMessage;
+  let answer: unknown;
   try {
     // Also raced here: a model that ignores the signal must not hold the agent past the timeout.
-    answer = await new Promise<BaseMessage>((resolve, reject) => {
+    answer = await new Promise<unknown>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       if (signal.aborted) onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
-      model.invoke([new HumanMessage(prompt)], config).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      // Through a promise: an invoke() that throws, or returns a plain value, is handled alike.
+      Promise.resolve()
+        .then(() => model.invoke([new HumanMessage(prompt)], config))
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", onAbort));
     });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
@@ -155,9 +180,22 @@ export async function callSummaryModel(model: BaseChatModel, prompt: string, opt
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", forward);
   }
-  const text = messageText(answer).trim();
+  const text = answerText(answer)?.trim();
+  if (text === undefined) throw new SummaryCallError("error", `the summary model returned no message: got ${answer === null ? "null" : typeof answer}`);
   if (text === "") throw new SummaryCallError("empty", "the summary model returned an empty answer");
   return text;
+}
+
+/** The text of a model's answer: a message's (or message-like object's) content, or a plain string. */
+function answerText(answer: unknown): string | undefined {
+  if (typeof answer === "string") return answer;
+  if (typeof answer !== "object" || answer === null) return undefined;
+  const content = (answer as { content?: unknown }).content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  // Only the blocks messageText can read: strings and objects.
+  const blocks = content.filter((block: unknown) => typeof block === "string" || (typeof block === "object" && block !== null));
+  return messageText({ content: blocks } as BaseMessage);
 }
 
 /** The content between `<tag>` and `</tag>` when the answer has it, else the whole answer. */

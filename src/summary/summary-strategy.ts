@@ -1,4 +1,3 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
@@ -25,6 +24,7 @@ import {
   modelNameOf,
   resolveSummaryModel,
   withMaxTokens,
+  type SummaryChatModel,
   type SummaryModel,
 } from "./summary-model.js";
 
@@ -73,7 +73,7 @@ export const summaryOptionsShape = {
   model: z
     .union([
       z.string().min(1),
-      z.custom<BaseChatModel>((value) => typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function", "expected a chat model"),
+      z.custom<SummaryChatModel>((value) => typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function", "expected a chat model"),
     ])
     .optional(),
   modelOptions: z.record(z.string(), z.unknown()).optional(),
@@ -124,7 +124,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
-  #resolved: Promise<BaseChatModel> | undefined;
+  #resolved: Promise<SummaryChatModel> | undefined;
 
   protected constructor(options: SummaryStrategyOptions) {
     super(options);
@@ -138,10 +138,10 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   }
 
   /** The summary's text (without the artifact index) from a model; called only when `model` is set. */
-  protected abstract writeWithModel(model: BaseChatModel, input: SummaryInput, context: CompactionContext): Promise<string>;
+  protected abstract writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string>;
 
   /** The model's summary call. @throws {SummaryCallError} */
-  protected async ask(model: BaseChatModel, prompt: string, context: CompactionContext): Promise<string> {
+  protected async ask(model: SummaryChatModel, prompt: string, context: CompactionContext): Promise<string> {
     return callSummaryModel(model, prompt, {
       timeoutMs: this.timeoutMs,
       strategy: this.strategyName,
@@ -209,7 +209,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     return { status: "summarized", messages: output, removed, trigger, summaryModel };
   }
 
-  #summaryModel(model: SummaryModel): Promise<BaseChatModel> {
+  #summaryModel(model: SummaryModel): Promise<SummaryChatModel> {
     if (!this.#resolved) {
       const resolving = resolveSummaryModel(model, this.summaryMaxTokens, this.modelOptions).then((resolved) => withMaxTokens(resolved, this.summaryMaxTokens));
       resolving.catch(() => {

@@ -1,0 +1,119 @@
+import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import { hasLoneSurrogate } from "../text/code-points.js";
+import { isBaseMessage } from "./message-types.js";
+
+/**
+ * A message of a history that no provider can take as it is. `index` is its position in the history.
+ * - `not-a-message`: the element is not a LangChain message;
+ * - `invalid-content`: its content is neither a string nor an array of content blocks (strings or
+ *   objects), e.g. an object, a number or `null`;
+ * - `remove-message`: a `RemoveMessage`, an update for LangGraph's messages reducer, not a message;
+ * - `lone-surrogate`: a text it sends (`field`: `content`, `tool_calls`, `invalid_tool_calls`,
+ *   `additional_kwargs`, `name` or `tool_call_id`) holds half of a UTF-16 surrogate pair, which is not
+ *   valid Unicode (Anthropic rejects it: "no low surrogate in string").
+ */
+export type HistoryProblem =
+  | { kind: "not-a-message"; index: number; message: string }
+  | { kind: "invalid-content"; index: number; message: string }
+  | { kind: "remove-message"; index: number; message: string }
+  | { kind: "lone-surrogate"; index: number; field: TextField; message: string };
+
+/** The fields of a message whose text a provider receives. */
+export const TEXT_FIELDS = ["content", "tool_calls", "invalid_tool_calls", "additional_kwargs", "name", "tool_call_id"] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+/** True for an array or a plain object (not a class instance such as a `Uint8Array`). */
+export function isPlainContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** How deep {@link containsLoneSurrogate} and the repair look into nested data (a guard against cycles). */
+export const MAX_TEXT_DEPTH = 64;
+
+/**
+ * True when a string anywhere in `value` (arrays and plain objects, down to {@link MAX_TEXT_DEPTH})
+ * has a lone surrogate.
+ */
+export function containsLoneSurrogate(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return hasLoneSurrogate(value);
+  if (depth >= MAX_TEXT_DEPTH || !isPlainContainer(value)) return false;
+  if (Array.isArray(value)) return value.some((item) => containsLoneSurrogate(item, depth + 1));
+  for (const key in value) if (containsLoneSurrogate(value[key], depth + 1)) return true;
+  return false;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/** Why `content` is not a string or an array of blocks, or `undefined` when it is. */
+function contentProblem(content: unknown): string | undefined {
+  if (typeof content === "string") return undefined;
+  if (!Array.isArray(content)) return `content that is neither a string nor an array of content blocks: got ${describeValue(content)}`;
+  for (let position = 0; position < content.length; position++) {
+    const block: unknown = content[position];
+    if (typeof block !== "string" && (typeof block !== "object" || block === null || Array.isArray(block))) {
+      return `content block ${position} that is neither a string nor an object: got ${describeValue(block)}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The problems of one message at `index`, appended to `problems`: at most one per kind, and for lone
+ * surrogates one per field. Reads each text once.
+ */
+export function checkMessage(element: unknown, index: number, problems: HistoryProblem[]): void {
+  if (!isBaseMessage(element)) {
+    problems.push({ kind: "not-a-message", index, message: `element ${index} is not a LangChain message` });
+    return;
+  }
+  const message: BaseMessage = element;
+  if (RemoveMessage.isInstance(message)) {
+    problems.push({
+      kind: "remove-message",
+      index,
+      message: `message ${index} is a RemoveMessage (an update for LangGraph's messages reducer, not a message to send): apply it to the history first`,
+    });
+    return;
+  }
+  const invalid = contentProblem(message.content);
+  if (invalid !== undefined) problems.push({ kind: "invalid-content", index, message: `message ${index} (${message.type}) has ${invalid}` });
+  const fields = message as unknown as Record<TextField, unknown>;
+  for (const field of TEXT_FIELDS) {
+    if (field === "content" && invalid !== undefined) continue;
+    if (containsLoneSurrogate(fields[field])) {
+      problems.push({
+        kind: "lone-surrogate",
+        index,
+        field,
+        message: `message ${index} (${message.type}) has a lone surrogate (half of a UTF-16 pair, not valid Unicode) in its ${field}`,
+      });
+    }
+  }
+}
+
+/**
+ * Check a history for messages no provider can take as they are (see {@link HistoryProblem}), in one
+ * pass, from position `from` on (the positions before it were checked already).
+ *
+ * @example
+ * checkHistory([new HumanMessage("hi \uD83D")]);
+ * // [{ kind: "lone-surrogate", index: 0, field: "content", message: "message 0 (human) has a lone surrogate ..." }]
+ */
+export function checkHistory(messages: readonly unknown[], from = 0): HistoryProblem[] {
+  const problems: HistoryProblem[] = [];
+  for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems);
+  return problems;
+}
+
+/** True for the problems `invalidHistory: "repair"` can fix (lone surrogates become U+FFFD). */
+export function isRepairable(problem: HistoryProblem): boolean {
+  return problem.kind === "lone-surrogate";
+}

@@ -1,0 +1,132 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { InvalidHistoryError } from "../errors.js";
+import { checkHistory, checkMessage, isRepairable, type HistoryProblem } from "../messages/history-check.js";
+import { combineRepairs, repairLoneSurrogates, type HistoryRepair } from "../messages/history-repair.js";
+import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
+import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
+import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
+import type { ReplacedMessage } from "../types.js";
+
+/** What a strategy does with a history it can repair: tool pairing that does not pair up, lone surrogates. */
+export type InvalidHistoryHandling = "throw" | "repair";
+
+/** A history with its tool-call index and token counts. @internal */
+export interface Analysis {
+  readonly messages: readonly BaseMessage[];
+  /** The index state, extended in place when the next history grows from this one. */
+  readonly builder: ToolCallIndexBuilder;
+  readonly index: ToolCallIndex;
+  readonly tokens: TokenMeasurement;
+}
+
+/** A checked (and, if asked, repaired) input, analysed. @internal */
+export interface PreparedInput {
+  readonly analysis: Analysis;
+  /** The position of the trailing assistant message whose calls have no results yet, if any. */
+  readonly pending: number | undefined;
+  readonly repair: HistoryRepair | undefined;
+}
+
+/** True when `messages` starts with exactly the message objects of `previous`. */
+function extendsHistory(messages: readonly BaseMessage[], previous: readonly BaseMessage[]): boolean {
+  if (messages.length < previous.length) return false;
+  for (let position = 0; position < previous.length; position++) if (messages[position] !== previous[position]) return false;
+  return true;
+}
+
+/**
+ * The position of a trailing assistant message with calls that have no results yet: pending calls
+ * (compaction may run between the model's answer and the tool runs), not a broken pairing.
+ */
+function pendingPosition(messages: readonly BaseMessage[], index: ToolCallIndex): number | undefined {
+  const last = messages.length - 1;
+  return last >= 0 && index.problems.some((problem) => problem.kind === "unanswered-call" && problem.index === last) ? last : undefined;
+}
+
+/** Index and count a checked history, continuing `previous` (an analysis of a prefix of it, same objects). @internal */
+export async function analyse(messages: readonly BaseMessage[], previous: Analysis | undefined, counter: TokenCounter): Promise<Analysis> {
+  const start = previous ? previous.messages.length : 0;
+  const builder = previous ? previous.builder : new ToolCallIndexBuilder();
+  for (let position = start; position < messages.length; position++) builder.push(messages[position]!);
+  const tokens = previous && counter.extend ? await counter.extend(previous.tokens, messages) : await counter.measure(messages);
+  return { messages, builder, index: builder.view(), tokens };
+}
+
+/** The measurement after some messages were replaced in place (same positions, same structure). @internal */
+export async function patchTokens(tokens: TokenMeasurement, replaced: readonly ReplacedMessage[], counter: TokenCounter): Promise<TokenMeasurement> {
+  const perMessage = [...tokens.perMessage];
+  let estimated = tokens.estimated;
+  for (const { index, after } of replaced) {
+    const count = await counter.countMessage(after);
+    estimated += count - perMessage[index]!;
+    perMessage[index] = count;
+  }
+  // Rewritten copies share their original's usage record, so the calibration anchors stand.
+  return { ...tokens, perMessage, estimated, total: Math.max(0, estimated + tokens.calibrationOffset) };
+}
+
+function historyError(strategy: string, problems: readonly HistoryProblem[]): InvalidHistoryError {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
+  const hint = problems.some(isRepairable) ? ` Pass invalidHistory: "repair" to replace lone surrogates with U+FFFD.` : "";
+  return new InvalidHistoryError(`${strategy}: ${problems[0]!.message}${more}${hint}`, problems);
+}
+
+/**
+ * Check a strategy's input and analyse it, in one pass over the messages `memo` (the analysis of the
+ * strategy's last output) does not cover. A message that is not one, has content that is neither a
+ * string nor an array of blocks, or is a `RemoveMessage` always throws; a lone surrogate or broken
+ * tool pairing throws with `invalidHistory: "throw"`, and is repaired on copies with `"repair"`.
+ * @throws {InvalidHistoryError} naming each problem's message index.
+ * @internal
+ */
+export async function prepareInput(
+  strategy: string,
+  messages: readonly BaseMessage[],
+  memo: Analysis | undefined,
+  counter: TokenCounter,
+  invalidHistory: InvalidHistoryHandling,
+): Promise<PreparedInput> {
+  if (!Array.isArray(messages)) throw new InvalidHistoryError(`${strategy}: expected an array of messages, got ${typeof messages}`);
+  const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
+  // The memo's messages are a checked output: only the new ones need checking.
+  const problems = checkHistory(messages, previous ? previous.messages.length : 0);
+  if (problems.length > 0 && (invalidHistory === "throw" || !problems.every(isRepairable))) throw historyError(strategy, problems);
+  const surrogates = problems.length > 0 ? { problems, ...repairLoneSurrogates(messages, problems) } : undefined;
+  const checked = surrogates ? surrogates.messages : messages;
+  // Repaired copies sit after the memo's prefix: it still applies.
+  let analysis = await analyse(checked, previous, counter);
+  let pending = pendingPosition(checked, analysis.index);
+  const pairingProblems = analysis.index.problems.filter((problem) => !(problem.kind === "unanswered-call" && problem.index === pending));
+  let pairing: ToolPairingRepair | undefined;
+  if (pairingProblems.length > 0) {
+    if (invalidHistory === "throw") {
+      throw new InvalidHistoryError(
+        `${strategy}: the history's tool calls and results do not pair up (${pairingProblems.length} problem(s); first: ${pairingProblems[0]!.message}). ` +
+          `Fix it with repairToolPairing() or pass invalidHistory: "repair".`,
+        pairingProblems,
+      );
+    }
+    // The pending calls are not a problem: the repair leaves that message as it is.
+    const settled = pending === undefined ? checked : checked.slice(0, pending);
+    pairing = repairToolPairing(settled);
+    const repaired = pending === undefined ? pairing.messages : [...pairing.messages, checked[pending]!];
+    if (pending !== undefined) pending = repaired.length - 1;
+    analysis = await analyse(repaired, undefined, counter);
+  }
+  const repair = surrogates || pairing ? combineRepairs(messages, [...analysis.messages], surrogates, pairing) : undefined;
+  return { analysis, pending, repair };
+}
+
+/**
+ * The first problem of an output's new messages (those that are not input objects), checked like an
+ * input: a strategy's output must be as sendable as its input. `undefined` when there is none.
+ * @internal
+ */
+export function outputProblem(input: readonly BaseMessage[], output: readonly BaseMessage[]): HistoryProblem | undefined {
+  const inputMessages = new Set(input);
+  const problems: HistoryProblem[] = [];
+  for (let position = 0; position < output.length && problems.length === 0; position++) {
+    if (!inputMessages.has(output[position]!)) checkMessage(output[position], position, problems);
+  }
+  return problems[0];
+}
