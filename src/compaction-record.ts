@@ -1,6 +1,6 @@
 import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
-import type { ToolPairingProblem } from "./messages/tool-call-groups.js";
-import type { ToolPairingRepair } from "./messages/tool-pairing.js";
+import type { MessageProblem } from "./errors.js";
+import type { HistoryRepair } from "./messages/history-repair.js";
 import type { CompactionStatus } from "./types.js";
 
 /**
@@ -25,7 +25,7 @@ export interface CompactionRecord {
   /**
    * The compactor's status. `failed` also stands for a compactor that threw or an archive that could
    * not be written: the messages were then left unchanged and `reason` says why. `repaired`: only the
-   * tool-pairing repair changed the messages (see `repair`): the compactor had nothing to do, failed
+   * repair (tool pairing, lone surrogates) changed the messages (see `repair`): the compactor had nothing to do, failed
    * or threw (`reason` then says why).
    */
   readonly status: CompactionStatus;
@@ -55,7 +55,8 @@ export interface CompactionRecord {
    */
   readonly lastMessageId?: string | null;
   /**
-   * Set when the history's tool pairing was broken and was repaired before the compactor ran (by the
+   * Set when the history's tool pairing was broken (or a text held a lone surrogate) and was repaired
+   * before the compactor ran (by the
    * adapter's default `invalidHistory: "repair"`, or by a strategy's own `invalidHistory: "repair"`).
    * Its ids are also in `removedIds` / `replacedIds`; the token figures are the compactor's, which
    * saw the repaired history. Absent when nothing was repaired.
@@ -64,8 +65,8 @@ export interface CompactionRecord {
 }
 
 /**
- * What a tool-pairing repair changed (see `repairToolPairing`), by message id. Plain JSON, stored
- * in the record.
+ * What the repair of a history changed (lone surrogates replaced, tool pairing repaired as
+ * `repairToolPairing` does), by message id. Plain JSON, stored in the record.
  *
  * @example
  * {
@@ -74,11 +75,17 @@ export interface CompactionRecord {
  * }
  */
 export interface CompactionRepairSummary {
-  /** The problems found, each with its index in the history the compaction was given. */
-  readonly problems: readonly ToolPairingProblem[];
+  /**
+   * The problems found (tool pairing, lone surrogates), each with its index in the history the
+   * compaction was given.
+   */
+  readonly problems: readonly MessageProblem[];
   /** Messages the repair dropped: orphan and duplicate tool results, assistant messages left empty. */
   readonly removedIds: readonly string[];
-  /** Messages the repair replaced by a corrected copy (calls without a result removed, repeated ids renamed...). */
+  /**
+   * Messages the repair replaced by a corrected copy (calls without a result removed, repeated ids
+   * renamed, lone surrogates replaced by U+FFFD...).
+   */
   readonly replacedIds: readonly string[];
   /** Tool results moved to directly after their call's message. */
   readonly movedIds: readonly string[];
@@ -125,7 +132,7 @@ function idsOf(messages: readonly BaseMessage[]): string[] {
 }
 
 /** A repair, as a record keeps it (messages without an id are left out of the id lists). @internal */
-export function repairSummaryOf(repair: ToolPairingRepair): CompactionRepairSummary {
+export function repairSummaryOf(repair: HistoryRepair): CompactionRepairSummary {
   return {
     problems: repair.problems.map((problem) => ({ ...problem })),
     removedIds: idsOf(repair.removed.map(({ message }) => message)),

@@ -1,16 +1,20 @@
-import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { assistantCalls } from "../messages/assistant-calls.js";
+import { checkHistory, isRepairable } from "../messages/history-check.js";
+import { combineRepairs, repairLoneSurrogates, type HistoryRepair } from "../messages/history-repair.js";
 import { isAssistantMessage } from "../messages/message-types.js";
-import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
+import { repairToolPairing } from "../messages/tool-pairing.js";
 import type { CompactionResult } from "../types.js";
 
 /**
  * What an adapter (`createCompactionNode`, `compactionMiddleware`, `withCompaction`,
- * `CompactingChatMessageHistory`) does with a history whose tool calls and results do not pair up
- * the way ChatOpenAI and ChatAnthropic require (see `validateToolPairing`):
- * - `"repair"`: the history is repaired with `repairToolPairing` before the compactor runs, and the
- *   compactor gets the repaired history. The repaired history is what goes on to the model, even when
+ * `CompactingChatMessageHistory`) does with a history ChatOpenAI or ChatAnthropic would reject but
+ * that can be repaired: tool calls and results that do not pair up (see `validateToolPairing`), a
+ * text with a lone surrogate (see `checkHistory`):
+ * - `"repair"`: the history is repaired before the compactor runs, as a strategy's own
+ *   `invalidHistory: "repair"` does (lone surrogates replaced by U+FFFD, then `repairToolPairing`),
+ *   and the compactor gets the repaired history. The repaired history is what goes on to the model, even when
  *   the compactor then has nothing to do (status `"repaired"`). What the repair dropped, rewrote or
  *   moved is archived (or kept) like any compaction's originals and the record's `repair` lists it.
  * - `"leave"`: the history goes to the compactor as it is. A strategy then throws
@@ -24,24 +28,32 @@ export type AdapterInvalidHistoryHandling = "repair" | "leave";
 export const adapterInvalidHistorySchema = z.enum(["repair", "leave"]).optional();
 
 /**
- * The repair `messages` needs before a compactor sees it: undefined with `"leave"`, when its tool
- * pairing is valid, or when an element is not a message (the compactor rejects that with its own
- * `InvalidHistoryError`). With `keepPendingCalls`, a last message that makes tool calls is left as it
- * is (its results are not there yet: the tools are about to run) and only what precedes it is
- * repaired. One linear pass. @internal
+ * The repair `messages` needs before a compactor sees it, as a strategy's `invalidHistory: "repair"`
+ * makes it: lone surrogates replaced by U+FFFD, then the tool pairing repaired (`repairToolPairing`).
+ * Undefined with `"leave"`, when nothing needs repairing, or when something cannot be repaired (an
+ * element that is not a message, content that is neither a string nor blocks, a `RemoveMessage`: the
+ * compactor rejects those with its own `InvalidHistoryError`). With `keepPendingCalls`, a last
+ * message that makes tool calls keeps them (their results are not there yet: the tools are about to
+ * run). Two linear passes. @internal
  */
 export function repairBeforeCompaction(
   messages: readonly BaseMessage[],
   mode: AdapterInvalidHistoryHandling | undefined,
   options: { keepPendingCalls?: boolean } = {},
-): ToolPairingRepair | undefined {
-  if (mode === "leave" || !messages.every((message) => isBaseMessage(message))) return undefined;
-  const last = messages[messages.length - 1];
+): HistoryRepair | undefined {
+  if (mode === "leave") return undefined;
+  const problems = checkHistory(messages);
+  if (!problems.every(isRepairable)) return undefined;
+  const surrogates = problems.length > 0 ? { problems, ...repairLoneSurrogates(messages, problems) } : undefined;
+  const checked = surrogates?.messages ?? messages;
+  const last = checked[checked.length - 1];
   const pending = options.keepPendingCalls === true && last !== undefined && isAssistantMessage(last) && assistantCalls(last).length > 0;
-  const repair = repairToolPairing(pending ? messages.slice(0, -1) : messages);
-  if (repair.problems.length === 0) return undefined;
+  const repaired = repairToolPairing(pending ? checked.slice(0, -1) : checked);
+  const pairing = repaired.problems.length > 0 ? repaired : undefined;
+  if (!surrogates && !pairing) return undefined;
   // Positions before the last message are the same with or without it.
-  return pending ? { ...repair, messages: [...repair.messages, last] } : repair;
+  const output = pairing ? (pending ? [...pairing.messages, last] : pairing.messages) : [...checked];
+  return combineRepairs(messages, output, surrogates, pairing);
 }
 
 /**
@@ -50,7 +62,7 @@ export function repairBeforeCompaction(
  * `failed`) becomes the repair alone: status `"repaired"`, the repaired history, the compactor's
  * reason kept. @internal
  */
-export function withRepair(result: CompactionResult, repair: ToolPairingRepair, messagesBefore: number): CompactionResult {
+export function withRepair(result: CompactionResult, repair: HistoryRepair, messagesBefore: number): CompactionResult {
   if (result.status !== "noop" && result.status !== "failed") return { ...result, messagesBefore, repair };
   return {
     ...result,
@@ -69,7 +81,7 @@ export function withRepair(result: CompactionResult, repair: ToolPairingRepair, 
  * error as `reason`. Nothing was measured: the token figures are 0 and callers record them as null.
  * @internal
  */
-export function repairOnlyResult(strategy: string, repair: ToolPairingRepair, messagesBefore: number, reason: string): CompactionResult {
+export function repairOnlyResult(strategy: string, repair: HistoryRepair, messagesBefore: number, reason: string): CompactionResult {
   return {
     messages: [...repair.messages],
     status: "repaired",

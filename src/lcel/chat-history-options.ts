@@ -32,8 +32,8 @@ export interface CompactingChatMessageHistoryOptions {
   /**
    * A view whose tool calls and results do not pair up as providers require (an orphan result, a
    * call never answered, a result separated from its call; the open calls of the last assistant
-   * message are not a problem: their results come next). `"repair"`: it is repaired with
-   * `repairToolPairing` before the compactor runs, and the repaired view is stored and returned even
+   * message are not a problem: their results come next), or whose text holds a lone surrogate.
+   * `"repair"`: it is repaired (see {@link AdapterInvalidHistoryHandling}) before the compactor runs, and the repaired view is stored and returned even
    * when the compactor has nothing to do or throws (a `"repaired"` record, whose `repair` names what
    * changed). The wrapped `history` keeps the originals (`getAllMessages()`). `"leave"`: the
    * compactor gets the view as it is; a strategy rejects it with `InvalidHistoryError`, which

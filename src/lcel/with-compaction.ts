@@ -28,8 +28,9 @@ export interface WithCompactionOptions {
   onCompaction?: (result: CompactionResult) => void | Promise<void>;
   /**
    * Input messages whose tool calls and results do not pair up as providers require (an orphan
-   * result, a call never answered, a result separated from its call). `"repair"`: they are repaired
-   * with `repairToolPairing` before the compactor runs, so the wrapped runnable never gets a history
+   * result, a call never answered, a result separated from its call), or whose text holds a lone
+   * surrogate. `"repair"`: they are repaired (see {@link AdapterInvalidHistoryHandling}) before the
+   * compactor runs, so the wrapped runnable never gets a history
    * ChatOpenAI or ChatAnthropic would reject, even when the compactor has nothing to do (a
    * `"repaired"` result). The result's `repair` holds the originals it dropped, rewrote or moved; the
    * caller's input is never changed. `"leave"`: the compactor gets them as they are (a strategy then

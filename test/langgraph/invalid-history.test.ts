@@ -247,6 +247,21 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
     }).toEqual({ update: ["remove:orphan"], repair: [[["orphan-result", 1]]] });
   });
 
+  it("a lone surrogate is replaced by U+FFFD for the model, and restoreHistory gives the original text", async () => {
+    const model = answering();
+    const graph = reactGraph({ model, tools: [lookupTool()], compaction: [createCompactionNode(slidingWindow({ keepTurns: 5 }))] });
+    const values = await graph.invoke({ messages: [user("h1", "cut \uD83D here")] });
+    expect({
+      received: prompt(model.calls[0]!.messages as BaseMessage[]),
+      log: values.compactionLog.map((record) => [record.status, record.replacedIds, record.repair?.problems.map((problem) => [problem.kind, problem.index])]),
+      restored: (await restoreHistory(values)).map((message) => message.content),
+    }).toEqual({
+      received: [["h1", "human", "cut \uFFFD here"]],
+      log: [["repaired", ["h1"], [["lone-surrogate", 0]]]],
+      restored: ["cut \uD83D here", "done"],
+    });
+  });
+
   it("a valid history gives no repair and a no-op gives no update", async () => {
     const node = createCompactionNode(slidingWindow({ keepTurns: 5 }));
     expect(await node({ messages: [user("h1"), assistant("a1", "hi")], ...channels })).toEqual({});

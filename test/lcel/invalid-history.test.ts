@@ -86,6 +86,17 @@ describe("withCompaction on broken tool pairing", () => {
     }).toEqual({ received: ["h1", "a1", "t1", "h2"], moved: [[[3, 2, true]]] });
   });
 
+  it("a lone surrogate reaches the model as U+FFFD; the result's repair holds the original", async () => {
+    const model = fakeModel().respond(new AIMessage({ id: "r1", content: "ok" }));
+    const results: CompactionResult[] = [];
+    const input = [user("h1", "cut \uD83D here")];
+    await withCompaction(model, roomy(), { onCompaction: (result) => void results.push(result) }).invoke(input);
+    expect({
+      received: (model.calls[0]!.messages as BaseMessage[]).map((message) => message.content),
+      repair: results.map((result) => [result.status, result.repair!.replaced.map(({ before }) => before === input[0])]),
+    }).toEqual({ received: ["cut \uFFFD here"], repair: [["repaired", [true]]] });
+  });
+
   it("with invalidHistory: \"leave\" the strategy's InvalidHistoryError fails the run and the model is not called", async () => {
     const model = fakeModel().respond(new AIMessage({ id: "r1", content: "ok" }));
     const error = await caught(() => withCompaction(model, roomy(), { invalidHistory: "leave" }).invoke(orphanAndUnanswered()));
@@ -220,6 +231,16 @@ describe("CompactingChatMessageHistory on broken tool pairing", () => {
       ["h1", "a0", "h2", "h3"],
       { openai: [], anthropic: [] },
     ]);
+  });
+
+  it("a lone surrogate in the view is replaced by U+FFFD; getAllMessages keeps the original", async () => {
+    const history = compactingHistory(roomy());
+    await history.addMessages([user("h1", "cut \uD83D here"), assistant("a1", "ok")]);
+    expect({
+      view: (await history.getMessages()).map((message) => message.content),
+      all: (await history.getAllMessages()).map((message) => message.content),
+      records: history.compactions.map((record) => [record.status, record.replacedIds]),
+    }).toEqual({ view: ["cut \uFFFD here", "ok"], all: ["cut \uD83D here", "ok"], records: [["repaired", ["h1"]]] });
   });
 
   it("rejects an invalid invalidHistory option, naming it", async () => {
