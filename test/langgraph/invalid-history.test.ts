@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CompactionStrategy, InvalidOptionError, createCompactionNode, restoreHistory, slidingWindow, type CompactionRecord } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import type { StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
-import { wireRejections } from "../messages/wire.js";
+import { wireProblems } from "../support/wire/index.js";
 import { assistant, ids, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { lookupTool } from "./support/lookup-tool.js";
@@ -87,7 +87,7 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
     const received = model.calls[0]!.messages as BaseMessage[];
     expect({
       received: prompt(received),
-      rejections: wireRejections(received),
+      problems: wireProblems(received),
       log: values.compactionLog.map(changes),
       restored: stored(await restoreHistory(values)),
     }).toEqual({
@@ -96,7 +96,7 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
         ["a0", "ai", "let me check", []],
         ["h2", "human", "user h2"],
       ],
-      rejections: { openai: [], anthropic: [] },
+      problems: [],
       log: [orphanRepairRecord],
       restored: stored([...input, values.messages.at(-1)!]),
     });
@@ -124,11 +124,13 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
     const values = await graph.invoke({ messages: misplaced() });
     expect({
       received: ids(model.calls[0]!.messages as BaseMessage[]),
+      problems: wireProblems(model.calls[0]!.messages as BaseMessage[]),
       state: ids(values.messages),
       log: values.compactionLog.map(changes),
       restored: ids(await restoreHistory(values)),
     }).toEqual({
       received: ["h1", "a1", "t1", "h2"],
+      problems: [],
       state: ["h1", "a1", "t1", "h2", "final"],
       log: [misplacedRecord],
       restored: ["h1", "a1", "h2", "t1", "final"],
@@ -253,10 +255,12 @@ describe("createCompactionNode on a history with broken tool pairing", () => {
     const values = await graph.invoke({ messages: [user("h1", "cut \uD83D here")] });
     expect({
       received: prompt(model.calls[0]!.messages as BaseMessage[]),
+      problems: wireProblems(model.calls[0]!.messages as BaseMessage[]),
       log: values.compactionLog.map((record) => [record.status, record.replacedIds, record.repair?.problems.map((problem) => [problem.kind, problem.index])]),
       restored: (await restoreHistory(values)).map((message) => message.content),
     }).toEqual({
       received: [["h1", "human", "cut \uFFFD here"]],
+      problems: [],
       log: [["repaired", ["h1"], [["lone-surrogate", 0]]]],
       restored: ["cut \uD83D here", "done"],
     });
@@ -283,7 +287,7 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
     const received = model.calls[0]!.messages as BaseMessage[];
     expect({
       received: prompt(received),
-      rejections: wireRejections(received),
+      problems: wireProblems(received),
       log: values.compactionLog.map(changes),
       restored: stored(await restoreHistory(values)),
     }).toEqual({
@@ -292,7 +296,7 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
         ["a0", "ai", "let me check", []],
         ["h2", "human", "user h2"],
       ],
-      rejections: { openai: [], anthropic: [] },
+      problems: [],
       log: [orphanRepairRecord],
       restored: stored([...input, values.messages.at(-1)!]),
     });
@@ -305,11 +309,13 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
     const { values } = await agent.graph.getState(thread("m2"));
     expect({
       received: ids(model.calls[0]!.messages as BaseMessage[]),
+      problems: wireProblems(model.calls[0]!.messages as BaseMessage[]),
       state: ids(values.messages),
       log: values.compactionLog.map(changes),
       restored: ids(await restoreHistory(values)),
     }).toEqual({
       received: ["h1", "a1", "t1", "h2"],
+      problems: [],
       state: ["h1", "a1", "t1", "h2", "final"],
       log: [misplacedRecord],
       restored: ["h1", "a1", "h2", "t1", "final"],

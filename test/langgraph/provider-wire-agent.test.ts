@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { selectiveCompact } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { anthropicRejections, anthropicWire, openAIRejections, openAIWire } from "../messages/wire.js";
+import { wireProblems } from "../support/wire/index.js";
 import { assistant, ids, toolResult, user } from "../support/builders.js";
 import { lookupTool } from "./support/lookup-tool.js";
 
@@ -59,7 +60,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
       user("h2"),
     ]);
     const payload = anthropicWire(received);
-    expect({ ids: ids(received), messages: payload.messages, rejections: anthropicRejections(payload) }).toEqual({
+    expect({ ids: ids(received), messages: payload.messages, rejections: anthropicRejections(payload), strict: wireProblems(received) }).toEqual({
       ids: ["h1", "a2", "h2"],
       messages: [
         { role: "user", content: "user h1" },
@@ -67,6 +68,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
         { role: "user", content: "user h2" },
       ],
       rejections: [],
+      strict: [],
     });
   });
 
@@ -80,7 +82,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
       user("h2"),
     ]);
     const payload = anthropicWire(received);
-    expect({ ids: ids(received), messages: payload.messages, rejections: anthropicRejections(payload) }).toEqual({
+    expect({ ids: ids(received), messages: payload.messages, rejections: anthropicRejections(payload), strict: wireProblems(received) }).toEqual({
       ids: ["h1", "a1", "a2", "h2"],
       messages: [
         { role: "user", content: "user h1" },
@@ -89,6 +91,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
         { role: "user", content: "user h2" },
       ],
       rejections: [],
+      strict: [],
     });
   });
 
@@ -103,7 +106,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
       user("h2"),
     ]);
     const wire = openAIWire(received);
-    expect({ ids: ids(received), wire, rejections: openAIRejections(wire) }).toEqual({
+    expect({ ids: ids(received), wire, rejections: openAIRejections(wire), strict: wireProblems(received) }).toEqual({
       ids: ["h1", "a2", "h2"],
       wire: [
         { role: "user", content: "user h1" },
@@ -111,6 +114,7 @@ describe("createAgent + compactionMiddleware(selectiveCompact) on provider-shape
         { role: "user", content: "user h2" },
       ],
       rejections: [],
+      strict: [],
     });
   });
 });

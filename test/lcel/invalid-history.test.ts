@@ -15,7 +15,7 @@ import {
   type Compactor,
   type HistoryCompactionRecord,
 } from "../../src/index.js";
-import { wireRejections } from "../messages/wire.js";
+import { wireProblems } from "../support/wire/index.js";
 import { assistant, ids, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
@@ -56,7 +56,7 @@ describe("withCompaction on broken tool pairing", () => {
     expectHistoryUnchanged(snapshot);
     expect({
       received: prompt(received),
-      rejections: wireRejections(received),
+      problems: wireProblems(received),
       results: results.map((result) => ({
         status: result.status,
         messagesBefore: result.messagesBefore,
@@ -66,7 +66,7 @@ describe("withCompaction on broken tool pairing", () => {
       })),
     }).toEqual({
       received: repairedPrompt,
-      rejections: { openai: [], anthropic: [] },
+      problems: [],
       results: [{ status: "repaired", messagesBefore: 4, messagesAfter: 3, removed: [[1, true]], replaced: [[2, true]] }],
     });
   });
@@ -146,13 +146,13 @@ describe("CompactingChatMessageHistory on broken tool pairing", () => {
     const view = await history.getMessages();
     expect({
       view: prompt(view),
-      rejections: wireRejections(view),
+      problems: wireProblems(view),
       stored: ids(await history.viewHistory.getMessages()),
       records: history.compactions,
       all: stored(await history.getAllMessages()),
     }).toEqual({
       view: repairedPrompt,
-      rejections: { openai: [], anthropic: [] },
+      problems: [],
       stored: ["h1", "a0", "h2"],
       records: [orphanRecord],
       all: stored(input),
@@ -227,9 +227,9 @@ describe("CompactingChatMessageHistory on broken tool pairing", () => {
     const chain = new RunnableWithMessageHistory({ runnable: model, getMessageHistory: () => history });
     await chain.invoke([user("h3")], { configurable: { sessionId: "s1" } });
     const received = model.calls[0]!.messages as BaseMessage[];
-    expect([ids(received), wireRejections(received)]).toEqual([
+    expect([ids(received), wireProblems(received)]).toEqual([
       ["h1", "a0", "h2", "h3"],
-      { openai: [], anthropic: [] },
+      [],
     ]);
   });
 
