@@ -14,9 +14,10 @@ import type { CompactionResult } from "../types.js";
  * text with a lone surrogate (see `checkHistory`):
  * - `"repair"`: the history is repaired before the compactor runs, as a strategy's own
  *   `invalidHistory: "repair"` does (lone surrogates replaced by U+FFFD, then `repairToolPairing`),
- *   and the compactor gets the repaired history. The repaired history is what goes on to the model, even when
- *   the compactor then has nothing to do (status `"repaired"`). What the repair dropped, rewrote or
- *   moved is archived (or kept) like any compaction's originals and the record's `repair` lists it.
+ *   and the compactor gets the repaired history. The repaired history is what goes on to the model,
+ *   even when the compactor then has nothing to do (status `"repaired"`). What the repair dropped,
+ *   rewrote or moved is archived (or kept) like any compaction's originals, and the `repair` of the
+ *   record (or, for `withCompaction`, of the result) lists it.
  * - `"leave"`: the history goes to the compactor as it is. A strategy then throws
  *   `InvalidHistoryError` (unless it was given its own `invalidHistory: "repair"`), the adapter
  *   handles that like any compactor error, and the history goes on unchanged: the provider will
