@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { assistantCalls } from "../messages/assistant-calls.js";
 import { checkHistory, isRepairable } from "../messages/history-check.js";
-import { combineRepairs, repairLoneSurrogates, type HistoryRepair } from "../messages/history-repair.js";
+import { combineRepairs, repairMessages, type HistoryRepair } from "../messages/history-repair.js";
 import { isAssistantMessage } from "../messages/message-types.js";
 import { repairToolPairing } from "../messages/tool-pairing.js";
 import type { CompactionResult } from "../types.js";
@@ -45,7 +45,7 @@ export function repairBeforeCompaction(
   if (mode === "leave") return undefined;
   const problems = checkHistory(messages);
   if (!problems.every(isRepairable)) return undefined;
-  const surrogates = problems.length > 0 ? { problems, ...repairLoneSurrogates(messages, problems) } : undefined;
+  const surrogates = problems.length > 0 ? { problems, ...repairMessages(messages, problems) } : undefined;
   const checked = surrogates?.messages ?? messages;
   const last = checked[checked.length - 1];
   const pending = options.keepPendingCalls === true && last !== undefined && isAssistantMessage(last) && assistantCalls(last).length > 0;

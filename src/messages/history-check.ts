@@ -1,6 +1,7 @@
 import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { hasLoneSurrogate } from "../text/code-points.js";
-import { isBaseMessage } from "./message-types.js";
+import { assistantCalls, hasSendableContent } from "./assistant-calls.js";
+import { isAssistantMessage, isBaseMessage, isToolResultMessage } from "./message-types.js";
 
 /**
  * A message of a history that no provider can take as it is. `index` is its position in the history.
@@ -8,6 +9,9 @@ import { isBaseMessage } from "./message-types.js";
  * - `invalid-content`: its content is neither a string nor an array of content blocks (strings or
  *   objects), e.g. an object, a number or `null`;
  * - `remove-message`: a `RemoveMessage`, an update for LangGraph's messages reducer, not a message;
+ * - `empty-content`: a user or assistant message (one without tool calls) with nothing to send:
+ *   empty or blank text, an empty array, or only blank text and reasoning blocks (Anthropic rejects
+ *   empty content; OpenAI an assistant message with neither content nor calls);
  * - `lone-surrogate`: a text it sends (`field`: `content`, `tool_calls`, `invalid_tool_calls`,
  *   `additional_kwargs`, `name` or `tool_call_id`) holds half of a UTF-16 surrogate pair, which is not
  *   valid Unicode (Anthropic rejects it: "no low surrogate in string").
@@ -16,6 +20,7 @@ export type HistoryProblem =
   | { kind: "not-a-message"; index: number; message: string }
   | { kind: "invalid-content"; index: number; message: string }
   | { kind: "remove-message"; index: number; message: string }
+  | { kind: "empty-content"; index: number; message: string }
   | { kind: "lone-surrogate"; index: number; field: TextField; message: string };
 
 /** The fields of a message whose text a provider receives. */
@@ -66,6 +71,15 @@ function contentProblem(content: unknown): string | undefined {
 }
 
 /**
+ * True for a conversation message (not a tool result; system messages go to the providers' system
+ * prompt, where empty text is accepted) with nothing a provider accepts as content and no calls.
+ */
+function isEmptyMessage(message: BaseMessage): boolean {
+  if (isToolResultMessage(message) || message.type === "system" || hasSendableContent(message.content)) return false;
+  return !isAssistantMessage(message) || assistantCalls(message).length === 0;
+}
+
+/**
  * The problems of one message at `index`, appended to `problems`: at most one per kind, and for lone
  * surrogates one per field. Reads each text once.
  */
@@ -85,6 +99,9 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
   }
   const invalid = contentProblem(message.content);
   if (invalid !== undefined) problems.push({ kind: "invalid-content", index, message: `message ${index} (${message.type}) has ${invalid}` });
+  else if (isEmptyMessage(message)) {
+    problems.push({ kind: "empty-content", index, message: `message ${index} (${message.type}) has no content to send (empty or blank) and no tool calls` });
+  }
   const fields = message as unknown as Record<TextField, unknown>;
   for (const field of TEXT_FIELDS) {
     if (field === "content" && invalid !== undefined) continue;
@@ -113,7 +130,10 @@ export function checkHistory(messages: readonly unknown[], from = 0): HistoryPro
   return problems;
 }
 
-/** True for the problems `invalidHistory: "repair"` can fix (lone surrogates become U+FFFD). */
+/**
+ * True for the problems `invalidHistory: "repair"` can fix: lone surrogates become U+FFFD, a message
+ * with nothing to send is left out.
+ */
 export function isRepairable(problem: HistoryProblem): boolean {
-  return problem.kind === "lone-surrogate";
+  return problem.kind === "lone-surrogate" || problem.kind === "empty-content";
 }

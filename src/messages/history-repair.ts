@@ -20,9 +20,9 @@ export interface MovedMessage {
 export interface HistoryRepair {
   /** The repaired history the strategy ran on. Messages that needed no change are the input objects. */
   readonly messages: BaseMessage[];
-  /** The problems found in the input, by index: lone surrogates and tool-pairing problems. */
+  /** The problems found in the input, by index: lone surrogates, empty messages and tool-pairing problems. */
   readonly problems: readonly MessageProblem[];
-  /** Input messages left out: orphan and duplicate tool results, assistant messages left empty. */
+  /** Input messages left out: messages with nothing to send, orphan and duplicate tool results, assistant messages left empty. */
   readonly removed: readonly RemovedMessage[];
   /**
    * Input messages replaced by a corrected copy: lone surrogates replaced by U+FFFD, unanswered calls
@@ -58,6 +58,36 @@ export function replaceLoneSurrogatesIn<T>(value: T, depth = 0): T {
   return (copy ?? value) as T;
 }
 
+/** What {@link repairMessages} did: `origin[i]` is the input position of output message `i`. */
+export interface MessageRepair {
+  readonly messages: BaseMessage[];
+  readonly replaced: ReplacedMessage[];
+  readonly removed: RemovedMessage[];
+  readonly origin: readonly number[] | undefined;
+}
+
+/**
+ * Repair the problems `checkHistory` found that a repair can fix: lone surrogates (kind
+ * `lone-surrogate`) become U+FFFD, each message on a copy; a message with nothing to send (kind
+ * `empty-content`) is left out. The input is not mutated; other messages are kept as they are.
+ */
+export function repairMessages(messages: readonly BaseMessage[], problems: readonly HistoryProblem[]): MessageRepair {
+  const surrogates = repairLoneSurrogates(messages, problems);
+  const empty = new Set(problems.filter((problem) => problem.kind === "empty-content").map((problem) => problem.index));
+  if (empty.size === 0) return { ...surrogates, removed: [], origin: undefined };
+  const kept: BaseMessage[] = [];
+  const origin: number[] = [];
+  const removed: RemovedMessage[] = [];
+  surrogates.messages.forEach((message, index) => {
+    if (empty.has(index)) removed.push({ index, message: messages[index]! });
+    else {
+      kept.push(message);
+      origin.push(index);
+    }
+  });
+  return { messages: kept, replaced: surrogates.replaced, removed, origin };
+}
+
 /**
  * Replace the lone surrogates `problems` found (kind `lone-surrogate`) with U+FFFD, each message on a
  * copy. The input is not mutated; messages without such a problem are kept as they are.
@@ -89,31 +119,37 @@ export function repairLoneSurrogates(
 }
 
 /**
- * One record of both repairs: the lone surrogates replaced in `input` (giving `surrogates.messages`),
- * then the tool pairing repaired on those messages (`pairing`, when it ran). `messages` is the final
- * repaired history. Entries of both are reported against `input`: `before` and `removed` messages are
- * the input's own.
+ * One record of both repairs: the input's own problems repaired (`first`: lone surrogates replaced,
+ * empty messages left out, giving `first.messages`), then the tool pairing repaired on those messages
+ * (`pairing`, when it ran). `messages` is the final repaired history. Entries of both are reported
+ * against `input`: indices are input positions, `before` and `removed` messages are the input's own.
  */
 export function combineRepairs(
   input: readonly BaseMessage[],
   messages: BaseMessage[],
-  surrogates: { problems: readonly HistoryProblem[]; replaced: readonly ReplacedMessage[] } | undefined,
+  first: ({ problems: readonly HistoryProblem[] } & Omit<MessageRepair, "messages">) | undefined,
   pairing: ToolPairingRepair | undefined,
 ): HistoryRepair {
+  const at = (index: number): number => first?.origin?.[index] ?? index;
   const replaced = new Map<number, ReplacedMessage>();
-  for (const entry of surrogates?.replaced ?? []) replaced.set(entry.index, entry);
-  for (const { index, after } of pairing?.replaced ?? []) replaced.set(index, { index, before: input[index]!, after });
-  const removed = (pairing?.removed ?? []).map(({ index }) => {
-    replaced.delete(index);
-    return { index, message: input[index]! };
+  for (const entry of first?.replaced ?? []) replaced.set(entry.index, entry);
+  for (const { index, after } of pairing?.replaced ?? []) replaced.set(at(index), { index: at(index), before: input[at(index)]!, after });
+  const removed: RemovedMessage[] = [...(first?.removed ?? [])];
+  for (const { index } of pairing?.removed ?? []) {
+    replaced.delete(at(index));
+    removed.push({ index: at(index), message: input[at(index)]! });
+  }
+  const pairingProblems: readonly MessageProblem[] = (pairing?.problems ?? []).map((problem) => {
+    const mapped: Record<string, unknown> = { ...problem, index: at(problem.index) };
+    for (const key of ["firstIndex", "assistantIndex"]) if (typeof mapped[key] === "number") mapped[key] = at(mapped[key] as number);
+    return mapped as unknown as MessageProblem;
   });
-  const pairingProblems: readonly MessageProblem[] = pairing?.problems ?? [];
-  const problems = [...(surrogates?.problems ?? []), ...pairingProblems].sort((a, b) => a.index - b.index);
-  const moved = pairing?.moved ?? [];
+  const problems = [...(first?.problems ?? []), ...pairingProblems].sort((a, b) => a.index - b.index);
+  const moved = (pairing?.moved ?? []).map((entry) => ({ ...entry, index: at(entry.index) }));
   return {
     messages,
     problems,
-    removed,
+    removed: removed.sort((a, b) => a.index - b.index),
     replaced: [...replaced.values()].sort((a, b) => a.index - b.index),
     moved,
   };

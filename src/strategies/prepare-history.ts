@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidHistoryError } from "../errors.js";
 import { checkHistory, checkMessage, isRepairable, type HistoryProblem } from "../messages/history-check.js";
-import { combineRepairs, repairLoneSurrogates, type HistoryRepair } from "../messages/history-repair.js";
+import { combineRepairs, repairMessages, type HistoryRepair } from "../messages/history-repair.js";
 import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
 import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
 import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
@@ -67,7 +67,11 @@ export async function patchTokens(tokens: TokenMeasurement, replaced: readonly R
 
 function historyError(strategy: string, problems: readonly HistoryProblem[]): InvalidHistoryError {
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
-  const hint = problems.some(isRepairable) ? ` Pass invalidHistory: "repair" to replace lone surrogates with U+FFFD.` : "";
+  const fixes = [
+    ...(problems.some((problem) => problem.kind === "lone-surrogate") ? ["replace lone surrogates with U+FFFD"] : []),
+    ...(problems.some((problem) => problem.kind === "empty-content") ? ["leave out messages with nothing to send"] : []),
+  ];
+  const hint = fixes.length > 0 ? ` Pass invalidHistory: "repair" to ${fixes.join(" and ")}.` : "";
   return new InvalidHistoryError(`${strategy}: ${problems[0]!.message}${more}${hint}`, problems);
 }
 
@@ -91,7 +95,7 @@ export async function prepareInput(
   // The memo's messages are a checked output: only the new ones need checking.
   const problems = checkHistory(messages, previous ? previous.messages.length : 0);
   if (problems.length > 0 && (invalidHistory === "throw" || !problems.every(isRepairable))) throw historyError(strategy, problems);
-  const surrogates = problems.length > 0 ? { problems, ...repairLoneSurrogates(messages, problems) } : undefined;
+  const surrogates = problems.length > 0 ? { problems, ...repairMessages(messages, problems) } : undefined;
   const checked = surrogates ? surrogates.messages : messages;
   // Repaired copies sit after the memo's prefix: it still applies.
   let analysis = await analyse(checked, previous, counter);

@@ -187,7 +187,7 @@ describe("CompactingChatMessageHistory reads", () => {
     await history.addMessages([user("u1"), assistant("a1"), user("u2"), assistant("a2"), user("u3")]);
     await history.getMessages();
     await history.addMessages([assistant("a3"), user("u4"), assistant("a4")]);
-    expect((await history.getMessages()).map((message) => message.text)).toEqual(["summary of summary-1,a2,u3,a3", "user u4", ""]);
+    expect((await history.getMessages()).map((message) => message.text)).toEqual(["summary of summary-1,a2,u3,a3", "user u4", "a4"]);
   });
 
   it("records the inserted summary's id", async () => {

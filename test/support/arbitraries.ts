@@ -65,6 +65,9 @@ const text = (maxShort: number): fc.Arbitrary<string> =>
     { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 300 }) },
   );
 
+/** Text a provider accepts as a message's whole content: never empty or only white space. */
+const sendableText = (maxShort: number): fc.Arbitrary<string> => text(maxShort).map((value) => (value.trim() === "" ? `x${value}` : value));
+
 const argKey = fc.string({ unit: fc.constantFrom(..."abcdefghij_"), minLength: 1, maxLength: 8 });
 const argValue: fc.Arbitrary<ArgValue> = fc.oneof(fc.string({ maxLength: 80 }), fc.integer(), fc.boolean(), fc.constant(null));
 const args = fc.dictionary(argKey, argValue, { maxKeys: 4 });
@@ -73,7 +76,7 @@ const meta = (names: readonly string[]): fc.Arbitrary<MessageMetaSpec> =>
   fc.record({ withId: fc.boolean(), name: fc.constantFrom(...names) }, { requiredKeys: ["withId"] });
 
 const contentPart: fc.Arbitrary<ContentPartSpec> = fc.oneof(
-  fc.record({ type: fc.constant("text" as const), text: text(120) }),
+  fc.record({ type: fc.constant("text" as const), text: sendableText(120) }),
   fc.record({
     type: fc.constant("image_url" as const),
     image_url: fc.record({ url: fc.constantFrom("https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=") }),
@@ -94,11 +97,11 @@ const segment: fc.Arbitrary<SegmentSpec> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant("human" as const),
-      content: fc.oneof(text(200), fc.array(contentPart, { minLength: 1, maxLength: 3 })),
+      content: fc.oneof(sendableText(200), fc.array(contentPart, { minLength: 1, maxLength: 3 })),
       meta: meta(["alice", "bob"]),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("assistant" as const), content: text(200), meta: meta(["agent"]) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("assistant" as const), content: sendableText(200), meta: meta(["agent"]) }) },
   {
     weight: 5,
     arbitrary: fc.record({

@@ -10,10 +10,11 @@ export interface CallSpec {
   args?: Record<string, unknown>;
 }
 
-export const assistant = (id: string, content = "", calls: CallSpec[] = []) =>
+/** An assistant message; without calls and content it says its id (providers reject an empty reply). */
+export const assistant = (id: string, content?: string, calls: CallSpec[] = []) =>
   new AIMessage({
     id,
-    content,
+    content: content ?? (calls.length > 0 ? "" : id),
     tool_calls: calls.map((call) => ({ id: call.id, name: call.name ?? "bash", args: call.args ?? {}, type: "tool_call" as const })),
   });
 

@@ -1,0 +1,71 @@
+/**
+ * A user or assistant message with nothing to send (empty or blank text, `[]`, only blank text or
+ * reasoning blocks, and no calls) is rejected by Anthropic and, for an assistant, by OpenAI: every
+ * strategy reports it as `empty-content`, and `invalidHistory: "repair"` leaves it out.
+ */
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { InvalidHistoryError, checkHistory, createTokenCounter, hardTruncate, slidingWindow, toolResultHiding } from "../../src/index.js";
+import { assistant, ids, step, system, user } from "../support/builders.js";
+import { caught } from "../support/errors.js";
+import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
+import { anthropicWireProblems, openaiWireProblems } from "../support/wire/index.js";
+
+const tokenCounter = createTokenCounter({ mode: "approximate" });
+
+describe("messages with nothing to send", () => {
+  it("are reported by checkHistory, by index; system messages and tool results are not", () => {
+    const input = [
+      system("s", ""),
+      user("u1", "go"),
+      new AIMessage({ id: "a1", content: "  " }),
+      new HumanMessage({ id: "u2", content: [] }),
+      new AIMessage({ id: "a2", content: [{ type: "text", text: "" }, { type: "reasoning", reasoning: "thinking" }] }),
+      user("u3", "next"),
+      ...step(1),
+    ];
+    expect(checkHistory(input).map(({ kind, index }) => [kind, index])).toEqual([
+      ["empty-content", 2],
+      ["empty-content", 3],
+      ["empty-content", 4],
+    ]);
+  });
+
+  it("throw InvalidHistoryError naming the first index by default", async () => {
+    const input = [system("s"), user("u1", "go"), new AIMessage({ id: "a1", content: "" }), user("u2", "more")];
+    const error = await caught(() => slidingWindow({ tokenCounter, keepTurns: 1 }).compact(input));
+    expect(InvalidHistoryError.isInstance(error) && [error.message, error.problems.map(({ kind, index }) => [kind, index])]).toEqual([
+      'slidingWindow: message 2 (ai) has no content to send (empty or blank) and no tool calls Pass invalidHistory: "repair" to leave out messages with nothing to send.',
+      [["empty-content", 2]],
+    ]);
+  });
+
+  it("are left out with invalidHistory: \"repair\", reported in result.repair by input index, and the input is not changed", async () => {
+    const input = [system("s"), user("u1", "go"), new AIMessage({ id: "e1", content: "" }), user("u2", "more"), ...step(1), new HumanMessage({ id: "u3", content: "" }), user("u4", "last")];
+    const snapshot = snapshotHistory(input);
+    const result = await toolResultHiding({ tokenCounter, keepRecentGroups: 1, invalidHistory: "repair" }).compact(input);
+    expectHistoryUnchanged(snapshot);
+    expect(ids(result.messages)).toEqual(["s", "u1", "u2", "a1", "t1", "u4"]);
+    expect(result.repair?.removed.map(({ index, message }) => [index, message.id])).toEqual([
+      [2, "e1"],
+      [6, "u3"],
+    ]);
+    expect(openaiWireProblems(result.messages)).toEqual([]);
+    expect(anthropicWireProblems(result.messages)).toEqual([]);
+  });
+
+  it("keep pairing repairs reported against input positions when both run", async () => {
+    const input = [user("u1", "go"), new AIMessage({ id: "e1", content: "" }), assistant("a1", "", [{ id: "c1" }]), user("u2", "more")];
+    const result = await hardTruncate({ tokenCounter, maxTokens: 100_000, invalidHistory: "repair" }).compact(input);
+    // The empty message (input 1) is left out, then the unanswered call's message (input 2), empty without it.
+    expect(result.repair?.removed.map(({ index, message }) => [index, message.id])).toEqual([
+      [1, "e1"],
+      [2, "a1"],
+    ]);
+    expect(result.repair?.problems.map(({ kind, index }) => [kind, index])).toEqual([
+      ["empty-content", 1],
+      ["unanswered-call", 2],
+    ]);
+    expect(ids(result.messages)).toEqual(["u1", "u2"]);
+  });
+});
