@@ -4,7 +4,7 @@ import type { HistoryRepair } from "./messages/history-repair.js";
 import type { CompactionStatus } from "./types.js";
 
 /**
- * One entry of the compaction log (seed 004 REQ-3.3): what one compaction of a graph's `messages`
+ * One entry of the compaction log: what one compaction of a graph's `messages`
  * did, kept in the `compactionLog` state channel. Plain JSON, so every checkpointer stores it.
  *
  * @example

@@ -74,7 +74,7 @@ export interface CompactionContext {
   readonly config?: RunnableConfig;
   /**
    * Skip the strategy's own trigger and compact now. Policies set it on the strategies they
-   * compose (seed 001: the trigger stays outside the strategy).
+   * compose (the trigger stays outside the strategy).
    */
   readonly force?: boolean;
 }

@@ -5,7 +5,7 @@ import { compactionMarkerOf, type CompactionResult } from "../types.js";
 
 /**
  * One compaction of a {@link CompactingChatMessageHistory}'s view, as kept in its `compactions` list
- * (seed 004: the persisted record keeps the full history plus a record of every compaction).
+ * (the persisted record keeps the full history plus a record of every compaction).
  *
  * The graph's {@link CompactionRecord} without `archive`: the originals never leave the wrapped
  * history, so there is no archive to point to. Message ids refer to the full history

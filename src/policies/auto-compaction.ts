@@ -18,7 +18,7 @@ function summaryInputOption(tokens: number): { summaryInputTokens?: number } {
   return tokens === Number.POSITIVE_INFINITY ? {} : { summaryInputTokens: tokens };
 }
 
-/** Seed 004's configuration of automatic compaction. */
+/** The configuration of automatic compaction. */
 export interface AutoCompactionOptions {
   /** @default true */
   enabled?: boolean;
@@ -109,14 +109,13 @@ interface Plan {
 }
 
 /**
- * Seed 004's automatic compaction, a policy that never throws into the agent loop. Before each model
+ * Automatic compaction, a policy that never throws into the agent loop. Before each model
  * call: when the history reaches `threshold` of the window, summarize all but the newest `keepRecent`
  * messages with a separate model call (or the no-model summarizer); if the summary fails or is not
  * enough and the history is over `hardLimit`, truncate to fit it. A failure changes nothing and is
  * reported in the result's `reason` and the event.
  *
- * Options may be a function, read at every run, so a configuration change applies at once (seed 004
- * §3.5); the strategies built from them are reused while they stay the same.
+ * Options may be a function, read at every run, so a configuration change applies at once; the strategies built from them are reused while they stay the same.
  * @see autoCompaction
  */
 export class AutoCompaction extends CompactionStrategy {
@@ -302,7 +301,7 @@ function chainSummaryThenTruncation(input: readonly BaseMessage[], summary: Comp
 }
 
 /**
- * Automatic compaction with a hard-limit fallback (seed 004).
+ * Automatic compaction with a hard-limit fallback.
  *
  * @example
  * const auto = autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini" });

@@ -23,7 +23,7 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 001 §4: hide older tool results first; when hiding was a no-op, or left the history above the
+ * Hide older tool results first; when hiding was a no-op, or left the history above the
  * target, summarize. Runs when the trigger fires (or when forced).
  * @see hidingThenSummary
  */
@@ -68,7 +68,7 @@ export class HidingThenSummary extends CompactionStrategy {
 }
 
 /**
- * Hide older tool results; summarize when that is not enough (seed 001's HidingThenSummary).
+ * Hide older tool results; summarize when that is not enough.
  *
  * @example
  * const policy = hidingThenSummary({ contextWindow: 128_000, summary: { model: "gpt-4o-mini" } });

@@ -7,7 +7,7 @@ import { contextSizeSchema, triggerSchema, type ContextSize } from "../strategie
 
 /** Options every policy that triggers by itself accepts. */
 export interface TriggeredPolicyOptions extends BaseStrategyOptions {
-  /** When to compact. @default { fraction: 0.8 } (seeds 000 and 004) */
+  /** When to compact. @default { fraction: 0.8 } */
   trigger?: ContextSize | ContextSize[];
   /**
    * Once triggered, compact down to this (hysteresis: the next compaction, and the prompt-cache break

@@ -8,7 +8,7 @@ import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface SelectiveThenSummaryOptions extends TriggeredPolicyOptions {
-  /** The selective rules. @default DEFAULT_SELECTIVE_RULES (seed 000) */
+  /** The selective rules. @default DEFAULT_SELECTIVE_RULES */
   rules?: SelectiveRule[];
   /** Custom kinds for the rules, e.g. skill prompts. */
   classify?: MessageClassifier;
@@ -28,7 +28,7 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 000's compaction: when the trigger fires, apply the selective rules (drop or keep the newest N
+ * Selective compaction with a summary fallback: when the trigger fires, apply the selective rules (drop or keep the newest N
  * of each kind, lowest priority first) until the history is under the target; if the rules cannot
  * get there, summarize the conversation instead (the original, so the summary sees what the rules
  * would have dropped).
@@ -89,7 +89,7 @@ export class SelectiveThenSummary extends CompactionStrategy {
 }
 
 /**
- * Selective rules first, a full summary when they are not enough (seed 000).
+ * Selective rules first, a full summary when they are not enough.
  *
  * @example
  * const policy = selectiveThenSummary({ contextWindow: 64_000, summary: { model: chatModel } });

@@ -22,8 +22,8 @@ function roleOf(message: BaseMessage): string {
 /** Options of {@link formatHistory}. */
 export interface FormatHistoryOptions {
   /**
-   * Tool calls with no result among the messages formatted are left out (seed 000 strips the last
-   * assistant message's pending calls before the summary call). @default true
+   * Tool calls with no result among the messages formatted are left out (the last assistant
+   * message's pending calls are stripped before the summary call). @default true
    */
   readonly dropUnansweredCalls?: boolean;
   /** Replace the text of some messages (by position), e.g. a tool output cut to fit a budget. */

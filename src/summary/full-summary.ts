@@ -14,13 +14,13 @@ import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummarySt
 export interface FullSummaryOptions extends SummaryStrategyOptions {
   /**
    * Keep this many of the newest messages, from the nearest cut at or before them that separates no
-   * tool call from its results (so sometimes a few more). @default 2 (seed 001)
+   * tool call from its results (so sometimes a few more). @default 2
    */
   keepRecent?: number;
   /**
    * The prompt, with a `{history}` placeholder, best placed directly inside a tag pair
    * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
-   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT (seed 000)
+   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT
    */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
@@ -47,8 +47,8 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 000's fallback and seed 001's LLM summary: the whole conversation (system messages excluded)
- * but the newest `keepRecent` messages becomes one summary message, written with seed 000's
+ * One LLM summary of everything: the whole conversation (system messages excluded)
+ * but the newest `keepRecent` messages becomes one summary message, written with
  * `DEFAULT_SUMMARY_PROMPT` (five sections in `<summary>` tags). Tool calls without a result among the
  * summarized messages are left out of the prompt. Without a model, the no-model summarizer writes it.
  *
@@ -128,7 +128,7 @@ export class FullSummary extends SummaryStrategy {
 }
 
 /**
- * Summarize the whole conversation but the newest messages (seed 000 / seed 001).
+ * Summarize the whole conversation but the newest messages .
  *
  * @example
  * const summary = fullSummary({ model: chatModel, keepRecent: 2 });

@@ -14,7 +14,7 @@ import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummarySt
 export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** Share of the conversation (by tokens, system messages aside) kept as it is: the newest part. @default 0.3 */
   preserveFraction?: number;
-  /** When to compact, unless run with `force`. @default { fraction: 0.5 } (seed 003) */
+  /** When to compact, unless run with `force`. @default { fraction: 0.5 } */
   trigger?: ContextSize | ContextSize[];
   /** The model's context window in tokens, for fraction triggers. @default the model's profile, else LangChain's table for its name */
   contextWindow?: number;
@@ -40,11 +40,11 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 003's summary compression (Gemini CLI's chat compression): when the history reaches the
+ * Summary compression (as in Gemini CLI's chat compression): when the history reaches the
  * trigger, the oldest ~70% of the conversation (by tokens) is replaced by a `<state_snapshot>` and the
  * newest ~30% is kept. The cut moves to the nearest user-turn start; when no user turn is near (a long
  * tool loop after one request), to the nearest boundary between tool-call groups. An earlier snapshot
- * is integrated (anchored iterative summarisation, seed 002). Without a model, the deterministic
+ * is integrated (anchored iterative summarisation). Without a model, the deterministic
  * no-model summarizer writes the snapshot.
  *
  * A result that is not smaller than the input, an empty summary, an error or a timeout is `failed`
@@ -129,7 +129,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
 }
 
 /**
- * Summarize the oldest ~70% of the conversation into a `<state_snapshot>` (seed 003).
+ * Summarize the oldest ~70% of the conversation into a `<state_snapshot>`.
  *
  * @example
  * const snapshot = stateSnapshotSummary({ model: "gpt-4o-mini", contextWindow: 128_000 });
