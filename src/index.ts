@@ -30,7 +30,7 @@ export {
 } from "./messages/tool-call-groups.js";
 export { repairToolPairing, validateToolPairing, type ToolPairingRepair } from "./messages/tool-pairing.js";
 export { checkHistory, type HistoryProblem } from "./messages/history-check.js";
-export type { HistoryRepair, MovedMessage } from "./messages/history-repair.js";
+export { EMPTY_MESSAGE_TEXT, type HistoryRepair, type MovedMessage } from "./messages/history-repair.js";
 
 export { encodingForModel, type TokenEncodingName } from "./tokens/encoding-for-model.js";
 export {

@@ -132,7 +132,7 @@ export function checkHistory(messages: readonly unknown[], from = 0): HistoryPro
 
 /**
  * True for the problems `invalidHistory: "repair"` can fix: lone surrogates become U+FFFD, a message
- * with nothing to send is left out.
+ * with nothing to send gets the text `(empty message)`.
  */
 export function isRepairable(problem: HistoryProblem): boolean {
   return problem.kind === "lone-surrogate" || problem.kind === "empty-content";

@@ -22,10 +22,11 @@ export interface HistoryRepair {
   readonly messages: BaseMessage[];
   /** The problems found in the input, by index: lone surrogates, empty messages and tool-pairing problems. */
   readonly problems: readonly MessageProblem[];
-  /** Input messages left out: messages with nothing to send, orphan and duplicate tool results, assistant messages left empty. */
+  /** Input messages left out: orphan and duplicate tool results, assistant messages left empty. */
   readonly removed: readonly RemovedMessage[];
   /**
-   * Input messages replaced by a corrected copy: lone surrogates replaced by U+FFFD, unanswered calls
+   * Input messages replaced by a corrected copy: lone surrogates replaced by U+FFFD, a message with
+   * nothing to send given the text `(empty message)`, unanswered calls
    * removed, repeated call ids renamed. `before` is always the input message.
    */
   readonly replaced: readonly ReplacedMessage[];
@@ -58,34 +59,40 @@ export function replaceLoneSurrogatesIn<T>(value: T, depth = 0): T {
   return (copy ?? value) as T;
 }
 
-/** What {@link repairMessages} did: `origin[i]` is the input position of output message `i`. */
+/** The text a repair gives a user or assistant message that had nothing to send. */
+export const EMPTY_MESSAGE_TEXT = "(empty message)";
+
+/** What {@link repairMessages} did. */
 export interface MessageRepair {
   readonly messages: BaseMessage[];
   readonly replaced: ReplacedMessage[];
-  readonly removed: RemovedMessage[];
-  readonly origin: readonly number[] | undefined;
+}
+
+function withText(message: BaseMessage): BaseMessage {
+  const { content } = message;
+  // Blocks a provider does not count as content (reasoning, blank text) are kept; the text joins them.
+  const filled = Array.isArray(content) ? [...content, { type: "text", text: EMPTY_MESSAGE_TEXT }] : EMPTY_MESSAGE_TEXT;
+  return cloneMessage(message, { content: filled as BaseMessage["content"] });
 }
 
 /**
- * Repair the problems `checkHistory` found that a repair can fix: lone surrogates (kind
- * `lone-surrogate`) become U+FFFD, each message on a copy; a message with nothing to send (kind
- * `empty-content`) is left out. The input is not mutated; other messages are kept as they are.
+ * Repair the problems `checkHistory` found that a repair can fix, each message on a copy: lone
+ * surrogates (kind `lone-surrogate`) become U+FFFD; a user or assistant message with nothing to send
+ * (kind `empty-content`) gets the text {@link EMPTY_MESSAGE_TEXT} (dropping it could leave the
+ * conversation without its opening user message). Positions do not change; the input is not mutated.
  */
 export function repairMessages(messages: readonly BaseMessage[], problems: readonly HistoryProblem[]): MessageRepair {
   const surrogates = repairLoneSurrogates(messages, problems);
-  const empty = new Set(problems.filter((problem) => problem.kind === "empty-content").map((problem) => problem.index));
-  if (empty.size === 0) return { ...surrogates, removed: [], origin: undefined };
-  const kept: BaseMessage[] = [];
-  const origin: number[] = [];
-  const removed: RemovedMessage[] = [];
-  surrogates.messages.forEach((message, index) => {
-    if (empty.has(index)) removed.push({ index, message: messages[index]! });
-    else {
-      kept.push(message);
-      origin.push(index);
-    }
-  });
-  return { messages: kept, replaced: surrogates.replaced, removed, origin };
+  const empty = problems.filter((problem) => problem.kind === "empty-content").map((problem) => problem.index);
+  if (empty.length === 0) return surrogates;
+  const output = [...surrogates.messages];
+  const replaced = new Map(surrogates.replaced.map((entry) => [entry.index, entry]));
+  for (const index of empty) {
+    const after = withText(output[index]!);
+    output[index] = after;
+    replaced.set(index, { index, before: messages[index]!, after });
+  }
+  return { messages: output, replaced: [...replaced.values()].sort((a, b) => a.index - b.index) };
 }
 
 /**
@@ -120,7 +127,7 @@ export function repairLoneSurrogates(
 
 /**
  * One record of both repairs: the input's own problems repaired (`first`: lone surrogates replaced,
- * empty messages left out, giving `first.messages`), then the tool pairing repaired on those messages
+ * empty messages given a text, giving `first.messages`), then the tool pairing repaired on those messages
  * (`pairing`, when it ran). `messages` is the final repaired history. Entries of both are reported
  * against `input`: indices are input positions, `before` and `removed` messages are the input's own.
  */
@@ -130,11 +137,12 @@ export function combineRepairs(
   first: ({ problems: readonly HistoryProblem[] } & Omit<MessageRepair, "messages">) | undefined,
   pairing: ToolPairingRepair | undefined,
 ): HistoryRepair {
-  const at = (index: number): number => first?.origin?.[index] ?? index;
+  // Both repairs keep positions until the pairing repair's own moves and removals.
+  const at = (index: number): number => index;
   const replaced = new Map<number, ReplacedMessage>();
   for (const entry of first?.replaced ?? []) replaced.set(entry.index, entry);
   for (const { index, after } of pairing?.replaced ?? []) replaced.set(at(index), { index: at(index), before: input[at(index)]!, after });
-  const removed: RemovedMessage[] = [...(first?.removed ?? [])];
+  const removed: RemovedMessage[] = [];
   for (const { index } of pairing?.removed ?? []) {
     replaced.delete(at(index));
     removed.push({ index: at(index), message: input[at(index)]! });

@@ -69,7 +69,7 @@ function historyError(strategy: string, problems: readonly HistoryProblem[]): In
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
   const fixes = [
     ...(problems.some((problem) => problem.kind === "lone-surrogate") ? ["replace lone surrogates with U+FFFD"] : []),
-    ...(problems.some((problem) => problem.kind === "empty-content") ? ["leave out messages with nothing to send"] : []),
+    ...(problems.some((problem) => problem.kind === "empty-content") ? ["give messages with nothing to send the text (empty message)"] : []),
   ];
   const hint = fixes.length > 0 ? ` Pass invalidHistory: "repair" to ${fixes.join(" and ")}.` : "";
   return new InvalidHistoryError(`${strategy}: ${problems[0]!.message}${more}${hint}`, problems);

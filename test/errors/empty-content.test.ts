@@ -1,7 +1,7 @@
 /**
  * A user or assistant message with nothing to send (empty or blank text, `[]`, only blank text or
  * reasoning blocks, and no calls) is rejected by Anthropic and, for an assistant, by OpenAI: every
- * strategy reports it as `empty-content`, and `invalidHistory: "repair"` leaves it out.
+ * strategy reports it as `empty-content`, and `invalidHistory: "repair"` gives it the text "(empty message)".
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
@@ -35,21 +35,25 @@ describe("messages with nothing to send", () => {
     const input = [system("s"), user("u1", "go"), new AIMessage({ id: "a1", content: "" }), user("u2", "more")];
     const error = await caught(() => slidingWindow({ tokenCounter, keepTurns: 1 }).compact(input));
     expect(InvalidHistoryError.isInstance(error) && [error.message, error.problems.map(({ kind, index }) => [kind, index])]).toEqual([
-      'slidingWindow: message 2 (ai) has no content to send (empty or blank) and no tool calls Pass invalidHistory: "repair" to leave out messages with nothing to send.',
+      'slidingWindow: message 2 (ai) has no content to send (empty or blank) and no tool calls Pass invalidHistory: "repair" to give messages with nothing to send the text (empty message).',
       [["empty-content", 2]],
     ]);
   });
 
-  it("are left out with invalidHistory: \"repair\", reported in result.repair by input index, and the input is not changed", async () => {
-    const input = [system("s"), user("u1", "go"), new AIMessage({ id: "e1", content: "" }), user("u2", "more"), ...step(1), new HumanMessage({ id: "u3", content: "" }), user("u4", "last")];
+  it("get the text \"(empty message)\" with invalidHistory: \"repair\", on copies reported in result.repair, the input unchanged", async () => {
+    const reasoning = { type: "reasoning", reasoning: "thinking" };
+    const input = [system("s"), new HumanMessage({ id: "u0", content: "" }), new AIMessage({ id: "e1", content: [reasoning] }), user("u2", "more"), ...step(1), user("u4", "last")];
     const snapshot = snapshotHistory(input);
     const result = await toolResultHiding({ tokenCounter, keepRecentGroups: 1, invalidHistory: "repair" }).compact(input);
     expectHistoryUnchanged(snapshot);
-    expect(ids(result.messages)).toEqual(["s", "u1", "u2", "a1", "t1", "u4"]);
-    expect(result.repair?.removed.map(({ index, message }) => [index, message.id])).toEqual([
-      [2, "e1"],
-      [6, "u3"],
+    expect(ids(result.messages)).toEqual(["s", "u0", "e1", "u2", "a1", "t1", "u4"]);
+    expect(result.messages[1]!.content).toBe("(empty message)");
+    expect(result.messages[2]!.content).toEqual([reasoning, { type: "text", text: "(empty message)" }]);
+    expect(result.repair?.replaced.map(({ index, before }) => [index, before === input[index]])).toEqual([
+      [1, true],
+      [2, true],
     ]);
+    expect(result.repair?.removed).toEqual([]);
     expect(openaiWireProblems(result.messages)).toEqual([]);
     expect(anthropicWireProblems(result.messages)).toEqual([]);
   });
@@ -57,15 +61,13 @@ describe("messages with nothing to send", () => {
   it("keep pairing repairs reported against input positions when both run", async () => {
     const input = [user("u1", "go"), new AIMessage({ id: "e1", content: "" }), assistant("a1", "", [{ id: "c1" }]), user("u2", "more")];
     const result = await hardTruncate({ tokenCounter, maxTokens: 100_000, invalidHistory: "repair" }).compact(input);
-    // The empty message (input 1) is left out, then the unanswered call's message (input 2), empty without it.
-    expect(result.repair?.removed.map(({ index, message }) => [index, message.id])).toEqual([
-      [1, "e1"],
-      [2, "a1"],
-    ]);
+    // The empty message (input 1) gets a text; the unanswered call's message (input 2), empty without it, is dropped.
+    expect(result.repair?.removed.map(({ index, message }) => [index, message.id])).toEqual([[2, "a1"]]);
+    expect(result.repair?.replaced.map(({ index }) => index)).toEqual([1]);
     expect(result.repair?.problems.map(({ kind, index }) => [kind, index])).toEqual([
       ["empty-content", 1],
       ["unanswered-call", 2],
     ]);
-    expect(ids(result.messages)).toEqual(["u1", "u2"]);
+    expect(ids(result.messages)).toEqual(["u1", "e1", "u2"]);
   });
 });
