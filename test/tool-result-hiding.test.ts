@@ -229,7 +229,7 @@ describe("toolResultHiding", () => {
 
 describe("toolResultHiding on tool_result blocks in human messages (Anthropic's form)", () => {
   /** A ChatAnthropic step: a tool_use block, answered by a tool_result block in the next human message. */
-  const anthropicStep = (n: number, output: string, extra: unknown[] = []): BaseMessage[] => [
+  const anthropicStep = (n: number, output: string, extra: { type: "text"; text: string }[] = []): BaseMessage[] => [
     new AIMessage({
       id: `a${n}`,
       content: [{ type: "tool_use", id: `toolu_${n}`, name: n === 2 ? "read_plan" : "bash", input: { command: `cmd ${n}` } }],
