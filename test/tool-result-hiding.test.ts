@@ -5,6 +5,7 @@ import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   InvalidHistoryError,
   InvalidOptionError,
+  compactionMarkerOf,
   createTokenCounter,
   toolResultHiding,
   validateToolPairing,
@@ -250,7 +251,7 @@ describe("toolResultHiding on tool_result blocks in human messages (Anthropic's 
       ["h3", input[7]!.content],
     ]);
     expect(result.replaced.map((entry) => entry.index)).toEqual([3, 5]);
-    expect(result.messages[3]!.response_metadata["compaction"]).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[3]!) });
+    expect(compactionMarkerOf(result.messages[3]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[3]!) });
     expect(validateToolPairing(result.messages)).toEqual([]);
     expect(input[3]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: out(1), is_error: true }, { type: "text", text: "keep going" }]);
   });
