@@ -107,3 +107,37 @@ describe("the strategies on one Anthropic-native agent session", () => {
     expect(anthropicWireProblems(result.messages)).toEqual([]);
   });
 });
+
+describe("a broken Anthropic-native history", () => {
+  const call = new AIMessage({
+    id: "a1",
+    content: [{ type: "tool_use", id: "toolu_1", name: "read", input: {} }],
+    tool_calls: [{ id: "toolu_1", name: "read", args: {}, type: "tool_call" }],
+  });
+  // The user spoke before the results were stored: the results message is separated from its call.
+  const history = [
+    new HumanMessage({ id: "u0", content: "read it" }),
+    call,
+    new HumanMessage({ id: "u2", content: "and be quick" }),
+    new HumanMessage({ id: "h3", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "the file" }] }),
+    new AIMessage({ id: "a4", content: "done" }),
+  ];
+
+  it("is rejected by default with a typed error naming the message", async () => {
+    const error = await toolResultHiding({ tokenCounter }).compact(history).catch((caught: unknown) => caught);
+    expect(InvalidHistoryError.isInstance(error)).toBe(true);
+    expect((error as InvalidHistoryError).message).toBe(
+      "toolResultHiding: the history's tool calls and results do not pair up (1 problem(s); first: message 3 (its tool_result block 0) answers tool call `toolu_1` of message 1 but is not among the tool results directly after it). " +
+        'Fix it with repairToolPairing() or pass invalidHistory: "repair".',
+    );
+  });
+
+  it("is repaired with invalidHistory repair: the results message moves after its call, and the repair says so", async () => {
+    const result = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(history);
+    expect(result.status).toBe("repaired");
+    expect(result.messages).toEqual([history[0], history[1], history[3], history[2], history[4]]);
+    expect(result.messages[2]).toBe(history[3]);
+    expect(result.repair?.moved).toEqual([{ index: 3, to: 2, message: history[3] }]);
+    expect(anthropicWireProblems(result.messages)).toEqual([]);
+  });
+});
