@@ -8,6 +8,7 @@
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ToolCallIndexBuilder, indexToolCallGroups, type ToolCallIndex } from "../../src/messages/tool-call-groups.js";
 import { repairToolPairing, validateToolPairing } from "../../src/index.js";
 import { expectEveryMessageAccountedOnce, expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
 import { anthropicWireProblems, formatProblems } from "../support/wire/index.js";
@@ -181,6 +182,28 @@ describe("repairToolPairing over random histories in every provider form", () =>
         expect(again.problems).toEqual([]);
         expect(again.messages).toHaveLength(repaired.length);
         again.messages.forEach((message, position) => expect(message).toBe(repaired[position]));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("is built incrementally: after each message, the builder's index is the index of the messages so far", () => {
+    const plain = (index: ToolCallIndex) => ({
+      groups: index.groups.map((group) => ({ ...group, callIds: [...group.callIds], resultIndices: [...group.resultIndices] })),
+      groupOf: [...index.groupOf],
+      problems: [...index.problems],
+      renamedCalls: [...index.renamedCalls],
+      renamedResults: [...index.renamedResults],
+      renamedResultBlocks: [...index.renamedResultBlocks],
+    });
+    fc.assert(
+      fc.property(historySpec, (specs) => {
+        const history = buildHistory(specs);
+        const builder = new ToolCallIndexBuilder();
+        history.forEach((message, position) => {
+          builder.push(message);
+          expect(plain(builder.view())).toEqual(plain(indexToolCallGroups(history.slice(0, position + 1))));
+        });
       }),
       { numRuns: 100 },
     );
