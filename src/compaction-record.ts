@@ -1,4 +1,6 @@
-import type { StoredMessage } from "@langchain/core/messages";
+import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
+import type { MessageProblem } from "./errors.js";
+import type { HistoryRepair } from "./messages/history-repair.js";
 import type { CompactionStatus } from "./types.js";
 
 /**
@@ -22,7 +24,9 @@ export interface CompactionRecord {
   readonly strategy: string;
   /**
    * The compactor's status. `failed` also stands for a compactor that threw or an archive that could
-   * not be written: the messages were then left unchanged and `reason` says why.
+   * not be written: the messages were then left unchanged and `reason` says why. `repaired`: only the
+   * repair (tool pairing, lone surrogates) changed the messages (see `repair`): the compactor had nothing to do, failed
+   * or threw (`reason` then says why).
    */
   readonly status: CompactionStatus;
   /** Token figures of the compactor's result; `null` when the compactor threw before reporting any. */
@@ -50,6 +54,41 @@ export interface CompactionRecord {
    * absent in logs written before 0.1.0's inspector.
    */
   readonly lastMessageId?: string | null;
+  /**
+   * Set when the history's tool pairing was broken (or a text held a lone surrogate) and was repaired
+   * before the compactor ran (by the
+   * adapter's default `invalidHistory: "repair"`, or by a strategy's own `invalidHistory: "repair"`).
+   * Its ids are also in `removedIds` / `replacedIds`; the token figures are the compactor's, which
+   * saw the repaired history. Absent when nothing was repaired.
+   */
+  readonly repair?: CompactionRepairSummary;
+}
+
+/**
+ * What the repair of a history changed (lone surrogates replaced, tool pairing repaired as
+ * `repairToolPairing` does), by message id. Plain JSON, stored in the record.
+ *
+ * @example
+ * {
+ *   problems: [{ kind: "misplaced-result", index: 3, toolCallId: "c1", assistantIndex: 1, message: "..." }],
+ *   removedIds: [], replacedIds: [], movedIds: ["t1"],
+ * }
+ */
+export interface CompactionRepairSummary {
+  /**
+   * The problems found (tool pairing, lone surrogates), each with its index in the history the
+   * compaction was given.
+   */
+  readonly problems: readonly MessageProblem[];
+  /** Messages the repair dropped: orphan and duplicate tool results, assistant messages left empty. */
+  readonly removedIds: readonly string[];
+  /**
+   * Messages the repair replaced by a corrected copy (calls without a result removed, repeated ids
+   * renamed, lone surrogates replaced by U+FFFD...).
+   */
+  readonly replacedIds: readonly string[];
+  /** Tool results moved to directly after their call's message. */
+  readonly movedIds: readonly string[];
 }
 
 /** Where a compaction's originals are archived. */
@@ -86,6 +125,20 @@ export interface ArchivedCompaction {
    * every message but the first after a reordering compactor): restoring the history drops them.
    */
   readonly dropped: readonly string[];
+}
+
+function idsOf(messages: readonly BaseMessage[]): string[] {
+  return messages.map((message) => message.id).filter((id): id is string => typeof id === "string");
+}
+
+/** A repair, as a record keeps it (messages without an id are left out of the id lists). @internal */
+export function repairSummaryOf(repair: HistoryRepair): CompactionRepairSummary {
+  return {
+    problems: repair.problems.map((problem) => ({ ...problem })),
+    removedIds: idsOf(repair.removed.map(({ message }) => message)),
+    replacedIds: idsOf(repair.replaced.map(({ before }) => before)),
+    movedIds: idsOf(repair.moved.map(({ message }) => message)),
+  };
 }
 
 /** Who and when: a record's id, start time and duration. @internal */

@@ -51,11 +51,20 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * The node's config is passed to the compactor, so summary calls nest under the node in traces, and
  * its abort signal stops the compactor.
  *
- * When the compactor throws (e.g. an `InvalidHistoryError` for a history whose tool calls and
- * results do not pair up, or a summary model that is down), by default the messages are left as they
- * are, a `failed` record with the reason is logged and the graph goes on; `onError: "throw"` fails the
- * step instead. Broken pairing can also be repaired: give the strategy `invalidHistory: "repair"`;
- * what the repair dropped is archived like any other removal.
+ * A history whose tool calls and results do not pair up as ChatOpenAI and ChatAnthropic require is
+ * repaired first (option `invalidHistory`, default `"repair"`): the compactor gets the repaired
+ * history, the state gets it even when the compactor has nothing to do or throws (a `"repaired"`
+ * record), and what the repair dropped, rewrote or moved is archived, so the model never gets a
+ * history its provider would reject and {@link restoreHistory} still gives the history as stored.
+ * When results had to be moved next to their calls, the update replaces the whole history (the
+ * reducer cannot move a message by id). The calls of a last assistant message are left as they are:
+ * they are pending, not broken (the node may run between the model and the tools).
+ *
+ * When the compactor throws (e.g. a summary model that is down, or, with `invalidHistory: "leave"`,
+ * an `InvalidHistoryError` for broken pairing), by default the messages are left as they are (only
+ * repaired, see above), a `failed` record with the reason is logged (`repaired` when the history
+ * was repaired) and the graph goes on; `onError: "throw"`
+ * fails the step instead.
  *
  * @example
  * const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
@@ -88,6 +97,7 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
       store: config?.store,
       threadId: threadIdOf(config?.configurable),
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
+      keepPendingCalls: true,
     });
   };
 }

@@ -87,6 +87,14 @@ export const compactionRecordSchema = z.object({
   reason: z.string().optional(),
   durationMs: z.number().optional(),
   lastMessageId: z.string().nullable().optional(),
+  repair: z
+    .object({
+      problems: z.array(z.looseObject({ kind: z.string(), index: z.number(), message: z.string() })),
+      removedIds: z.array(z.string()),
+      replacedIds: z.array(z.string()),
+      movedIds: z.array(z.string()),
+    })
+    .optional(),
 }) as unknown as z.ZodType<CompactionRecord>;
 
 /** An archived original's `ArchiveAnchor`. */

@@ -1,9 +1,11 @@
-import { RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
-import { cloneMessage } from "../messages/clone-message.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
-import type { ArchiveAnchor, ArchivedCompaction, ArchivedMessage, CompactionArchiveLocation, CompactionRecord } from "../compaction-record.js";
+import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
+import { hasUniqueIds, lastIdOf } from "./message-ids.js";
+import { newBuilder, placeGap, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
+
+export { assignMessageIds, lastIdOf } from "./message-ids.js";
 
 /** Options of {@link compactionUpdate}. */
 export interface CompactionUpdateOptions {
@@ -43,61 +45,9 @@ export interface CompactionUpdate {
   readonly archive: ArchivedCompaction;
 }
 
-/**
- * Give every message an id, for a history whose messages must be addressable: messages without an
- * id, or repeating an earlier message's id, are replaced by copies with a new UUID. Never mutates the
- * input; messages that already have a unique id are returned as they are.
- *
- * @example
- * const { messages, assigned } = assignMessageIds(history);
- * // assigned: how many messages got a new id
- */
-export function assignMessageIds(messages: readonly BaseMessage[]): { messages: BaseMessage[]; assigned: number } {
-  const seen = new Set<string>();
-  let assigned = 0;
-  const output = messages.map((message) => {
-    const id = message.id;
-    if (typeof id === "string" && id !== "" && !seen.has(id)) {
-      seen.add(id);
-      return message;
-    }
-    assigned++;
-    const fresh = uuidv4();
-    seen.add(fresh);
-    return cloneMessage(message, { id: fresh });
-  });
-  return { messages: output, assigned };
-}
-
 /** Serialize for the archive: `mapChatMessagesToStoredMessages`, as plain JSON so no live object is shared. */
 function storeMessages(messages: readonly BaseMessage[]): StoredMessage[] {
   return JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages([...messages]))) as StoredMessage[];
-}
-
-/** Mutable accumulators of one update computation. */
-interface Builder {
-  update: BaseMessage[];
-  history: BaseMessage[];
-  archived: { position: number; anchor: ArchiveAnchor; message: BaseMessage }[];
-  dropped: string[];
-  removedIds: string[];
-  replacedIds: string[];
-  insertedIds: string[];
-  summaryId: string | null;
-}
-
-function newBuilder(): Builder {
-  return { update: [], history: [], archived: [], dropped: [], removedIds: [], replacedIds: [], insertedIds: [], summaryId: null };
-}
-
-function hasUniqueIds(messages: readonly BaseMessage[]): boolean {
-  const seen = new Set<string>();
-  for (const message of messages) {
-    const id = message.id;
-    if (typeof id !== "string" || id === "" || seen.has(id)) return false;
-    seen.add(id);
-  }
-  return true;
 }
 
 /**
@@ -135,96 +85,6 @@ function sourcePositions(before: readonly BaseMessage[], result: CompactionResul
     last = source;
   }
   return sources;
-}
-
-/** An id for an inserted message: its own when unused, else a new UUID. */
-function insertedId(message: BaseMessage, used: Set<string>): string {
-  const own = message.id;
-  const id = typeof own === "string" && own !== "" && !used.has(own) ? own : uuidv4();
-  used.add(id);
-  return id;
-}
-
-function withId(message: BaseMessage, id: string): BaseMessage {
-  return message.id === id ? message : cloneMessage(message, { id });
-}
-
-function noteInserted(builder: Builder, message: BaseMessage): void {
-  builder.insertedIds.push(message.id!);
-  if (builder.summaryId === null && compactionMarkerOf(message)?.summary) builder.summaryId = message.id!;
-}
-
-/**
- * The gap between two kept messages: input positions `from..to-1` all left, and `inserted` took
- * their place. Returns false when the reducer cannot place the inserted messages there (more inserted
- * messages than removed ones, before the end of the history).
- */
-function placeGap(
-  builder: Builder,
-  before: readonly BaseMessage[],
-  inserted: readonly BaseMessage[],
-  from: number,
-  to: number,
-  neighbours: { previousId: string | undefined; nextId: string | undefined },
-  used: Set<string>,
-): boolean {
-  const removedCount = to - from;
-  if (inserted.length === 0) {
-    const { previousId, nextId } = neighbours;
-    const anchor: ArchiveAnchor =
-      nextId !== undefined ? { kind: "before", id: nextId } : previousId !== undefined ? { kind: "after", id: previousId } : { kind: "start" };
-    for (let position = from; position < to; position++) {
-      const original = before[position]!;
-      builder.update.push(new RemoveMessage({ id: original.id! }));
-      builder.removedIds.push(original.id!);
-      builder.archived.push({ position, anchor, message: original });
-    }
-    return true;
-  }
-  if (inserted.length > removedCount && neighbours.nextId !== undefined) return false;
-  let firstId: string | undefined;
-  inserted.forEach((message, offset) => {
-    // Taking a removed message's id puts the new message at that message's position.
-    const id = offset < removedCount ? before[from + offset]!.id! : insertedId(message, used);
-    const final = withId(message, id);
-    firstId ??= id;
-    builder.update.push(final);
-    builder.history.push(final);
-    noteInserted(builder, final);
-    if (offset > 0 || removedCount === 0) builder.dropped.push(id);
-  });
-  for (let position = from; position < to; position++) {
-    const original = before[position]!;
-    if (position - from >= inserted.length) builder.update.push(new RemoveMessage({ id: original.id! }));
-    builder.removedIds.push(original.id!);
-    builder.archived.push({ position, anchor: { kind: "replaced-by", id: firstId! }, message: original });
-  }
-  return true;
-}
-
-/** The fallback: remove everything and write the new history whole, archiving the whole old one. */
-function replaceAllUpdate(before: readonly BaseMessage[], result: CompactionResult): Builder {
-  const builder = newBuilder();
-  const used = new Set<string>();
-  const beforeIds = new Map<string, BaseMessage>();
-  for (const message of before) if (typeof message.id === "string") beforeIds.set(message.id, message);
-  for (const message of result.messages) {
-    const id = message.id;
-    const final = typeof id === "string" && id !== "" && !used.has(id) ? message : cloneMessage(message, { id: uuidv4() });
-    used.add(final.id!);
-    builder.history.push(final);
-    const original = beforeIds.get(final.id!);
-    if (original === undefined) noteInserted(builder, final);
-    else if (original !== final) builder.replacedIds.push(final.id!);
-  }
-  for (const id of beforeIds.keys()) if (!used.has(id)) builder.removedIds.push(id);
-  const first = builder.history[0];
-  const anchor: ArchiveAnchor = first ? { kind: "replaced-by", id: first.id! } : { kind: "start" };
-  before.forEach((message, position) => builder.archived.push({ position, anchor, message }));
-  // The first message stands for the whole old history; the others for nothing.
-  builder.dropped.push(...builder.history.slice(1).map((message) => message.id!));
-  builder.update.push(new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...builder.history);
-  return builder;
 }
 
 /**
@@ -306,6 +166,7 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     lastMessageId: lastIdOf(before),
+    ...(result.repair && result.repair.problems.length > 0 ? { repair: repairSummaryOf(result.repair) } : {}),
   };
   return {
     changed,
@@ -316,8 +177,3 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   };
 }
 
-/** Id of the newest message of a history, or null. @internal */
-export function lastIdOf(messages: readonly BaseMessage[]): string | null {
-  const id = messages[messages.length - 1]?.id;
-  return typeof id === "string" ? id : null;
-}

@@ -15,7 +15,9 @@ export {
   type ArchivedMessage,
   type CompactionArchiveLocation,
   type CompactionRecord,
+  type CompactionRepairSummary,
 } from "../compaction-record.js";
+export type { AdapterInvalidHistoryHandling } from "./invalid-history.js";
 export { assignMessageIds, compactionUpdate, type CompactionUpdate, type CompactionUpdateOptions } from "./compaction-update.js";
 export { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
 export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./restore-history.js";

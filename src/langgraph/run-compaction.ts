@@ -7,8 +7,9 @@ import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
-import { assignMessageIds, compactionUpdate, lastIdOf } from "./compaction-update.js";
-
+import type { CompactionResult } from "../types.js";
+import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
+import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
 export type CompactionErrorHandling = "continue" | "throw";
@@ -36,6 +37,21 @@ export interface GraphCompactionOptions {
   archive?: CompactionArchiveMode;
   /** Namespace prefix of the archive in the store; the thread id is appended. @default DEFAULT_ARCHIVE_NAMESPACE */
   namespace?: string[];
+  /**
+   * A history whose tool calls and results do not pair up as providers require (an orphan result, a
+   * call never answered, a result separated from its call...) or whose text holds a lone surrogate.
+   * `"repair"`: it is repaired (see {@link AdapterInvalidHistoryHandling}) before the compactor runs, and the repaired history replaces it in the state
+   * even when the compactor has nothing to do (status `"repaired"`) or throws: the model never gets a
+   * history its provider rejects. What the repair dropped, rewrote or moved is archived like any
+   * compaction's originals (`restoreHistory` gives the history back as it was stored) and the
+   * record's `repair` names it. `"leave"`: the compactor gets the history as it is; a strategy
+   * rejects it with `InvalidHistoryError`, which `onError` handles (by default a `failed` record and
+   * the history passed on unchanged). The node leaves the calls of a last assistant message as they
+   * are (pending: it may run between the model and the tools); the middleware, right before the
+   * model, repairs them too.
+   * @default "repair"
+   */
+  invalidHistory?: AdapterInvalidHistoryHandling;
 }
 
 /** @internal */
@@ -46,6 +62,7 @@ export const graphCompactionOptionsShape = {
     .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "labels may not contain '.', ':', '%', '_', '\\' or NUL (stores such as PostgresStore reject them)"))
     .min(1)
     .optional(),
+  invalidHistory: adapterInvalidHistorySchema,
 };
 
 /** The state update of one compaction step. @internal */
@@ -82,8 +99,13 @@ export async function runGraphCompaction(run: {
   threadId?: string | undefined;
   /** Which compaction channels the graph's state has (LangGraph silently drops writes to others). */
   channels?: { log: boolean; archive: boolean };
+  /**
+   * Leave the calls of a last assistant message unrepaired: the node may run between the model and
+   * the tools. The middleware runs right before the model, which would reject them.
+   */
+  keepPendingCalls: boolean;
 }): Promise<CompactionStateUpdate> {
-  const { component, compactor, options, config, signal, store, threadId, channels } = run;
+  const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls } = run;
   if (!Array.isArray(run.messages)) {
     throw new InvalidHistoryError(`${component}: the state's \`messages\` is not an array (got ${typeof run.messages}); is it a messages channel?`);
   }
@@ -103,20 +125,28 @@ export async function runGraphCompaction(run: {
   }
   // The messages reducer gives every message an id; histories from elsewhere may lack them.
   const { messages, assigned } = assignMessageIds(run.messages as BaseMessage[]);
+  // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
+  const repair = repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
     return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started)] };
   };
 
-  let update;
+  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
+
+  let update: CompactionUpdate;
   try {
-    const result = await compactor.compact(messages, { ...(signal ? { signal } : {}), ...(config ? { config } : {}) });
+    const result = await compactor.compact(repair?.messages ?? messages, { ...(signal ? { signal } : {}), ...(config ? { config } : {}) });
+    if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
-    if (result.status === "noop") return {};
-    update = compactionUpdate(messages, result, { archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
+    else if (result.status === "noop") return {};
+    else update = updateFor(result);
   } catch (error) {
-    return fail(error, describeError(error));
+    if (!repair || signal?.aborted || options.onError === "throw") return fail(error, describeError(error));
+    // The compactor failed, but the model still must not get the broken history: the repair alone.
+    const repaired = updateFor(repairOnlyResult(strategyNameOf(compactor), repair, messages.length, describeError(error)));
+    update = { ...repaired, record: { ...repaired.record, tokensBefore: null, tokensAfter: null } };
   }
   const { changed, record, archive } = update;
   if (!changed) {

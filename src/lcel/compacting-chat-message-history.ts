@@ -1,94 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { BaseChatMessageHistory, InMemoryChatMessageHistory, type BaseListChatMessageHistory } from "@langchain/core/chat_history";
-import { AIMessage, HumanMessage, ToolMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import { BaseChatMessageHistory, InMemoryChatMessageHistory } from "@langchain/core/chat_history";
+import { AIMessage, HumanMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { z } from "zod/v4";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { InvalidHistoryError } from "../errors.js";
+import type { AdapterInvalidHistoryHandling } from "../langgraph/invalid-history.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { parseOptions } from "../options.js";
-import type { CompactionContext, CompactionResult } from "../types.js";
-import {
-  historyCompactionRecord,
-  insertedMessages,
-  thrownCompactionRecord,
-  type HistoryCompactionRecord,
-  type RecordIdentity,
-} from "./history-compaction-record.js";
-import { callbackSchema, messageCompactorSchema } from "./message-compactor.js";
+import type { CompactionContext } from "../types.js";
+import { optionsSchema, type AnyChatMessageHistory, type CompactingChatMessageHistoryOptions } from "./chat-history-options.js";
+import type { HistoryCompactionRecord, RecordIdentity } from "./history-compaction-record.js";
+import { compactView, openToolCallsStart } from "./view-compaction.js";
 
-/** Any LangChain chat message history (`InMemoryChatMessageHistory`, a Redis or SQL one...). */
-export type AnyChatMessageHistory = BaseChatMessageHistory | BaseListChatMessageHistory;
-
-export interface CompactingChatMessageHistoryOptions {
-  /** The full record of the conversation. Append-only: every message ever added stays in it. */
-  history: AnyChatMessageHistory;
-  /** The strategy (or policy) that compacts the view. Its own trigger decides when to act. */
-  compactor: Compactor;
-  /**
-   * Where the compacted view is kept: the last compacted view followed by the messages added since.
-   * Pass a persistent history (one per conversation) so a restart keeps the view instead of
-   * compacting the whole record again.
-   * @default a new InMemoryChatMessageHistory
-   */
-  viewHistory?: AnyChatMessageHistory;
-  /**
-   * When the compactor throws (e.g. `InvalidHistoryError` for a tool call that was never answered):
-   * `"continue"` records the failure and returns the current view, so the chain keeps running (and
-   * the next read tries again); `"throw"` rethrows after recording. For chat histories, a compactor
-   * with `invalidHistory: "repair"` fixes broken pairing instead of failing. @default "continue"
-   */
-  onError?: "continue" | "throw";
-  /** Called with each compaction record, after the view was rewritten. Persist records here. @default undefined */
-  onCompaction?: (record: HistoryCompactionRecord) => void | Promise<void>;
-  /** Ids for messages added without one, for inserted messages without one, and for records. @default crypto.randomUUID */
-  createId?: () => string;
-  /** The clock for record timestamps and durations. @default () => new Date() */
-  now?: () => Date;
-}
-
-// Structural, not `instanceof`: InMemoryChatMessageHistory does not extend BaseChatMessageHistory,
-// and a second copy of @langchain/core would fail the check.
-const chatMessageHistorySchema = z.custom<AnyChatMessageHistory>(
-  (value) =>
-    typeof value === "object" &&
-    value !== null &&
-    ["getMessages", "addMessages", "clear"].every((method) => typeof (value as unknown as Record<string, unknown>)[method] === "function"),
-  { message: "expected a chat message history (getMessages, addMessages, clear)" },
-);
-
-const optionsSchema = z
-  .object({
-    history: chatMessageHistorySchema,
-    compactor: messageCompactorSchema,
-    viewHistory: chatMessageHistorySchema.optional(),
-    onCompaction: callbackSchema.optional(),
-    onError: z.enum(["continue", "throw"]).optional(),
-    createId: callbackSchema.optional(),
-    now: callbackSchema.optional(),
-  })
-  .strict();
-
-/**
- * Where the open tool calls at the end of a history start: the last assistant message, if some of its
- * calls have no result after it yet (a tool-calling chain stores the call one turn and its results
- * the next). Held back from compaction, which rejects unanswered calls, and kept after the view.
- */
-function openToolCallsStart(messages: readonly BaseMessage[]): number {
-  const answered = new Set<string>();
-  for (let position = messages.length - 1; position >= 0; position--) {
-    const message = messages[position]!;
-    if (ToolMessage.isInstance(message)) {
-      answered.add(message.tool_call_id);
-      continue;
-    }
-    const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
-    if (calls.length === 0) return messages.length;
-    return calls.every((call) => call.id !== undefined && answered.has(call.id)) ? messages.length : position;
-  }
-  return messages.length;
-}
+export type { AnyChatMessageHistory, CompactingChatMessageHistoryOptions } from "./chat-history-options.js";
 
 /**
  * A chat message history for `RunnableWithMessageHistory` that keeps everything and reads compacted.
@@ -99,6 +24,13 @@ function openToolCallsStart(messages: readonly BaseMessage[]): number {
  * summarises the new part into the previous summary instead of the whole conversation on each read.
  * A compaction that changed the view rewrites `viewHistory` and is recorded in `compactions`; one
  * that failed leaves the view as it was and is recorded with its reason.
+ *
+ * A view whose tool calls and results do not pair up as providers require is repaired before the
+ * compactor runs (`invalidHistory`, default `"repair"`): `getMessages()` never returns a history
+ * ChatOpenAI or ChatAnthropic would reject, even when the compactor has nothing to do or throws
+ * (a `"repaired"` record then). The calls of the last assistant message that have no result yet are
+ * left as they are (their results come with the next turn). The originals stay in the wrapped
+ * history.
  *
  * Reads and writes run one at a time, so two `getMessages()` at once compact once and return the
  * same view. Messages added without an id get one (on a copy), so records can name them.
@@ -135,6 +67,7 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
   readonly #compactor: Compactor;
   readonly #onCompaction: CompactingChatMessageHistoryOptions["onCompaction"];
   readonly #onError: "continue" | "throw";
+  readonly #invalidHistory: AdapterInvalidHistoryHandling;
   readonly #createId: () => string;
   readonly #now: () => Date;
   readonly #compactions: HistoryCompactionRecord[] = [];
@@ -158,6 +91,7 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
     this.#compactor = parsed.compactor;
     this.#onCompaction = parsed.onCompaction;
     this.#onError = parsed.onError ?? "continue";
+    this.#invalidHistory = parsed.invalidHistory ?? "repair";
     this.#createId = parsed.createId ?? randomUUID;
     this.#now = parsed.now ?? (() => new Date());
   }
@@ -185,36 +119,33 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
       const view = await this.#readView();
       if (!this.#pending) return view;
       const open = openToolCallsStart(view);
-      const settled = view.slice(0, open);
-      if (settled.length === 0) return view;
+      if (open === 0) return view;
       const started = this.#now();
-      let result: CompactionResult;
-      try {
-        result = await this.#compactor.compact(settled, this.#context());
-      } catch (error) {
+      const outcome = await compactView(view, open, {
+        compactor: this.#compactor,
+        invalidHistory: this.#invalidHistory,
+        onError: this.#onError,
+        context: this.#context(),
+        withId: (message) => this.#withId(message),
+        identity: () => this.#identity(started),
+      });
+      if (outcome.kind === "thrown") {
         // Recorded like the graph's log records it; the view stays and the next read retries.
-        const record = thrownCompactionRecord(this.#compactor, settled.length, error, this.#identity(started));
         if (this.#onError === "throw") {
-          await this.#record(record).catch(() => undefined);
-          throw error;
+          await this.#record(outcome.record).catch(() => undefined);
+          throw outcome.error;
         }
-        await this.#record(record);
+        await this.#record(outcome.record);
         return view;
       }
       this.#pending = false;
-      if (result.status === "noop") return view;
-      if (result.status === "failed") {
-        await this.#record(historyCompactionRecord(result, [], this.#identity(started)));
+      if (outcome.kind === "unchanged") {
+        if (outcome.record) await this.#record(outcome.record);
         return view;
       }
-      // Inserted messages (summaries) get an id if they lack one, so the record can name them.
-      const inserted = new Set(insertedMessages(settled, result));
-      const withIds = result.messages.map((message) => (inserted.has(message) ? this.#withId(message) : message));
-      const insertedWithIds = withIds.filter((message, position) => inserted.has(result.messages[position]!));
-      const next = [...withIds, ...view.slice(open)];
       try {
         await this.viewHistory.clear();
-        await this.viewHistory.addMessages(next);
+        await this.viewHistory.addMessages(outcome.next);
       } catch (error) {
         // The view store may now be empty or partial: the next read starts again from the full history.
         this.#viewReady = false;
@@ -222,8 +153,10 @@ export class CompactingChatMessageHistory extends BaseChatMessageHistory {
         await this.viewHistory.clear().catch(() => undefined);
         throw error;
       }
-      await this.#record(historyCompactionRecord(result, insertedWithIds, this.#identity(started)));
-      return [...next];
+      // Only repaired, because the compactor threw: the next read tries the compactor again.
+      if (outcome.retry) this.#pending = true;
+      await this.#record(outcome.record);
+      return [...outcome.next];
     });
   }
 

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { describeError, failedCompactionRecord, strategyNameOf, type CompactionRecord, type RecordIdentity } from "../compaction-record.js";
+import { describeError, failedCompactionRecord, repairSummaryOf, strategyNameOf, type CompactionRecord, type RecordIdentity } from "../compaction-record.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 
@@ -40,7 +40,9 @@ function idsOf(messages: readonly BaseMessage[]): string[] {
 
 /**
  * The record of one compaction that returned a result. `inserted` are the messages it inserted (see
- * {@link insertedMessages}), already carrying their final ids.
+ * {@link insertedMessages}), already carrying their final ids. With a tool-pairing repair
+ * (`result.repair`), what the repair removed or replaced is named too, before what the compactor
+ * did, each id once; a message the repair rewrote and the compactor then removed counts as removed.
  * @internal
  */
 export function historyCompactionRecord(
@@ -49,6 +51,14 @@ export function historyCompactionRecord(
   identity: RecordIdentity,
 ): HistoryCompactionRecord {
   const summary = inserted.find((message) => compactionMarkerOf(message)?.summary === true);
+  const repair = result.repair && result.repair.problems.length > 0 ? result.repair : undefined;
+  const removedIds = [
+    ...new Set([...idsOf(repair?.removed.map(({ message }) => message) ?? []), ...idsOf(result.removed.map(({ message }) => message))]),
+  ];
+  const removed = new Set(removedIds);
+  const replacedIds = [
+    ...new Set([...idsOf(repair?.replaced.map(({ before }) => before) ?? []), ...idsOf(result.replaced.map(({ before }) => before))]),
+  ].filter((id) => !removed.has(id));
   return {
     id: identity.id,
     at: identity.at.toISOString(),
@@ -58,12 +68,13 @@ export function historyCompactionRecord(
     tokensAfter: result.tokensAfter,
     messagesBefore: result.messagesBefore,
     messagesAfter: result.messagesAfter,
-    removedIds: idsOf(result.removed.map(({ message }) => message)),
-    replacedIds: idsOf(result.replaced.map(({ before }) => before)),
+    removedIds,
+    replacedIds,
     insertedIds: idsOf(inserted),
     summaryId: summary?.id ?? null,
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
     durationMs: identity.durationMs,
+    ...(repair ? { repair: repairSummaryOf(repair) } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Compactor } from "../strategies/compaction-strategy.js";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
+import { adapterInvalidHistorySchema, repairBeforeCompaction, withRepair, type AdapterInvalidHistoryHandling } from "../langgraph/invalid-history.js";
 import { callbackSchema, messageCompactorSchema } from "./message-compactor.js";
 
 /**
@@ -25,12 +26,25 @@ export interface WithCompactionOptions {
    * @default undefined
    */
   onCompaction?: (result: CompactionResult) => void | Promise<void>;
+  /**
+   * Input messages whose tool calls and results do not pair up as providers require (an orphan
+   * result, a call never answered, a result separated from its call), or whose text holds a lone
+   * surrogate. `"repair"`: they are repaired (see {@link AdapterInvalidHistoryHandling}) before the
+   * compactor runs, so the wrapped runnable never gets a history
+   * ChatOpenAI or ChatAnthropic would reject, even when the compactor has nothing to do (a
+   * `"repaired"` result). The result's `repair` holds the originals it dropped, rewrote or moved; the
+   * caller's input is never changed. `"leave"`: the compactor gets them as they are (a strategy then
+   * throws `InvalidHistoryError`, failing the run).
+   * @default "repair"
+   */
+  invalidHistory?: AdapterInvalidHistoryHandling;
 }
 
 const optionsSchema = z
   .object({
     messagesKey: z.string().min(1).optional(),
     onCompaction: callbackSchema.optional(),
+    invalidHistory: adapterInvalidHistorySchema,
   })
   .strict();
 
@@ -56,17 +70,19 @@ class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
   readonly #compactor: Compactor;
   readonly #messagesKey: string;
   readonly #onCompaction: WithCompactionOptions["onCompaction"];
+  readonly #invalidHistory: AdapterInvalidHistoryHandling;
 
   static override lc_name() {
     return "CompactMessagesStep";
   }
 
-  constructor(compactor: Compactor, messagesKey: string, onCompaction: WithCompactionOptions["onCompaction"]) {
+  constructor(compactor: Compactor, options: WithCompactionOptions) {
     super();
     this.name = "compactMessages";
     this.#compactor = compactor;
-    this.#messagesKey = messagesKey;
-    this.#onCompaction = onCompaction;
+    this.#messagesKey = options.messagesKey ?? "messages";
+    this.#onCompaction = options.onCompaction;
+    this.#invalidHistory = options.invalidHistory ?? "repair";
   }
 
   async invoke(input: RunInput, options?: Partial<RunnableConfig>): Promise<RunInput> {
@@ -95,7 +111,10 @@ class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
   }
 
   async #compact(messages: BaseMessage[], context: CompactionContext): Promise<BaseMessage[]> {
-    const result = await this.#compactor.compact(messages, context);
+    // Providers reject broken tool pairing: the compactor, and so the runnable, get it repaired.
+    const repair = repairBeforeCompaction(messages, this.#invalidHistory);
+    let result = await this.#compactor.compact(repair?.messages ?? messages, context);
+    if (repair) result = withRepair(result, repair, messages.length);
     if (result.status !== "noop") await this.#onCompaction?.(result);
     return result.messages;
   }
@@ -110,7 +129,9 @@ class CompactMessagesStep<RunInput> extends Runnable<RunInput, RunInput> {
  * wrapped runnable receives the same shape with the compacted messages (the other keys untouched, the
  * caller's input never mutated). The compactor gets the run's child config and abort signal, so
  * summary calls appear inside the chain's trace. A compactor that fails (`status: "failed"`) passes
- * the messages on unchanged; one that throws fails the run.
+ * the messages on unchanged; one that throws fails the run. Messages whose tool pairing is broken
+ * are repaired first (see the `invalidHistory` option): the wrapped runnable never gets a history
+ * its provider would reject.
  *
  * @example
  * const prompt = ChatPromptTemplate.fromMessages([["system", "Be brief."], new MessagesPlaceholder("history")]);
@@ -134,7 +155,7 @@ export function withCompaction<RunInput, RunOutput>(
   }
   const { compactor: checkedCompactor } = parseOptions("withCompaction", z.object({ compactor: messageCompactorSchema }), { compactor });
   const parsed = parseOptions("withCompaction", optionsSchema, options) as WithCompactionOptions;
-  const step = new CompactMessagesStep<RunInput>(checkedCompactor, parsed.messagesKey ?? "messages", parsed.onCompaction);
+  const step = new CompactMessagesStep<RunInput>(checkedCompactor, parsed);
   // Named through the config: tracers take a run's name from `runName`, not from the sequence's `name`.
   return RunnableSequence.from<RunInput, RunOutput>([step, runnable]).withConfig({ runName: "withCompaction" }) as Runnable<RunInput, RunOutput>;
 }

@@ -35,6 +35,13 @@ function currentConfig(): RunnableConfig | undefined {
  * `restoreHistory(state, { store, threadId })` gives back the full history. A compactor that throws
  * leaves the messages unchanged and logs a `failed` record (`onError: "continue"`, the default).
  *
+ * A history whose tool calls and results do not pair up as the provider requires (an orphan result,
+ * a call never answered, a result separated from its call) is repaired before the compactor runs
+ * (`invalidHistory: "repair"`, the default), and the repaired history is what the model gets, even
+ * when the compactor has nothing to do or throws; what the repair dropped, rewrote or moved is
+ * archived and the record's `repair` names it. `invalidHistory: "leave"` keeps the history as it is
+ * (the compactor's error is logged and the provider gets the broken history).
+ *
  * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
  *
  * @example
@@ -66,6 +73,8 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         signal: runtime.signal,
         store: runtime.store,
         threadId: threadIdOf(runtime.configurable),
+        // Right before the model: calls without results, even in the last message, would be rejected.
+        keepPendingCalls: false,
       });
       // No update at all for a no-op: the hook then re-emits nothing.
       return Object.keys(update).length === 0 ? undefined : update;

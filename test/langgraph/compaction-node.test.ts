@@ -208,8 +208,12 @@ describe("createCompactionNode on bad input", () => {
     expect([error instanceof Error, (error as Error).message]).toEqual([true, "summary model down"]);
   });
 
-  it("a history with broken tool pairing is logged as failed (InvalidHistoryError) and left as it is", async () => {
-    const graph = reactGraph({ model: scriptedModel(0), tools: [lookupTool()], compaction: [createCompactionNode(slidingWindow({ keepTurns: 1 }))] });
+  it("with invalidHistory: \"leave\" a history with broken tool pairing is logged as failed (InvalidHistoryError) and left as it is", async () => {
+    const graph = reactGraph({
+      model: scriptedModel(0),
+      tools: [lookupTool()],
+      compaction: [createCompactionNode(slidingWindow({ keepTurns: 1 }), { invalidHistory: "leave" })],
+    });
     const values = await graph.invoke({ messages: [user("h1"), toolResult("orphan", "c9"), user("h2")] });
     expect({ messages: ids(values.messages), statuses: values.compactionLog.map((record) => record.status) }).toEqual({
       messages: ["h1", "orphan", "h2", "final"],
@@ -218,18 +222,22 @@ describe("createCompactionNode on bad input", () => {
     expect(values.compactionLog[0]!.reason).toMatch(/^InvalidHistoryError: slidingWindow: the history's tool calls and results do not pair up/);
   });
 
-  it("with invalidHistory: \"repair\" the orphan result leaves the context and is archived in place", async () => {
+  it("a strategy's own invalidHistory: \"repair\" (node option \"leave\"): the orphan result leaves the context, is archived in place and the record names the repair", async () => {
     const graph = reactGraph({
       model: scriptedModel(0),
       tools: [lookupTool()],
-      compaction: [createCompactionNode(slidingWindow({ keepTurns: 2, invalidHistory: "repair" }))],
+      compaction: [createCompactionNode(slidingWindow({ keepTurns: 2, invalidHistory: "repair" }), { invalidHistory: "leave" })],
     });
     const values = await graph.invoke({ messages: [user("h1"), toolResult("orphan", "c9"), user("h2")] });
     expect({
       messages: ids(values.messages),
-      log: values.compactionLog.map((record) => [record.status, record.removedIds]),
+      log: values.compactionLog.map((record) => [record.status, record.removedIds, record.repair?.removedIds, record.repair?.problems.map((problem) => problem.kind)]),
       restored: ids(await restoreHistory(values)),
-    }).toEqual({ messages: ["h1", "h2", "final"], log: [["repaired", ["orphan"]]], restored: ["h1", "orphan", "h2", "final"] });
+    }).toEqual({
+      messages: ["h1", "h2", "final"],
+      log: [["repaired", ["orphan"], ["orphan"], ["orphan-result"]]],
+      restored: ["h1", "orphan", "h2", "final"],
+    });
   });
 
   it("tool results with array and image content are hidden and restored exactly", async () => {

@@ -391,8 +391,8 @@ describe("CompactingChatMessageHistory failures", () => {
     ] satisfies HistoryCompactionRecord[]);
   });
 
-  it("keeps serving a view with broken tool pairing, recording the strategy's InvalidHistoryError", async () => {
-    const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }));
+  it("with invalidHistory: \"leave\" keeps serving a view with broken tool pairing, recording the strategy's InvalidHistoryError", async () => {
+    const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }), { invalidHistory: "leave" });
     await history.addMessages([user("u1"), toolResult("t1", "missing")]);
     expect(ids(await history.getMessages())).toEqual(["u1", "t1"]);
     expect(history.compactions.map((record) => record.reason)).toEqual([
@@ -400,8 +400,8 @@ describe("CompactingChatMessageHistory failures", () => {
     ]);
   });
 
-  it("rejects a view with broken tool pairing with the strategy's InvalidHistoryError under onError: \"throw\"", async () => {
-    const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }), { onError: "throw" });
+  it("with invalidHistory: \"leave\" rejects a view with broken tool pairing with the strategy's InvalidHistoryError under onError: \"throw\"", async () => {
+    const history = compactingHistory(slidingWindow({ keepTurns: 1, tokenCounter: counter }), { onError: "throw", invalidHistory: "leave" });
     await history.addMessages([user("u1"), toolResult("t1", "missing")]);
     expect(InvalidHistoryError.isInstance(await caught(() => history.getMessages()))).toBe(true);
   });

@@ -146,10 +146,10 @@ describe("summary prompts keep the history inside their data block", () => {
     expect(promptOf(second)).toBe(promptOf(first));
   });
 
-  it("replaces a lone surrogate of the history in the prompt", async () => {
+  it("sends a lone surrogate of the history, repaired with invalidHistory: \"repair\", as U+FFFD in the prompt", async () => {
     const model = fakeModel().respond(new AIMessage("<summary>x</summary>"));
     const input = [system("s"), user("u1", "broken \uD83D text"), assistant("a1", "ok"), user("u2", "next"), assistant("a2", "on it")];
-    await fullSummary({ model, tokenCounter: counter }).compact(input);
+    await fullSummary({ model, tokenCounter: counter, invalidHistory: "repair" }).compact(input);
     expect(promptOf(model)).toBe(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: "[user]\nbroken \uFFFD text\n\n[assistant]\nok" }));
   });
 });

@@ -83,8 +83,9 @@ describe("hardTruncate over emoji text", () => {
     const input = [system("s"), user("u1"), assistant("a1", "", [{ id: "c1" }]), toolResult("t1", "c1", output)];
     const result = await hardTruncate({ maxTokens: 500, tokenCounter: counter }).compact(input);
     expect(result.status).toBe("truncated");
-    expect(ids(result.messages)).toEqual(["s", "a1", "t1"]);
-    const text = result.messages[2]!.content as string;
+    // The conversation opens with the newest user message before the kept tail.
+    expect(ids(result.messages)).toEqual(["s", "u1", "a1", "t1"]);
+    const text = result.messages[3]!.content as string;
     expect(text).toMatch(/^x(?:😀)+\n\[\.\.\. \d+ tokens cut to fit the context window \.\.\.\]$/u);
     expect(hasLoneSurrogate(text)).toBe(false);
     expect(result.tokensAfter).toBeLessThanOrEqual(500);
