@@ -203,3 +203,59 @@ describe("selectiveCompact", () => {
     expect(InvalidOptionError.isInstance(error) && error.option).toBe("target");
   });
 });
+
+describe("selectiveCompact keeps a user message first", () => {
+  it("keeps the first user message when removing it would leave an assistant message first", async () => {
+    const input = [system("s"), user("u1", big(1)), assistant("a1", "ok"), user("u2", big(2)), assistant("a2", "ok"), user("u3")];
+    const result = await selectiveCompact({ target: 1, rules: [{ kind: "user", action: "truncate", keepRecent: 1, priority: 1 }], tokenCounter }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u1", "a1", "a2", "u3"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([3]);
+    expect(result.reason).toMatch(/^rules exhausted at \d+ tokens, over target 1$/);
+  });
+
+  it("removes the first user message while the next one left is a user message to open with", async () => {
+    const input = [system("s"), user("u1", big(1)), user("u2", big(2)), assistant("a1", "ok"), user("u3", big(3))];
+    const result = await selectiveCompact({ target: 1, rules: [{ kind: "user", action: "drop", priority: 1 }], tokenCounter }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u2", "a1"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([1, 4]);
+  });
+
+  it("changes nothing when the only user message a rule may remove is the one the conversation opens with", async () => {
+    const input = [system("s"), user("u1", big(1)), assistant("a1", "ok"), ...[2, 3, 4, 5, 6].flatMap((n) => [user(`u${n}`), assistant(`a${n}`, "ok")])];
+    const result = await selectiveCompact({ target: 1, rules: [{ kind: "user", action: "truncate", keepRecent: 5, priority: 1 }], tokenCounter }).compact(input);
+    expect(result.status).toBe("noop");
+    expect(result.reason).toMatch(/^no rule could remove anything; still \d+ tokens over target 1$/);
+    expect(sameObjects(result.messages, input)).toBe(true);
+  });
+});
+
+describe("selectiveCompact on tool_result blocks in human messages (Anthropic's form)", () => {
+  const anthropicCall = (id: string, callId: string, text = "") =>
+    new AIMessage({
+      id,
+      content: [...(text === "" ? [] : [{ type: "text", text }]), { type: "tool_use", id: callId, name: "read", input: { path: callId } }],
+      tool_calls: [{ id: callId, name: "read", args: { path: callId }, type: "tool_call" }],
+    });
+  const results = (id: string, callId: string, output: string, extra: { type: "text"; text: string }[] = []) =>
+    new HumanMessage({ id, content: [{ type: "tool_result", tool_use_id: callId, content: output }, ...extra] });
+
+  it("classifies a message of only tool_result blocks as a tool result, and removes its call with it", async () => {
+    const input = [system("s"), user("u1"), anthropicCall("a1", "toolu_1"), results("h1", "toolu_1", big(1)), anthropicCall("a2", "toolu_2", "reading"), results("h2", "toolu_2", big(2)), assistant("a3", "done")];
+    const total = await tokenCounter.countMessages(input);
+    const result = await selectiveCompact({ target: total - 100, rules: [{ kind: "tool_result", action: "drop", priority: 1 }], tokenCounter }).compact(input);
+    // a1 held only its call: it goes with its result.
+    expect(ids(result.messages)).toEqual(["s", "u1", "a2", "h2", "a3"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([2, 3]);
+    expect(validateToolPairing(result.messages)).toEqual([]);
+  });
+
+  it("treats a result message with text as a user message whose removal removes its calls, and keeps the opening user message", async () => {
+    const input = [system("s"), user("u1", big(1)), anthropicCall("a1", "toolu_1", "reading"), results("h1", "toolu_1", big(2), [{ type: "text", text: "also fix the tests" }]), assistant("a2", "done")];
+    const result = await selectiveCompact({ target: 1, rules: [{ kind: "user", action: "drop", priority: 1 }], tokenCounter }).compact(input);
+    expect(ids(result.messages)).toEqual(["s", "u1", "a1", "a2"]);
+    expect(result.removed.map(({ index }) => index)).toEqual([3]);
+    expect(result.replaced.map(({ index }) => index)).toEqual([2]);
+    expect(result.messages[2]!.content).toEqual([{ type: "text", text: "reading" }]);
+    expect((result.messages[2] as AIMessage).tool_calls).toEqual([]);
+  });
+});

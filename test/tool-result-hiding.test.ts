@@ -5,6 +5,7 @@ import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   InvalidHistoryError,
   InvalidOptionError,
+  compactionMarkerOf,
   createTokenCounter,
   toolResultHiding,
   validateToolPairing,
@@ -224,5 +225,45 @@ describe("toolResultHiding", () => {
       "step 2",
       out(2),
     ]);
+  });
+});
+
+describe("toolResultHiding on tool_result blocks in human messages (Anthropic's form)", () => {
+  /** A ChatAnthropic step: a tool_use block, answered by a tool_result block in the next human message. */
+  const anthropicStep = (n: number, output: string, extra: { type: "text"; text: string }[] = []): BaseMessage[] => [
+    new AIMessage({
+      id: `a${n}`,
+      content: [{ type: "tool_use", id: `toolu_${n}`, name: n === 2 ? "read_plan" : "bash", input: { command: `cmd ${n}` } }],
+      tool_calls: [{ id: `toolu_${n}`, name: n === 2 ? "read_plan" : "bash", args: { command: `cmd ${n}` }, type: "tool_call" }],
+    }),
+    new HumanMessage({ id: `h${n}`, content: [{ type: "tool_result", tool_use_id: `toolu_${n}`, content: output, is_error: n === 1 }, ...extra] }),
+  ];
+  const input = [system("s"), user("u1"), ...anthropicStep(1, out(1), [{ type: "text", text: "keep going" }]), ...anthropicStep(2, out(2)), ...anthropicStep(3, out(3))];
+
+  it("hides the blocks' content in a copy, keeping tool_use_id, is_error and the message's other content", async () => {
+    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(contents(result.messages).slice(3, 8)).toEqual([
+      ["h1", [{ type: "tool_result", tool_use_id: "toolu_1", content: DEFAULT_HIDDEN_RESULT_PLACEHOLDER, is_error: true }, { type: "text", text: "keep going" }]],
+      ["a2", input[4]!.content],
+      ["h2", [{ type: "tool_result", tool_use_id: "toolu_2", content: DEFAULT_HIDDEN_RESULT_PLACEHOLDER, is_error: false }]],
+      ["a3", input[6]!.content],
+      ["h3", input[7]!.content],
+    ]);
+    expect(result.replaced.map((entry) => entry.index)).toEqual([3, 5]);
+    expect(compactionMarkerOf(result.messages[3]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[3]!) });
+    expect(validateToolPairing(result.messages)).toEqual([]);
+    expect(input[3]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: out(1), is_error: true }, { type: "text", text: "keep going" }]);
+  });
+
+  it("leaves the blocks of excluded tools, is a no-op a second time, and empties hidden calls' inputs", async () => {
+    const hiding = toolResultHiding({ keepRecentGroups: 1, excludeTools: ["read_plan"], hideToolInputs: true, tokenCounter });
+    const first = await hiding.compact(input);
+    expect(first.replaced.map((entry) => entry.index)).toEqual([2, 3]);
+    expect(first.messages[5]).toBe(input[5]);
+    expect((first.messages[2] as AIMessage).content).toEqual([{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }]);
+    const second = await hiding.compact(first.messages);
+    expect(second.status).toBe("noop");
+    expect(sameObjects(second.messages, first.messages)).toBe(true);
   });
 });

@@ -11,6 +11,12 @@ export interface MovedMessage {
   readonly index: number;
   readonly to: number;
   readonly message: BaseMessage;
+  /**
+   * Set when only these content blocks of the input message moved (`tool_result` blocks of a human
+   * message, or the text after its results): `message` is then the new human message holding them,
+   * and what stays of the input message is in `replaced` (or `removed`).
+   */
+  readonly blockPositions?: readonly number[];
 }
 
 /**

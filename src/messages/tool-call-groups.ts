@@ -1,12 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallIndexBuilder, type ToolCallIndex } from "./tool-call-index.js";
+import { isUserMessage } from "./tool-result-blocks.js";
 
 export { ToolCallIndexBuilder, type ToolCallGroup, type ToolCallIndex, type ToolPairingProblem } from "./tool-call-index.js";
 
 /**
  * Index the tool-call groups of a history in one pass, and find every pairing problem on the way.
  *
- * Calls are read as providers send them (`assistantCalls`). A tool result answers the earliest
+ * Calls are read as providers send them (`assistantCalls`); results are tool messages and the
+ * `tool_result` blocks of human messages (Anthropic's form). A tool result answers the earliest
  * call with its id, among the calls of the assistant message whose contiguous results it is in;
  * failing that, the earliest earlier call with its id still unanswered (`misplaced-result`: providers
  * want every result directly after its call). A repeated call id is a problem (`duplicate-call-id`);
@@ -22,7 +24,8 @@ export function indexToolCallGroups(messages: readonly BaseMessage[]): ToolCallI
 }
 
 /**
- * Where a history may be cut without separating a tool call from its results.
+ * Where a history may be cut without separating a tool call from its results (tool messages, or a
+ * human message whose `tool_result` blocks answer it).
  *
  * Returns one flag per position `0..messages.length`: `1` at position `c` means keeping
  * `messages.slice(c)` (or dropping it) splits no tool-call group. Linear, from a
@@ -52,7 +55,9 @@ export function safeCutPoints(messages: readonly BaseMessage[], index: ToolCallI
 }
 
 /**
- * Indices where a user turn starts and the history can be cut: human messages at a safe cut point.
+ * Indices where a user turn starts and the history can be cut: human messages at a safe cut point
+ * that carry no `tool_result` block (a message that does answers the assistant message before it:
+ * it is part of that turn, not a new one).
  *
  * @example
  * const starts = userTurnStarts(messages);
@@ -61,7 +66,7 @@ export function safeCutPoints(messages: readonly BaseMessage[], index: ToolCallI
 export function userTurnStarts(messages: readonly BaseMessage[], safe: Uint8Array = safeCutPoints(messages)): number[] {
   const starts: number[] = [];
   for (let position = 0; position < messages.length; position++) {
-    if (messages[position]!.type === "human" && safe[position] === 1) starts.push(position);
+    if (safe[position] === 1 && isUserMessage(messages[position]!)) starts.push(position);
   }
   return starts;
 }

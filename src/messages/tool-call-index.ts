@@ -1,64 +1,10 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { assistantCalls, rawToolCalls, type AssistantCallSource } from "./assistant-calls.js";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
+import type { ToolCallIndex, ToolPairingProblem } from "./tool-call-index-types.js";
+import { toolResultBlocksOf, type ToolResultBlockRef } from "./tool-result-blocks.js";
 
-/**
- * One problem that would make a provider reject the history. Indices are into the history.
- * - `missing-call-id`: a call without an id (no result can answer it);
- * - `unlisted-call`: a call that only a `tool_use` block, OpenAI's raw `additional_kwargs.tool_calls`
- *   or a Responses API output item holds, not `tool_calls` (ChatOpenAI and ChatAnthropic would send
- *   different calls);
- * - `duplicate-call-id`: a call id used before (`firstIndex`), in this message or an earlier one;
- * - `unanswered-call`: a call that no tool result answers;
- * - `orphan-result`: a tool result that answers no earlier call;
- * - `duplicate-result`: a second result for a call already answered (at `firstIndex`);
- * - `misplaced-result`: a result for a call of the message at `assistantIndex` that is not among the
- *   tool results directly following that message (another message comes in between), as both
- *   providers require;
- * - `empty-tool-calls`: an assistant message without calls whose `additional_kwargs.tool_calls` is
- *   an empty array, which ChatOpenAI sends as an empty `tool_calls` array (OpenAI rejects it).
- */
-export type ToolPairingProblem =
-  | { kind: "missing-call-id"; index: number; callPosition: number; message: string }
-  | { kind: "unlisted-call"; index: number; callPosition: number; toolCallId: string; message: string }
-  | { kind: "duplicate-call-id"; index: number; toolCallId: string; firstIndex: number; message: string }
-  | { kind: "unanswered-call"; index: number; toolCallId: string; message: string }
-  | { kind: "orphan-result"; index: number; toolCallId: string; message: string }
-  | { kind: "duplicate-result"; index: number; toolCallId: string; firstIndex: number; message: string }
-  | { kind: "misplaced-result"; index: number; toolCallId: string; assistantIndex: number; message: string }
-  | { kind: "empty-tool-calls"; index: number; message: string };
-
-/**
- * A tool-call group: an assistant message with tool calls plus the tool results answering them.
- * Parallel calls are one group; a group is kept or hidden as a whole.
- */
-export interface ToolCallGroup {
-  /** Index of the assistant message that made the calls. */
-  readonly assistantIndex: number;
-  /** Ids of the calls, in the order of `assistantCalls` (calls without an id are left out). */
-  readonly callIds: readonly string[];
-  /** Indices of the tool results answering the calls, ascending. */
-  readonly resultIndices: readonly number[];
-  /** The last index the group covers: its last result, or the assistant message itself. */
-  readonly end: number;
-}
-
-/** What one linear pass over a history learns about its tool calls. */
-export interface ToolCallIndex {
-  readonly groups: readonly ToolCallGroup[];
-  /** For each message, the number of the group it belongs to in `groups`, or -1. */
-  readonly groupOf: readonly number[];
-  /** Pairing problems, ordered by index. Empty for a valid history. */
-  readonly problems: readonly ToolPairingProblem[];
-  /**
-   * For a repeated call id, the unique id the repair gives that occurrence and its results:
-   * keyed by `${messageIndex}:${callPosition}` for calls and by the message index for results.
-   * @internal
-   */
-  readonly renamedCalls: ReadonlyMap<string, string>;
-  /** @internal */
-  readonly renamedResults: ReadonlyMap<number, string>;
-}
+export type { ToolCallGroup, ToolCallIndex, ToolPairingProblem } from "./tool-call-index-types.js";
 
 /** A call waiting for its result. */
 interface PendingCall {
@@ -98,6 +44,8 @@ interface CallRecord {
 interface Run {
   readonly group: number;
   readonly pending: Map<string, Queue<PendingCall>>;
+  /** How many result messages (tool messages, human messages with tool_result blocks) it has so far. */
+  results: number;
 }
 
 const SOURCE_NAMES: Record<Exclude<AssistantCallSource, "tool_calls">, string> = {
@@ -119,6 +67,13 @@ function enqueue(queues: Map<string, Queue<PendingCall>>, id: string, call: Pend
  * A tool result answers, first, the earliest call with its id of the assistant message whose
  * contiguous results it is in; otherwise the earliest unanswered call with its id made before (a
  * misplaced result). Calls are read with `assistantCalls`.
+ *
+ * The results after an assistant message are the tool messages and human messages carrying
+ * `tool_result` blocks that follow it, as `ChatAnthropic` sends them in the next user message: a
+ * human message of only `tool_result` blocks continues them (it is joined with the results around
+ * it); one that holds other content too ends them, and its blocks count among them only when it
+ * comes first (else it is sent as a message of its own) and only while no other content precedes
+ * the block in it.
  * @internal
  */
 export class ToolCallIndexBuilder {
@@ -133,6 +88,7 @@ export class ToolCallIndexBuilder {
   readonly #unanswered = new Map<string, Queue<PendingCall>>();
   readonly #renamedCalls = new Map<string, string>();
   readonly #renamedResults = new Map<number, string>();
+  readonly #renamedResultBlocks = new Map<string, string>();
 
   get length(): number {
     return this.#groupOf.length;
@@ -149,7 +105,14 @@ export class ToolCallIndexBuilder {
   push(message: BaseMessage): void {
     const index = this.#groupOf.length;
     if (isToolResultMessage(message)) {
-      this.#pushResult(message.tool_call_id, index);
+      const group = this.#answer(message.tool_call_id, index, undefined);
+      if (this.#run !== undefined) this.#run.results += 1;
+      this.#groupOf.push(group);
+      return;
+    }
+    const blocks = toolResultBlocksOf(message);
+    if (blocks.length > 0) {
+      this.#pushCarrier(blocks, (message.content as unknown[]).length, index);
       return;
     }
     this.#endRun();
@@ -170,7 +133,7 @@ export class ToolCallIndexBuilder {
     const group: MutableGroup = { assistantIndex: index, callIds: [], resultIndices: [], end: index };
     this.#groups.push(group);
     this.#groupOf.push(groupNumber);
-    const run: Run = { group: groupNumber, pending: new Map() };
+    const run: Run = { group: groupNumber, pending: new Map(), results: 0 };
     this.#run = run;
     for (let callPosition = 0; callPosition < calls.length; callPosition++) {
       const call = calls[callPosition]!;
@@ -218,7 +181,27 @@ export class ToolCallIndexBuilder {
     }
   }
 
-  #pushResult(id: string, index: number): void {
+  /** A human message with `tool_result` blocks: each block is a result, matched like a tool message. */
+  #pushCarrier(blocks: readonly ToolResultBlockRef[], contentLength: number, index: number): void {
+    const onlyResults = blocks.length === contentLength;
+    // With other content, it is not joined with the results before it: it is only in the run as its first result.
+    if (!onlyResults && this.#run !== undefined && this.#run.results > 0) this.#endRun();
+    let groupNumber = -1;
+    for (const block of blocks) {
+      // A tool_result after other content is not at the start of the user message.
+      if (!block.leading) this.#endRun();
+      const group = this.#answer(block.toolUseId, index, block.position);
+      if (groupNumber < 0) groupNumber = group;
+    }
+    if (!onlyResults) this.#endRun();
+    else if (this.#run !== undefined) this.#run.results += 1;
+    this.#groupOf.push(groupNumber);
+  }
+
+  /** Match one result (a tool message, or a block at `blockPosition` of a human message) to its call. Returns its group, or -1. */
+  #answer(id: string, index: number, blockPosition: number | undefined): number {
+    const at = blockPosition === undefined ? {} : { blockPosition };
+    const what = blockPosition === undefined ? `message ${index}` : `message ${index} (its tool_result block ${blockPosition})`;
     let call = this.#run?.pending.get(id)?.shift();
     if (call === undefined) {
       const queue = this.#unanswered.get(id);
@@ -230,7 +213,8 @@ export class ToolCallIndexBuilder {
           index,
           toolCallId: id,
           assistantIndex: call.assistantIndex,
-          message: `message ${index} answers tool call \`${id}\` of message ${call.assistantIndex} but is not among the tool results directly after it`,
+          ...at,
+          message: `${what} answers tool call \`${id}\` of message ${call.assistantIndex} but is not among the tool results directly after it`,
         });
       }
     }
@@ -238,11 +222,13 @@ export class ToolCallIndexBuilder {
       const record = this.#calls.get(id)!;
       if (record.answeredAt < 0) record.answeredAt = index;
       const group = this.#groups[call.group]!;
-      group.resultIndices.push(index);
+      if (group.resultIndices.at(-1) !== index) group.resultIndices.push(index);
       group.end = index;
-      this.#groupOf.push(call.group);
-      if (call.resolvedId !== id) this.#renamedResults.set(index, call.resolvedId);
-      return;
+      if (call.resolvedId !== id) {
+        if (blockPosition === undefined) this.#renamedResults.set(index, call.resolvedId);
+        else this.#renamedResultBlocks.set(`${index}:${blockPosition}`, call.resolvedId);
+      }
+      return call.group;
     }
     const record = this.#calls.get(id);
     if (record !== undefined && record.answeredAt >= 0) {
@@ -251,17 +237,19 @@ export class ToolCallIndexBuilder {
         index,
         toolCallId: id,
         firstIndex: record.answeredAt,
-        message: `message ${index} answers tool call \`${id}\` again (first answered at message ${record.answeredAt})`,
+        ...at,
+        message: `${what} answers tool call \`${id}\` again (first answered at message ${record.answeredAt})`,
       });
     } else {
       this.#problems.push({
         kind: "orphan-result",
         index,
         toolCallId: id,
-        message: `message ${index} is a tool result for \`${id}\`, but no earlier message calls it`,
+        ...at,
+        message: `${what} is a tool result for \`${id}\`, but no earlier message calls it`,
       });
     }
-    this.#groupOf.push(-1);
+    return -1;
   }
 
   /** The index of the messages pushed so far. Calls still without a result count as unanswered. */
@@ -291,6 +279,7 @@ export class ToolCallIndexBuilder {
       problems,
       renamedCalls: this.#renamedCalls,
       renamedResults: this.#renamedResults,
+      renamedResultBlocks: this.#renamedResultBlocks,
     };
   }
 }

@@ -1,12 +1,13 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { assistantCalls, hasSendableContent, type AssistantCall } from "../messages/assistant-calls.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { isAssistantMessage } from "../messages/message-types.js";
+import { isUserMessage, resultCallIds } from "../messages/tool-result-blocks.js";
 import { parseOptions } from "../options.js";
 import { TOKENS_PER_TOOL_CALL } from "../tokens/token-counter.js";
-import { compactionMarkerOf, type RemovedMessage, type ReplacedMessage } from "../types.js";
+import type { RemovedMessage, ReplacedMessage } from "../types.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -14,68 +15,16 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
+import { PROTECTED_KINDS, DEFAULT_SELECTIVE_RULES, defaultMessageKind, type MessageClassifier, type SelectiveRule } from "./selective-rules.js";
 
-/**
- * The kind of a message for selective rules. The built-in kinds follow seed 000; a classifier may
- * return any other string.
- */
-export type MessageKind =
-  | "system"
-  | "summary"
-  | "tool_result"
-  | "skill_prompt"
-  | "skill_metadata"
-  | "assistant"
-  | "user"
-  | "other"
-  | (string & {});
-
-/** Kinds that no rule may remove: the system prompt and compaction summaries. */
-export const PROTECTED_KINDS: ReadonlySet<string> = new Set(["system", "summary"]);
-
-/**
- * One rule: what to do with messages of a kind.
- * - `drop`: remove all of them; `truncate`: keep the newest `keepRecent`; `none`: never touch.
- * Rules apply from the lowest `priority` up.
- */
-export interface SelectiveRule {
-  kind: MessageKind;
-  action: "drop" | "truncate" | "none";
-  /** With `truncate`: how many of the newest to keep. */
-  keepRecent?: number;
-  priority: number;
-}
-
-/** Seed 000's default table. */
-export const DEFAULT_SELECTIVE_RULES: readonly SelectiveRule[] = Object.freeze([
-  { kind: "tool_result", action: "truncate", keepRecent: 3, priority: 1 },
-  { kind: "skill_prompt", action: "drop", priority: 2 },
-  { kind: "skill_metadata", action: "drop", priority: 3 },
-  { kind: "assistant", action: "truncate", keepRecent: 5, priority: 4 },
-  { kind: "user", action: "truncate", keepRecent: 5, priority: 5 },
-  { kind: "system", action: "none", priority: 100 },
-  { kind: "summary", action: "none", priority: 100 },
-]);
-
-/** Returns a message's kind, or `undefined` to fall back to {@link defaultMessageKind}. */
-export type MessageClassifier = (message: BaseMessage, index: number) => MessageKind | undefined;
-
-/**
- * The kind of a message without a classifier: `system` for system messages, `summary` for messages
- * marked as a compaction summary (`response_metadata.compaction.summary`), the string in
- * `additional_kwargs.compaction_kind` when present (e.g. `"skill_prompt"`), else `tool_result`,
- * `assistant`, `user` or `other` by message type.
- */
-export function defaultMessageKind(message: BaseMessage): MessageKind {
-  if (message.type === "system") return "system";
-  if (compactionMarkerOf(message)?.summary) return "summary";
-  const declared = (message.additional_kwargs as Record<string, unknown> | undefined)?.["compaction_kind"];
-  if (typeof declared === "string" && declared !== "") return declared;
-  if (isToolResultMessage(message)) return "tool_result";
-  if (isAssistantMessage(message)) return "assistant";
-  if (message.type === "human") return "user";
-  return "other";
-}
+export {
+  DEFAULT_SELECTIVE_RULES,
+  PROTECTED_KINDS,
+  defaultMessageKind,
+  type MessageClassifier,
+  type MessageKind,
+  type SelectiveRule,
+} from "./selective-rules.js";
 
 export interface SelectiveCompactOptions extends BaseStrategyOptions {
   /** Stop as soon as the history is at or under this many tokens. */
@@ -105,13 +54,19 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 000's selective compaction: per-kind `drop` / `truncate` rules applied from the lowest
- * priority up, oldest message first, stopping as soon as the history is at or under `target`.
+ * Selective compaction: per-kind `drop` / `truncate` rules applied from the lowest priority up,
+ * oldest message first, stopping as soon as the history is at or under `target`.
  * Removing a tool result removes its call from the assistant message in every form a provider
  * sends (`tool_calls`, raw OpenAI calls, `tool_use` blocks; see `editToolCalls`), and the assistant
  * message itself when no call and no content of its own (text, not call blocks) is left; removing an
- * assistant message removes its results: the output is always a valid history. System messages and
- * summaries are never removed.
+ * assistant message removes its results: the output is always a valid history. A human message
+ * with `tool_result` blocks (Anthropic's form) is a result of the calls it answers: removing it
+ * removes those calls. System messages and summaries are never removed.
+ *
+ * The conversation keeps opening with a user message, as Anthropic requires: when the first
+ * message after the system messages is a user message, a rule removes it only if the next message
+ * left is a user message too; otherwise it stays (so a `drop` or `truncate` rule may leave that
+ * one message of its kind). A history that opens otherwise is taken as it is.
  * @see selectiveCompact
  */
 export class SelectiveCompact extends CompactionStrategy {
@@ -169,12 +124,10 @@ export class SelectiveCompact extends CompactionStrategy {
     // Calls stripped from each assistant message. The copy without them is made once, at the end;
     // meanwhile each stripped call's own tokens come off the estimate (linear in a group's size).
     const stripped = new Map<number, Set<string>>();
-    const stripCall = async (resultPosition: number) => {
-      const assistantPosition = index.groups[index.groupOf[resultPosition]!]!.assistantIndex;
+    const stripCall = async (assistantPosition: number, callId: string) => {
       if (!alive[assistantPosition]) return;
       const assistant = messages[assistantPosition] as AIMessage;
       const calls = assistantCalls(assistant);
-      const callId = (messages[resultPosition] as ToolMessage).tool_call_id;
       let gone = stripped.get(assistantPosition);
       if (!gone) stripped.set(assistantPosition, (gone = new Set()));
       gone.add(callId);
@@ -188,19 +141,45 @@ export class SelectiveCompact extends CompactionStrategy {
       estimated -= callTokens;
       currentTokens[assistantPosition] = currentTokens[assistantPosition]! - callTokens;
     };
-    const remove = async (position: number) => {
-      if (!alive[position]) return;
+    // After the system messages the conversation opens with a user message (Anthropic rejects one
+    // that opens with an assistant message): while it does, the first one is removed only when the
+    // next remaining message is a user message too, to take its place.
+    const nextAlive = (from: number) => {
+      let position = from;
+      while (position < count && (!alive[position] || messages[position]!.type === "system")) position++;
+      return position;
+    };
+    let opener = nextAlive(0);
+    if (opener < count && !isUserMessage(messages[opener]!)) opener = -1;
+    let openerKept = false;
+    /** Remove a message with what depends on it; false when it must stay (the user message the conversation opens with). */
+    const remove = async (position: number): Promise<boolean> => {
+      if (!alive[position]) return false;
       const message = messages[position]!;
       const groupNumber = index.groupOf[position]!;
       if (groupNumber >= 0 && isAssistantMessage(message)) {
         removeOne(position);
         for (const resultPosition of index.groups[groupNumber]!.resultIndices) removeOne(resultPosition);
-      } else if (groupNumber >= 0 && isToolResultMessage(message)) {
-        removeOne(position);
-        await stripCall(position);
-      } else {
-        removeOne(position);
+        return true;
       }
+      const callIds = groupNumber >= 0 ? resultCallIds(message) : [];
+      if (callIds.length > 0) {
+        // A tool result, or a human message with tool_result blocks: its calls go with it.
+        removeOne(position);
+        const assistantPosition = index.groups[groupNumber]!.assistantIndex;
+        for (const callId of callIds) await stripCall(assistantPosition, callId);
+        return true;
+      }
+      if (position === opener) {
+        const next = openerKept ? count : nextAlive(position + 1);
+        if (next >= count || !isUserMessage(messages[next]!)) {
+          openerKept = true;
+          return false;
+        }
+        opener = next;
+      }
+      removeOne(position);
+      return true;
     };
 
     let changed = false;
@@ -210,9 +189,7 @@ export class SelectiveCompact extends CompactionStrategy {
       const victims = rule.action === "drop" ? candidates : candidates.slice(0, Math.max(0, candidates.length - (rule.keepRecent ?? 0)));
       for (const position of victims) {
         if (total() <= this.target) break rules;
-        if (!alive[position]) continue;
-        await remove(position);
-        changed = true;
+        if (await remove(position)) changed = true;
       }
       if (total() <= this.target) break;
     }
@@ -265,7 +242,8 @@ export class SelectiveCompact extends CompactionStrategy {
 }
 
 /**
- * Apply seed 000's selective rules until the history fits `target` tokens.
+ * Apply selective drop / truncate rules, per kind of message, until the history fits `target`
+ * tokens. The first user message stays when removing it would leave an assistant message first.
  *
  * @example
  * const selective = selectiveCompact({

@@ -24,9 +24,11 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 003's sliding window: keep the system messages and the newest `keepTurns` user turns (a turn
- * runs from a user message to the next one, tool calls and results included). A history with no
- * more turns than that is left alone.
+ * Sliding window: keep the system messages and the newest `keepTurns` user turns (a turn runs from
+ * a user message to the next one, tool calls and results included). A human message that carries
+ * `tool_result` blocks (Anthropic's form of tool results) answers the assistant message before it:
+ * it starts no turn, so the window never opens with it. A history with no more turns than that is
+ * left alone.
  * @see slidingWindow
  */
 export class SlidingWindow extends CompactionStrategy {
@@ -56,7 +58,7 @@ export class SlidingWindow extends CompactionStrategy {
 }
 
 /**
- * Keep the system messages and the newest `keepTurns` user turns (seed 003, strategy 1).
+ * Keep the system messages and the newest `keepTurns` user turns.
  *
  * @example
  * const window = slidingWindow({ keepTurns: 4 });

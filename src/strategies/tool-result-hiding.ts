@@ -3,6 +3,8 @@ import { z } from "zod/v4";
 import { assistantCalls } from "../messages/assistant-calls.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
+import { isToolResultMessage } from "../messages/message-types.js";
+import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
 import { parseOptions } from "../options.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type ReplacedMessage } from "../types.js";
 import {
@@ -44,10 +46,14 @@ const optionsSchema = z
   .strict();
 
 /**
- * Seed 001's tool result hiding: the newest `keepRecentGroups` tool-call groups keep their results;
- * the results of older groups are replaced by a short stable placeholder. Hidden results keep
+ * Tool result hiding: the newest `keepRecentGroups` tool-call groups keep their results; the
+ * results of older groups are replaced by a short stable placeholder. Hidden results keep
  * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`,
- * so a second run is a no-op. A result already shorter than the placeholder is left as it is. Assistant and user messages are untouched (unless `hideToolInputs`).
+ * so a second run is a no-op. A result already shorter than the placeholder is left as it is.
+ * Results sent as `tool_result` blocks in a human message (Anthropic's form) are hidden in a copy
+ * of that message: each block keeps its `tool_use_id` (and `is_error`) with the placeholder as its
+ * content, the message's other content stays. Assistant and user messages are untouched (unless
+ * `hideToolInputs`).
  * @see toolResultHiding
  */
 export class ToolResultHiding extends CompactionStrategy {
@@ -82,7 +88,19 @@ export class ToolResultHiding extends CompactionStrategy {
       const hiddenCallIds = this.hideToolInputs ? new Set<string>() : undefined;
       let callNames: Map<string | undefined, string> | undefined;
       for (const resultIndex of group.resultIndices) {
-        const result = messages[resultIndex] as ToolMessage;
+        const message = messages[resultIndex]!;
+        if (!isToolResultMessage(message)) {
+          // A human message whose tool_result blocks answer the calls: their content is hidden in place.
+          const toolNames = this.excludeTools.size > 0 ? (callNames ??= new Map(assistantCalls(assistant).map((call) => [call.id, call.name]))) : undefined;
+          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, toolNames);
+          for (const id of hidden?.callIds ?? []) hiddenCallIds?.add(id);
+          if (hidden?.after !== undefined) {
+            saved += hidden.saved;
+            replacements.set(resultIndex, hidden.after);
+          }
+          continue;
+        }
+        const result: ToolMessage = message;
         if (compactionMarkerOf(result)?.hidden) {
           hiddenCallIds?.add(result.tool_call_id);
           continue;
@@ -145,10 +163,43 @@ export class ToolResultHiding extends CompactionStrategy {
     }
     return { status: "compacted", messages: output, replaced, preservesStructure: true };
   }
+
+  /**
+   * Hide the `tool_result` blocks of a human message: a copy whose blocks (but those of excluded
+   * tools) hold the placeholder, its other content untouched. `callIds`: the calls whose results
+   * are hidden (already or now); `after` is left out when nothing is to change or it would not
+   * save tokens.
+   */
+  async #hideBlocks(message: BaseMessage, before: number, toolNames: ReadonlyMap<string | undefined, string> | undefined) {
+    const refs = toolResultBlocksOf(message);
+    if (compactionMarkerOf(message)?.hidden) {
+      const content = message.content as Record<string, unknown>[];
+      return { callIds: refs.filter((ref) => content[ref.position]!["content"] === this.placeholder).map((ref) => ref.toolUseId), saved: 0 };
+    }
+    if (this.#notWorthHiding.has(message)) return undefined;
+    const content = [...(message.content as unknown[])];
+    const callIds: string[] = [];
+    for (const ref of refs) {
+      if (toolNames !== undefined && this.excludeTools.has(toolNames.get(ref.toolUseId) ?? "")) continue;
+      const block = content[ref.position] as Record<string, unknown>;
+      if (block["content"] === this.placeholder) continue;
+      content[ref.position] = { ...block, content: this.placeholder };
+      callIds.push(ref.toolUseId);
+    }
+    if (callIds.length === 0) return undefined;
+    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
+    const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
+    const afterTokens = await this.tokenCounter.countMessage(after);
+    if (afterTokens >= before) {
+      this.#notWorthHiding.add(message);
+      return undefined;
+    }
+    return { callIds, after, saved: before - afterTokens };
+  }
 }
 
 /**
- * Hide older tool results (seed 001).
+ * Hide older tool results, keeping the newest groups' results whole.
  *
  * @example
  * const hiding = toolResultHiding({ keepRecentGroups: 3, excludeTools: ["read_plan"] });

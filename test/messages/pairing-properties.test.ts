@@ -1,5 +1,6 @@
 /**
- * Random histories whose calls take every form ChatOpenAI and ChatAnthropic produce, with ids drawn
+ * Random histories whose calls take every form ChatOpenAI and ChatAnthropic produce (results as tool
+ * messages or as `tool_result` blocks in human messages, text before or after them), with ids drawn
  * from a small pool (so ids repeat, results go missing, arrive late or twice): `repairToolPairing`
  * must return a history that validates, that both providers accept as sent, that accounts for
  * every input message, and it must leave the input as it was.
@@ -7,8 +8,10 @@
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ToolCallIndexBuilder, indexToolCallGroups, type ToolCallIndex } from "../../src/messages/tool-call-groups.js";
 import { repairToolPairing, validateToolPairing } from "../../src/index.js";
 import { expectEveryMessageAccountedOnce, expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
+import { anthropicWireProblems, formatProblems } from "../support/wire/index.js";
 import { wireRejections } from "./wire.js";
 
 type Form = "plain" | "openai" | "openaiInvalidOnly" | "anthropic" | "anthropicUnlisted" | "chunk" | "v1" | "responses";
@@ -22,7 +25,9 @@ interface CallSpec {
 type MessageSpec =
   | { readonly kind: "human"; readonly text: string }
   | { readonly kind: "assistant"; readonly text: string; readonly form: Form; readonly calls: CallSpec[] }
-  | { readonly kind: "tool"; readonly id: string; readonly text: string };
+  | { readonly kind: "tool"; readonly id: string; readonly text: string }
+  /** A human message of `tool_result` blocks (Anthropic's form), maybe with text before or after them. */
+  | { readonly kind: "results"; readonly ids: string[]; readonly text: "none" | "before" | "after" };
 
 const ID_POOL = ["c0", "c1", "c2", "c3", "c4"];
 const words = fc.constantFrom("ok", "reading", "done", "one more", "it says 42");
@@ -43,6 +48,14 @@ const messageSpec: fc.Arbitrary<MessageSpec> = fc.oneof(
     }),
   },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant("tool" as const), id: fc.constantFrom(...ID_POOL), text: words }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("results" as const),
+      ids: fc.array(fc.constantFrom(...ID_POOL), { minLength: 1, maxLength: 3 }),
+      text: fc.constantFrom<"none" | "before" | "after">("none", "none", "before", "after"),
+    }),
+  },
 );
 const historySpec = fc.array(messageSpec, { maxLength: 14 });
 
@@ -104,6 +117,11 @@ function buildHistory(specs: readonly MessageSpec[]): BaseMessage[] {
     const id = `m${position}`;
     if (spec.kind === "human") messages.push(new HumanMessage({ id, content: spec.text }));
     else if (spec.kind === "tool") messages.push(new ToolMessage({ id, content: spec.text, tool_call_id: spec.id }));
+    else if (spec.kind === "results") {
+      const blocks = spec.ids.map((callId) => ({ type: "tool_result", tool_use_id: callId, content: `output of ${callId}` }));
+      const text = [{ type: "text", text: "and so?" }];
+      messages.push(new HumanMessage({ id, content: spec.text === "none" ? blocks : spec.text === "before" ? [...text, ...blocks] : [...blocks, ...text] }));
+    }
     else messages.push(assistantMessage(spec, id));
   });
   return messages;
@@ -122,7 +140,12 @@ describe("repairToolPairing over random histories in every provider form", () =>
         const repair = repairToolPairing(history);
         expectHistoryUnchanged(snapshot);
         expect(validateToolPairing(repair.messages)).toEqual([]);
-        expect(wireRejections(repair.messages)).toEqual({ openai: [], anthropic: [] });
+        // OpenAI has no tool_result blocks: a history with them is for Anthropic only.
+        const anthropicOnly = specs.some((spec) => spec.kind === "results");
+        // (Histories here need not open with a user message: that is not pairing.)
+        const anthropic = anthropicWireProblems(repair.messages).filter((problem) => !["no-messages", "first-not-user"].includes(problem.rule));
+        expect(formatProblems(anthropic)).toBe("");
+        if (!anthropicOnly) expect(wireRejections(repair.messages)).toEqual({ openai: [], anthropic: [] });
       }),
       { numRuns: 300 },
     );
@@ -135,9 +158,11 @@ describe("repairToolPairing over random histories in every provider form", () =>
         const repair = repairToolPairing(history);
         expectEveryMessageAccountedOnce(history, repair);
         const afterOf = new Map(repair.replaced.map((entry) => [entry.index, entry.after] as const));
-        for (const { index, to, message } of repair.moved) {
-          expect(message).toBe(history[index]);
-          expect(repair.messages[to]).toBe(afterOf.get(index) ?? message);
+        for (const { index, to, message, blockPositions } of repair.moved) {
+          // Blocks moved out of a human message are in a new one; a whole moved message is the input's (or its copy).
+          if (blockPositions === undefined) expect(message).toBe(history[index]);
+          else expect(message.id).toBeUndefined();
+          expect(repair.messages[to]).toBe(blockPositions === undefined ? (afterOf.get(index) ?? message) : message);
         }
         const movedOutputs = new Set(repair.moved.map(({ to }) => to));
         const inputPosition = new Map(history.map((message, position) => [message, position] as const));
@@ -157,6 +182,28 @@ describe("repairToolPairing over random histories in every provider form", () =>
         expect(again.problems).toEqual([]);
         expect(again.messages).toHaveLength(repaired.length);
         again.messages.forEach((message, position) => expect(message).toBe(repaired[position]));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("is built incrementally: after each message, the builder's index is the index of the messages so far", () => {
+    const plain = (index: ToolCallIndex) => ({
+      groups: index.groups.map((group) => ({ ...group, callIds: [...group.callIds], resultIndices: [...group.resultIndices] })),
+      groupOf: [...index.groupOf],
+      problems: [...index.problems],
+      renamedCalls: [...index.renamedCalls],
+      renamedResults: [...index.renamedResults],
+      renamedResultBlocks: [...index.renamedResultBlocks],
+    });
+    fc.assert(
+      fc.property(historySpec, (specs) => {
+        const history = buildHistory(specs);
+        const builder = new ToolCallIndexBuilder();
+        history.forEach((message, position) => {
+          builder.push(message);
+          expect(plain(builder.view())).toEqual(plain(indexToolCallGroups(history.slice(0, position + 1))));
+        });
       }),
       { numRuns: 100 },
     );
