@@ -200,7 +200,11 @@ function expectCutOf(text: string, original: string): void {
 describe("hardTruncate's last-resort cut", () => {
   it("keeps an Anthropic tool_result block in its user message and cuts its text instead", async () => {
     const counter = jsonCounter();
-    const call = new AIMessage({ id: "a1", content: [{ type: "text", text: "listing" }, { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] });
+    const call = new AIMessage({
+      id: "a1",
+      content: [{ type: "text", text: "listing" }, { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }],
+      tool_calls: [{ id: "toolu_1", name: "bash", args: { command: "ls" }, type: "tool_call" }],
+    });
     const answer = new HumanMessage({ id: "r1", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "file.txt ".repeat(2_000) }] });
     const input = [system("s"), user("u1", "list the files"), call, answer];
     const result = await hardTruncate({ maxTokens: 400, tokenCounter: counter }).compact(input);
@@ -232,7 +236,11 @@ describe("hardTruncate's last-resort cut", () => {
         { type: "text", text: "and a note" },
       ],
     });
-    const call = new AIMessage({ id: "a1", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] });
+    const call = new AIMessage({
+      id: "a1",
+      content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }],
+      tool_calls: [{ id: "toolu_1", name: "bash", args: {}, type: "tool_call" }],
+    });
     const result = await hardTruncate({ maxTokens: 300, tokenCounter: counter }).compact([system("s"), user("u1"), call, answer]);
     const content = result.messages[3]!.content as { type: string; content?: { text: string }[]; text?: string }[];
     expect(content.map((part) => part.type)).toEqual(["tool_result", "text"]);
