@@ -11,7 +11,8 @@ import { isAssistantMessage, isBaseMessage, isToolResultMessage } from "./messag
  * - `remove-message`: a `RemoveMessage`, an update for LangGraph's messages reducer, not a message;
  * - `empty-content`: a user or assistant message (one without tool calls) with nothing to send:
  *   empty or blank text, an empty array, or only blank text and reasoning blocks (Anthropic rejects
- *   empty content; OpenAI an assistant message with neither content nor calls);
+ *   empty content; OpenAI an assistant message with neither content nor calls); or an assistant
+ *   message with calls whose content is an empty array (OpenAI rejects an empty array);
  * - `lone-surrogate`: a text it sends (`field`: `content`, `tool_calls`, `invalid_tool_calls`,
  *   `additional_kwargs`, `name` or `tool_call_id`) holds half of a UTF-16 surrogate pair, which is not
  *   valid Unicode (Anthropic rejects it: "no low surrogate in string").
@@ -101,6 +102,8 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
   if (invalid !== undefined) problems.push({ kind: "invalid-content", index, message: `message ${index} (${message.type}) has ${invalid}` });
   else if (isEmptyMessage(message)) {
     problems.push({ kind: "empty-content", index, message: `message ${index} (${message.type}) has no content to send (empty or blank) and no tool calls` });
+  } else if (isAssistantMessage(message) && Array.isArray(message.content) && message.content.length === 0) {
+    problems.push({ kind: "empty-content", index, message: `message ${index} (ai) has an empty content array, which ChatOpenAI sends as is (OpenAI rejects it)` });
   }
   const fields = message as unknown as Record<TextField, unknown>;
   for (const field of TEXT_FIELDS) {

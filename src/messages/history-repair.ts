@@ -2,7 +2,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { MessageProblem } from "../errors.js";
 import { replaceLoneSurrogates } from "../text/code-points.js";
 import type { RemovedMessage, ReplacedMessage } from "../types.js";
+import { assistantCalls } from "./assistant-calls.js";
 import { cloneMessage } from "./clone-message.js";
+import { isAssistantMessage } from "./message-types.js";
 import { MAX_TEXT_DEPTH, isPlainContainer, type HistoryProblem, type TextField } from "./history-check.js";
 import type { ToolPairingRepair } from "./tool-pairing.js";
 
@@ -76,6 +78,10 @@ export interface MessageRepair {
 
 function withText(message: BaseMessage): BaseMessage {
   const { content } = message;
+  // An assistant message with calls only lacks a non-empty content field: "" is what ChatOpenAI expects.
+  if (isAssistantMessage(message) && assistantCalls(message).length > 0 && Array.isArray(content) && content.length === 0) {
+    return cloneMessage(message, { content: "" });
+  }
   // Blocks a provider does not count as content (reasoning, blank text) are kept; the text joins them.
   const filled = Array.isArray(content) ? [...content, { type: "text", text: EMPTY_MESSAGE_TEXT }] : EMPTY_MESSAGE_TEXT;
   return cloneMessage(message, { content: filled as BaseMessage["content"] });
@@ -85,7 +91,8 @@ function withText(message: BaseMessage): BaseMessage {
  * Repair the problems `checkHistory` found that a repair can fix, each message on a copy: lone
  * surrogates (kind `lone-surrogate`) become U+FFFD; a user or assistant message with nothing to send
  * (kind `empty-content`) gets the text {@link EMPTY_MESSAGE_TEXT} (dropping it could leave the
- * conversation without its opening user message). Positions do not change; the input is not mutated.
+ * conversation without its opening user message), and an assistant message with calls and an empty
+ * content array gets the content `""`. Positions do not change; the input is not mutated.
  */
 export function repairMessages(messages: readonly BaseMessage[], problems: readonly HistoryProblem[]): MessageRepair {
   const surrogates = repairLoneSurrogates(messages, problems);

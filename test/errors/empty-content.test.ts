@@ -6,12 +6,13 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { InvalidHistoryError, checkHistory, createTokenCounter, hardTruncate, slidingWindow, toolResultHiding } from "../../src/index.js";
-import { assistant, ids, step, system, user } from "../support/builders.js";
+import { assistant, ids, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
 import { anthropicWireProblems, openaiWireProblems } from "../support/wire/index.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
+const toolResultFor = (callId: string) => toolResult(`t-${callId}`, callId, "done");
 
 describe("messages with nothing to send", () => {
   it("are reported by checkHistory, by index; system messages and tool results are not", () => {
@@ -56,6 +57,15 @@ describe("messages with nothing to send", () => {
     expect(result.repair?.removed).toEqual([]);
     expect(openaiWireProblems(result.messages)).toEqual([]);
     expect(anthropicWireProblems(result.messages)).toEqual([]);
+  });
+
+  it("an assistant message with calls and content [] (OpenAI rejects the empty array) is repaired to content \"\"", async () => {
+    const calling = new AIMessage({ id: "a1", content: [], tool_calls: [{ id: "c1", name: "bash", args: {}, type: "tool_call" }] });
+    const input = [user("u1", "go"), calling, toolResultFor("c1"), user("u2", "more")];
+    expect(checkHistory(input).map(({ kind, index }) => [kind, index])).toEqual([["empty-content", 1]]);
+    const result = await slidingWindow({ tokenCounter, keepTurns: 5, invalidHistory: "repair" }).compact(input);
+    expect(result.messages[1]!.content).toBe("");
+    expect(openaiWireProblems(result.messages)).toEqual([]);
   });
 
   it("keep pairing repairs reported against input positions when both run", async () => {

@@ -4,8 +4,8 @@
  * the hostile edits, or a typed error); input never changed; any throw a `CompactionError`.
  * Findings go to a {@link FailureLog}, by kind.
  */
-import type { BaseMessage } from "@langchain/core/messages";
-import { CompactionError, checkHistory, type CompactionResult, type CompactionStrategy } from "../../../src/index.js";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { CompactionError, type CompactionResult, type CompactionStrategy } from "../../../src/index.js";
 import { isSameHistory, snapshotHistory } from "../invariants.js";
 import { errorKind, type FailureLog } from "./failures.js";
 import { PROVIDERS, providerProblems } from "./index.js";
@@ -45,17 +45,27 @@ function unchanged(snapshot: ReturnType<typeof snapshotHistory>): boolean {
  * already broke the rule (a problem let through) or the strategy introduced it.
  */
 /**
- * Rules a strategy keeps as the input has them, by design: a conversation that opens with an
- * assistant message (OpenAI accepts it; strategies never create one, but do not invent a user
- * message either).
+ * What a strategy keeps as the input has it, by design, and so is not held against it on a hostile
+ * input: a conversation that opens with an assistant message (OpenAI accepts it; strategies never
+ * create one, but do not invent a user message either), and the calls of a last assistant message,
+ * which are pending (the tools have not run yet) and are left untouched.
  */
-const KEPT_AS_GIVEN: ReadonlySet<string> = new Set(["anthropic first-not-user"]);
+function keptAsGiven(problem: WireProblem, input: readonly BaseMessage[], output: readonly BaseMessage[]): boolean {
+  if (problem.rule === "first-not-user") return opensWithAssistant(input);
+  const last = output[output.length - 1];
+  const pendingRules = ["unanswered-tool-use", "unanswered-tool-call", "duplicate-tool-use-id"];
+  return pendingRules.includes(problem.rule) && problem.index === output.length - 1 && last !== undefined && AIMessage.isInstance(last);
+}
+
+function opensWithAssistant(messages: readonly BaseMessage[]): boolean {
+  const first = messages.find((message) => message.type !== "system");
+  return first !== undefined && AIMessage.isInstance(first);
+}
 
 function problemKinds(problems: readonly WireProblem[], inputRules: ReadonlySet<string> | undefined): Map<string, WireProblem[]> {
   const byKind = new Map<string, WireProblem[]>();
   for (const problem of problems) {
     const key = `${problem.provider} ${problem.rule}`;
-    if (inputRules?.has(key) && KEPT_AS_GIVEN.has(key)) continue;
     const kind = inputRules === undefined ? key : `${key} (${inputRules.has(key) ? "already in the input" : "introduced"})`;
     byKind.set(kind, [...(byKind.get(kind) ?? []), problem]);
   }
@@ -90,15 +100,16 @@ export async function checkRun(name: string, run: CaseInput, log: FailureLog): P
     return { outcome: "threw untyped", validFor, checked };
   }
   if (!unchanged(snapshot)) log.add(`${label}input mutated`, { ...example, output: result.messages });
-  // A policy that never throws (autoCompaction) reports input it cannot take as a failed run with the
-  // check's reason, the input unchanged: its form of a typed error.
-  const unrepairable = checkHistory(input).find((problem) => problem.kind !== "lone-surrogate" && problem.kind !== "empty-content");
-  if (result.status === "failed" && unrepairable !== undefined) {
-    if (result.reason?.includes(unrepairable.message) !== true) log.add(`${label}failed without naming the input's problem`, { ...example, output: result.messages });
+  // A failed run changes nothing and says why: on a hostile input that is its typed error (a policy
+  // that never throws, autoCompaction, reports input it cannot take this way).
+  if (hostile && result.status === "failed") {
+    if (!result.reason || !isSameHistory(result.messages, input)) log.add(`${label}failed without a reason or with a changed history`, { ...example, output: result.messages });
     return { outcome: "threw typed", validFor, checked };
   }
   try {
-    const problems = checked.flatMap((provider) => providerProblems(provider, result.messages));
+    const problems = checked
+      .flatMap((provider) => providerProblems(provider, result.messages))
+      .filter((problem) => !hostile || !keptAsGiven(problem, input, result.messages));
     for (const [kind, found] of problemKinds(problems, hostile ? inputRules : undefined)) {
       log.add(`${label}output ${kind}`, { ...example, output: result.messages, problems: found });
     }
