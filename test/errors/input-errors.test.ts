@@ -190,8 +190,9 @@ describe("input checks", () => {
     expect((error as InvalidHistoryError).problems.map(({ kind, index }) => [kind, index])).toEqual([["invalid-content", 4]]);
   });
 
-  it("accept what LangChain builds: empty content arrays, string blocks and whole surrogate pairs", async () => {
-    const input = [system("s"), user("u1", "emoji 😀 and 𝔸"), new AIMessage({ content: [], tool_calls: [{ id: "c1", name: "bash", args: {} }] }), toolResult("t1", "c1")];
+  it("accept what LangChain builds: calls with empty text, string blocks and whole surrogate pairs", async () => {
+    // (Calls with content [] are sent by ChatOpenAI as an empty array, which OpenAI rejects: see empty-content.test.ts.)
+    const input = [system("s"), user("u1", "emoji 😀 and 𝔸"), new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: {} }] }), toolResult("t1", "c1")];
     expect(checkHistory([...input, withContent(new HumanMessage("x"), ["a string block", { type: "text", text: "a block" }])])).toEqual([]);
     expect((await toolResultHiding({ tokenCounter }).compact(input)).status).toBe("noop");
   });
