@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { resultCallIds } from "../messages/tool-result-blocks.js";
 import { compactionMarkerOf } from "../types.js";
 import { messageText } from "../messages/message-text.js";
 
@@ -57,7 +58,8 @@ export interface LeftOutMessages {
 export function formatHistory(messages: readonly BaseMessage[], options: FormatHistoryOptions = {}): string {
   const dropUnanswered = options.dropUnansweredCalls ?? true;
   const answered = new Set<string>();
-  if (dropUnanswered) for (const message of messages) if (isToolResultMessage(message)) answered.add(message.tool_call_id);
+  // Results are tool messages or, in Anthropic's form, tool_result blocks in a user message.
+  if (dropUnanswered) for (const message of messages) for (const id of resultCallIds(message)) answered.add(id);
   const blocks: string[] = [];
   const leftOut = options.leftOut;
   let noted = false;

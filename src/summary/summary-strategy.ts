@@ -3,6 +3,7 @@ import { z } from "zod/v4";
 import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
 import { isToolResultMessage } from "../messages/message-types.js";
+import { carriesToolResults } from "../messages/tool-result-blocks.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -262,7 +263,8 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     let used = 0;
     for (let position = messages.length - 1; position >= from; position--) {
       const message = messages[position]!;
-      if (!isToolResultMessage(message)) continue;
+      // A tool output is a tool message or a user message carrying tool_result blocks.
+      if (!isToolResultMessage(message) && !carriesToolResults(message)) continue;
       const cost = perMessage[position]!;
       if (used + cost <= this.toolOutputBudgetTokens) {
         used += cost;
