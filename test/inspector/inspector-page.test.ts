@@ -253,12 +253,23 @@ describeWithChromium("inspector page in Chromium", () => {
   describe("a recorded thread whose tool results were hidden", () => {
     it("expands a hidden tool result to its original content", async () => {
       const { page } = await open(hidden.url);
-      const summary = topSummary(hidden.inspection);
-      const node = summary.originals.find((each) => each.kind === "hidden");
-      if (node?.kind !== "hidden") throw new Error("the newest summary holds no hidden tool result");
+      // The newest summary, or the summary it folded in (and so on), holds the hidden results it replaced.
+      let summary = topSummary(hidden.inspection);
+      let details = '#timeline > [data-kind="summary"] > details[data-kind="originals"]';
+      const opened = [details];
+      let node = summary.originals.find((each) => each.kind === "hidden");
+      while (node === undefined) {
+        const nested = summary.originals.find((each) => each.kind === "summary");
+        if (nested?.kind !== "summary") throw new Error("no summary in the current context holds a hidden tool result");
+        summary = nested;
+        details = `${details} > .nested > [data-kind="summary"] > details[data-kind="originals"]`;
+        opened.push(details);
+        node = summary.originals.find((each) => each.kind === "hidden");
+      }
+      if (node.kind !== "hidden") throw new Error("unreachable");
       const id = messageIdOf(node.original);
-      await page.locator(`#timeline > [data-kind="summary"] > details[data-kind="originals"] > summary`).click();
-      const hiddenNode = page.locator(`#timeline > [data-kind="summary"] > details > .nested > [data-kind="hidden"]${selector("data-message-id", id)}`);
+      for (const level of opened) await page.locator(`${level} > summary`).click();
+      const hiddenNode = page.locator(`${details} > .nested > [data-kind="hidden"]${selector("data-message-id", id)}`);
       expect(await hiddenNode.locator(":scope > pre.text").textContent()).toBe(node.message.text);
       const original = hiddenNode.locator(`:scope > details[data-kind="original"] ${selector("data-message-id", id)} > pre.text`);
       expect(await original.isVisible()).toBe(false);
