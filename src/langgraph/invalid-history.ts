@@ -2,9 +2,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { assistantCalls } from "../messages/assistant-calls.js";
 import { checkHistory, isRepairable } from "../messages/history-check.js";
-import { combineRepairs, repairMessages, type HistoryRepair } from "../messages/history-repair.js";
+import { combineRepairs, repairMessages, repairPairingBeforePending, type HistoryRepair } from "../messages/history-repair.js";
 import { isAssistantMessage } from "../messages/message-types.js";
-import { repairToolPairing } from "../messages/tool-pairing.js";
 import type { CompactionResult } from "../types.js";
 
 /**
@@ -49,12 +48,10 @@ export function repairBeforeCompaction(
   const checked = surrogates?.messages ?? messages;
   const last = checked[checked.length - 1];
   const pending = options.keepPendingCalls === true && last !== undefined && isAssistantMessage(last) && assistantCalls(last).length > 0;
-  const repaired = repairToolPairing(pending ? checked.slice(0, -1) : checked);
-  const pairing = repaired.problems.length > 0 ? repaired : undefined;
+  const repaired = repairPairingBeforePending(checked, pending ? checked.length - 1 : undefined);
+  const pairing = repaired.pairing.problems.length > 0 ? repaired.pairing : undefined;
   if (!surrogates && !pairing) return undefined;
-  // Positions before the last message are the same with or without it.
-  const output = pairing ? (pending ? [...pairing.messages, last] : pairing.messages) : [...checked];
-  return combineRepairs(messages, output, surrogates, pairing);
+  return combineRepairs(messages, pairing ? repaired.messages : [...checked], surrogates, pairing);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { isAssistantMessage } from "./message-types.js";
+import { isAssistantMessage, isBlock, type Block } from "./message-types.js";
 
 /**
  * Where a call was found. `tool_calls` is LangChain's own list; the others are forms a provider
@@ -42,9 +42,7 @@ const NOT_CONTENT_TYPES: ReadonlySet<string> = new Set([
   "redacted_thinking",
 ]);
 
-type Block = Record<string, unknown>;
 
-const isBlock = (value: unknown): value is Block => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** True for a message built from ChatOpenAI / ChatAnthropic "v1" output (standard content blocks). */
 export function isV1Message(message: BaseMessage): boolean {

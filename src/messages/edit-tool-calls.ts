@@ -11,6 +11,7 @@ import {
   type AssistantCall,
 } from "./assistant-calls.js";
 import { cloneMessage } from "./clone-message.js";
+import { isBlock, type Block } from "./message-types.js";
 
 export interface ToolCallEdit {
   /**
@@ -32,9 +33,7 @@ interface CallPlan {
   readonly clear: boolean;
 }
 
-type Block = Record<string, unknown>;
 
-const isBlock = (value: unknown): value is Block => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** An entry of some representation, edited as its call's plan says (`undefined`: removed). */
 function editEntry(entry: Block, plan: CallPlan, idKey: "id" | "call_id"): Block | undefined {

@@ -6,7 +6,7 @@ import { assistantCalls } from "./assistant-calls.js";
 import { cloneMessage } from "./clone-message.js";
 import { isAssistantMessage } from "./message-types.js";
 import { MAX_TEXT_DEPTH, isPlainContainer, type HistoryProblem, type TextField } from "./history-check.js";
-import type { ToolPairingRepair } from "./tool-pairing.js";
+import { repairToolPairing, type ToolPairingRepair } from "./tool-pairing.js";
 
 /** A message the repair moved: from input position `index` to output position `to`. */
 export interface MovedMessage {
@@ -136,6 +136,19 @@ export function repairLoneSurrogates(
   }
   replaced.sort((a, b) => a.index - b.index);
   return { messages: output, replaced };
+}
+
+/**
+ * `repairToolPairing` on `messages` but a last message whose calls are pending (at `pending`: its
+ * results are not there yet), which goes back, unchanged, after the repaired history. Positions
+ * before it are the same with or without it.
+ */
+export function repairPairingBeforePending(
+  messages: readonly BaseMessage[],
+  pending: number | undefined,
+): { pairing: ToolPairingRepair; messages: BaseMessage[] } {
+  const pairing = repairToolPairing(pending === undefined ? messages : messages.slice(0, pending));
+  return { pairing, messages: pending === undefined ? pairing.messages : [...pairing.messages, messages[pending]!] };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { isToolResultMessage } from "./message-types.js";
+import { isToolResultMessage, isBlock, type Block } from "./message-types.js";
 
 /**
  * Anthropic's native tool results: `tool_result` content blocks (`{ type: "tool_result", tool_use_id,
@@ -9,9 +9,7 @@ import { isToolResultMessage } from "./message-types.js";
  * `tool_result` blocks.
  */
 
-type Block = Record<string, unknown>;
 
-const isBlock = (value: unknown): value is Block => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** True for a `tool_result` content block. */
 export function isToolResultBlock(block: unknown): block is Block {

@@ -1,9 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidHistoryError } from "../errors.js";
 import { checkHistory, checkMessage, isRepairable, type HistoryProblem } from "../messages/history-check.js";
-import { combineRepairs, repairMessages, type HistoryRepair } from "../messages/history-repair.js";
+import { combineRepairs, repairMessages, repairPairingBeforePending, type HistoryRepair } from "../messages/history-repair.js";
 import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
-import { repairToolPairing, type ToolPairingRepair } from "../messages/tool-pairing.js";
+import type { ToolPairingRepair } from "../messages/tool-pairing.js";
 import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
 import type { ReplacedMessage } from "../types.js";
 
@@ -111,11 +111,10 @@ export async function prepareInput(
       );
     }
     // The pending calls are not a problem: the repair leaves that message as it is.
-    const settled = pending === undefined ? checked : checked.slice(0, pending);
-    pairing = repairToolPairing(settled);
-    const repaired = pending === undefined ? pairing.messages : [...pairing.messages, checked[pending]!];
-    if (pending !== undefined) pending = repaired.length - 1;
-    analysis = await analyse(repaired, undefined, counter);
+    const repaired = repairPairingBeforePending(checked, pending);
+    pairing = repaired.pairing;
+    if (pending !== undefined) pending = repaired.messages.length - 1;
+    analysis = await analyse(repaired.messages, undefined, counter);
   }
   const repair = surrogates || pairing ? combineRepairs(messages, [...analysis.messages], surrogates, pairing) : undefined;
   return { analysis, pending, repair };

@@ -1,12 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage } from "../messages/message-types.js";
+import { TOOL_CALL_BLOCK_TYPES, isAssistantMessage, isBlock, type Block } from "../messages/message-types.js";
 import { headOf } from "../text/code-points.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 
-type Block = Record<string, unknown>;
 
 /**
  * A text a cut may shorten: the string content, a text part, or the content of a `tool_result`
@@ -34,7 +33,6 @@ interface ContentPlan {
   readonly dropped: number;
 }
 
-const isBlock = (part: unknown): part is Block => typeof part === "object" && part !== null && !Array.isArray(part);
 const isTextBlock = (part: unknown): part is Block & { text: string } => isBlock(part) && part["type"] === "text" && typeof part["text"] === "string";
 
 /** The texts of `content` that a cut may shorten, and how the content is rebuilt around them. */
