@@ -76,6 +76,14 @@ export {
 export { HardTruncate, hardTruncate, type HardTruncateOptions } from "./strategies/hard-truncate.js";
 export { SlidingWindow, slidingWindow, type SlidingWindowOptions } from "./strategies/sliding-window.js";
 export { fires, tokenLimit, withinTarget, contextWindowOf, type ContextSize, type HistorySize } from "./strategies/context-size.js";
+export { PRICE_PRESETS, priceRatesOf, type PricePreset, type PricePresetId, type PriceRates } from "./cost/prices.js";
+export {
+  MAX_COST_HORIZON_STEPS,
+  judgeCompactionCost,
+  type CompactionCostInput,
+  type CompactionCostVerdict,
+  type CostModel,
+} from "./cost/cost-model.js";
 export {
   COMPACTION_EVENT_NAME,
   type CompactionEvent,
