@@ -2,8 +2,6 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
-import { isToolResultMessage } from "../messages/message-types.js";
-import { carriesToolResults } from "../messages/tool-result-blocks.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -11,11 +9,12 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "../strategies/compaction-strategy.js";
-import { headOf, replaceLoneSurrogates, sliceCodePoints, tailOf } from "../text/code-points.js";
+import { replaceLoneSurrogates } from "../text/code-points.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
 import { summaryBody } from "./summary-text.js";
 import {
   DEFAULT_SUMMARY_MAX_TOKENS,
@@ -92,10 +91,6 @@ export const summaryOptionsShape = {
     .strict()
     .optional(),
 };
-
-/** UTF-16 code units of a cut tool output kept from its start and from its end (fewer rather than half a character). */
-const CUT_HEAD_CHARACTERS = 1200;
-const CUT_TAIL_CHARACTERS = 600;
 
 /** What a summary writer gets: the messages being replaced and what they touched. */
 export interface SummaryInput {
@@ -177,10 +172,10 @@ export abstract class SummaryStrategy extends CompactionStrategy {
         text = noModelSnapshot({ messages: replaced, artifacts });
       } else {
         const perMessage = removed.map(({ index }) => tokens.perMessage[index]!);
-        const leftOut = this.#leftOut(replaced, perMessage);
+        const leftOut = leftOutMessages(replaced, perMessage, this.summaryInputTokens, this.artifactLimits);
         const input: SummaryInput = {
           messages: replaced,
-          textOverrides: await this.#cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0),
+          textOverrides: await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
           leftOut,
           previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
           artifacts,
@@ -231,60 +226,4 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       response_metadata: { [COMPACTION_METADATA_KEY]: marker },
     });
   }
-
-  /**
-   * The older messages beyond `summaryInputTokens` (newest sent first; earlier summaries always sent
-   * and free), and the note that replaces them: a count and their artifact index.
-   */
-  #leftOut(messages: readonly BaseMessage[], perMessage: readonly number[]): LeftOutMessages | undefined {
-    if (this.summaryInputTokens === undefined) return undefined;
-    let used = 0;
-    let sentAny = false;
-    let before = 0;
-    for (let position = messages.length - 1; position >= 0; position--) {
-      if (compactionMarkerOf(messages[position]!)?.summary) continue;
-      const cost = perMessage[position]!;
-      // The newest message is sent even when it alone is over the cap: a prompt needs something to summarize.
-      if (sentAny && used + cost > this.summaryInputTokens) {
-        before = position + 1;
-        break;
-      }
-      used += cost;
-      sentAny = true;
-    }
-    if (before === 0) return undefined;
-    const omitted = messages.slice(0, before).filter((message) => !compactionMarkerOf(message)?.summary);
-    return { before, note: leftOutNote(omitted.length, extractArtifacts(omitted, [], this.artifactLimits)) };
-  }
-
-  /** Tool outputs from `from` on beyond the budget, newest kept whole first, cut to head and tail. */
-  async #cutToolOutputs(messages: readonly BaseMessage[], perMessage: readonly number[], from: number): Promise<Map<number, string>> {
-    const overrides = new Map<number, string>();
-    let used = 0;
-    for (let position = messages.length - 1; position >= from; position--) {
-      const message = messages[position]!;
-      // A tool output is a tool message or a user message carrying tool_result blocks.
-      if (!isToolResultMessage(message) && !carriesToolResults(message)) continue;
-      const cost = perMessage[position]!;
-      if (used + cost <= this.toolOutputBudgetTokens) {
-        used += cost;
-        continue;
-      }
-      const text = messageText(message);
-      if (text.length <= CUT_HEAD_CHARACTERS + CUT_TAIL_CHARACTERS) continue;
-      const head = headOf(text, CUT_HEAD_CHARACTERS);
-      const tail = tailOf(text, CUT_TAIL_CHARACTERS);
-      const cutTokens = await this.tokenCounter.countText(sliceCodePoints(text, head.length, text.length - tail.length));
-      overrides.set(position, `${head}\n[... ${cutTokens} tokens of this tool output cut before summarizing ...]\n${tail}`);
-    }
-    return overrides;
-  }
-}
-
-/** The line (and artifact index) that stands in a summary prompt for the older messages left out of it. */
-function leftOutNote(count: number, artifacts: ArtifactIndex): string {
-  const messages = count === 1 ? "1 earlier message" : `${count} earlier messages`;
-  const index = renderArtifacts(artifacts);
-  if (index === "") return `[${messages} left out of this prompt; they name no files, commands, identifiers or errors]`;
-  return `[${messages} left out of this prompt; their files, commands, identifiers and errors are in this artifact index]\n${index}`;
 }
