@@ -14,6 +14,7 @@ import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, ty
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import { sharedPrefixRequest, summaryRequestSchema, type SummaryRequestMode } from "./shared-prefix-request.js";
 import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
 import { summaryBody } from "./summary-text.js";
 import {
@@ -65,6 +66,46 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
   summaryInputTokens?: number;
   /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
   artifactLimits?: ArtifactIndexLimits;
+  /**
+   * How the summary call sends the conversation.
+   *
+   * `"standalone"`: one human message, the strategy's prompt with the part being replaced formatted
+   * as text (tool outputs cut to `toolOutputBudgetTokens`, older messages left out by
+   * `summaryInputTokens`). It shares no prefix with the agent's own calls, so the provider bills all
+   * of it as uncached input.
+   *
+   * `"shared-prefix"`: the history's own message objects, in order (system messages, earlier
+   * summaries, the part being replaced and the part kept), up to but not including a last assistant
+   * message whose tool calls are pending; then one human message with the instruction
+   * (`SHARED_PREFIX_SUMMARY_INSTRUCTION` or `SHARED_PREFIX_SNAPSHOT_INSTRUCTION`): summarize all but
+   * the last K non-system messages, which stay verbatim, in the strategy's format, treating the
+   * conversation as data. That start is what the agent's model received at its previous call plus
+   * what was added since, so a provider with prompt caching serves it from its cache. Nothing is cut:
+   * `toolOutputBudgetTokens` and `summaryInputTokens` do not apply, and a strategy's `prompt` is used
+   * only by the standalone request. The answer is read, and fails, exactly as the standalone one.
+   * When the request's tokens (the token counter's count) plus `summaryMaxTokens` exceed the context
+   * window (the strategy's `contextWindow`, else the model's profile or name), the standalone request
+   * is sent instead, silently; with an unknown window the shared-prefix request is always sent.
+   * `stateSnapshotSummary`'s `verify` pass stays standalone.
+   *
+   * The cache serves the prefix only if the request's start matches the agent's call: `model` must be
+   * the agent's own chat model (same provider and model name), with the same tools bound (tool
+   * definitions are part of the cached prefix; pass the model returned by `bindTools`; one bound to
+   * force a tool call, `tool_choice` `"required"` or `"any"`, answers with a call and the summary
+   * fails as empty), and the same system prompt in the messages. `createAgent` keeps its `systemPrompt` outside the state, so the
+   * history has no system message: the request differs from the agent's from the system prompt on,
+   * so at most the tool definitions before it come from the cache, and the rest (the whole history,
+   * kept part and uncut tool outputs included) is billed as uncached input, more than a standalone
+   * request (there, put the system prompt in the messages, or use `"standalone"`). Likewise in a
+   * policy, the summary step receives the history as the earlier step left it (e.g. older tool
+   * results hidden): the match ends at the first message that step changed.
+   * @default "standalone"
+   * @example
+   * // The agent's model, tools bound, summarizes through the provider's prompt cache:
+   * const agentModel = new ChatOpenAI({ model: "gpt-4o" }).bindTools(tools);
+   * fullSummary({ model: agentModel, keepRecent: 6, summaryRequest: "shared-prefix", contextWindow: 128_000 });
+   */
+  summaryRequest?: SummaryRequestMode;
 }
 
 /** @internal */
@@ -81,6 +122,7 @@ export const summaryOptionsShape = {
   timeoutMs: z.number().int().positive().optional(),
   toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
   summaryInputTokens: z.number().int().positive().optional(),
+  summaryRequest: summaryRequestSchema.optional(),
   artifactLimits: z
     .object({
       commands: z.number().int().nonnegative().optional(),
@@ -104,6 +146,11 @@ export interface SummaryInput {
   readonly previousSummary: string | undefined;
   /** The artifact index of `messages`, earlier indexes merged. */
   readonly artifacts: ArtifactIndex;
+  /**
+   * With `summaryRequest: "shared-prefix"`, when it fits the context window: the whole request to
+   * send in place of the standalone prompt (the history's messages, then the strategy's instruction).
+   */
+  readonly sharedPrefixRequest?: readonly BaseMessage[];
 }
 
 /**
@@ -117,6 +164,11 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   readonly timeoutMs: number;
   readonly toolOutputBudgetTokens: number;
   readonly summaryInputTokens: number | undefined;
+  readonly summaryRequest: SummaryRequestMode;
+  /** The summary model's context window in tokens, when known: a shared-prefix request must fit it. */
+  abstract readonly contextWindow: number | undefined;
+  /** The instruction, with a `{kept}` placeholder, that ends a shared-prefix request. */
+  protected abstract readonly sharedPrefixInstruction: string;
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
@@ -130,15 +182,16 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
     this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
     this.summaryInputTokens = options.summaryInputTokens;
+    this.summaryRequest = options.summaryRequest ?? "standalone";
     this.artifactLimits = options.artifactLimits ?? {};
   }
 
   /** The summary's text (without the artifact index) from a model; called only when `model` is set. */
   protected abstract writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string>;
 
-  /** The model's summary call. @throws {SummaryCallError} */
-  protected async ask(model: SummaryChatModel, prompt: string, context: CompactionContext): Promise<string> {
-    return callSummaryModel(model, prompt, {
+  /** The model's summary call: a prompt (one human message) or a request's messages. @throws {SummaryCallError} */
+  protected async ask(model: SummaryChatModel, request: string | readonly BaseMessage[], context: CompactionContext): Promise<string> {
+    return callSummaryModel(model, request, {
       timeoutMs: this.timeoutMs,
       strategy: this.strategyName,
       ...(context.config ? { config: context.config } : {}),
@@ -173,7 +226,16 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       } else {
         const perMessage = removed.map(({ index }) => tokens.perMessage[index]!);
         const leftOut = leftOutMessages(replaced, perMessage, this.summaryInputTokens, this.artifactLimits);
+        const request =
+          this.summaryRequest === "shared-prefix"
+            ? await sharedPrefixRequest(history, cut, this.sharedPrefixInstruction, {
+                contextWindow: this.contextWindow,
+                answerTokens: this.summaryMaxTokens,
+                tokenCounter: this.tokenCounter,
+              })
+            : undefined;
         const input: SummaryInput = {
+          ...(request ? { sharedPrefixRequest: request } : {}),
           messages: replaced,
           textOverrides: await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
           leftOut,
