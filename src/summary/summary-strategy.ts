@@ -86,17 +86,19 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
    * When the request's tokens (the token counter's count) plus `summaryMaxTokens` exceed the context
    * window (the strategy's `contextWindow`, else the model's profile or name), the standalone request
    * is sent instead, silently; with an unknown window the shared-prefix request is always sent.
-   * `stateSnapshotSummary`'s `verify` pass stays standalone.
+   * `stateSnapshotSummary`'s `verify` pass stays standalone. Without `model` (the no-model
+   * summarizer) nothing is sent and the option changes nothing.
    *
    * The cache serves the prefix only if the request's start matches the agent's call: `model` must be
    * the agent's own chat model (same provider and model name), with the same tools bound (tool
    * definitions are part of the cached prefix; pass the model returned by `bindTools`; one bound to
    * force a tool call, `tool_choice` `"required"` or `"any"`, answers with a call and the summary
-   * fails as empty), and the same system prompt in the messages. `createAgent` keeps its `systemPrompt` outside the state, so the
-   * history has no system message: the request differs from the agent's from the system prompt on,
-   * so at most the tool definitions before it come from the cache, and the rest (the whole history,
-   * kept part and uncut tool outputs included) is billed as uncached input, more than a standalone
-   * request (there, put the system prompt in the messages, or use `"standalone"`). Likewise in a
+   * fails as empty), and the same system prompt in the messages. `createAgent` keeps its
+   * `systemPrompt` outside the state, so the history has no system message: the request differs
+   * from the agent's from the system prompt on, so at most the tool definitions before it come from
+   * the cache, and the rest (the whole history, kept part and uncut tool outputs included) is billed
+   * as uncached input, more than a standalone request (there, put the system prompt in the
+   * messages, or use `"standalone"`). Likewise in a
    * policy, the summary step receives the history as the earlier step left it (e.g. older tool
    * results hidden): the match ends at the first message that step changed.
    * @default "standalone"
