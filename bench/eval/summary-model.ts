@@ -16,6 +16,8 @@ import {
   messageText,
   noModelSnapshot,
   renderArtifacts,
+  SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
+  SHARED_PREFIX_SUMMARY_INSTRUCTION,
   SUMMARY_MESSAGE_PREFIX,
   type ArtifactIndex,
   type TokenCounter,
@@ -210,17 +212,52 @@ export function parseRenderedArtifacts(text: string): ArtifactIndex {
   return { ...EMPTY_ARTIFACT_INDEX, filesCreated, filesModified, filesRead, identifiers, urls, errors };
 }
 
+/** The shared-prefix instructions' text before `{kept}`: how a request's last message is recognised as one. */
+const SHARED_PREFIX_OPENINGS = [SHARED_PREFIX_SUMMARY_INSTRUCTION, SHARED_PREFIX_SNAPSHOT_INSTRUCTION].map((template) => template.slice(0, template.indexOf("{kept}")));
+
+/**
+ * K of a shared-prefix instruction (the number of messages at the end of the request that stay
+ * verbatim), or `undefined` when `text` is not one.
+ */
+export function sharedPrefixKept(text: string): number | undefined {
+  const opening = SHARED_PREFIX_OPENINGS.find((candidate) => text.startsWith(candidate));
+  if (opening === undefined) return undefined;
+  const kept = /^\d+/.exec(text.slice(opening.length));
+  return kept ? Number(kept[0]) : undefined;
+}
+
+/**
+ * The messages a shared-prefix request (the history's messages, then one instruction) asks to
+ * summarize: the non-system ones before the instruction but its last K (0 when the last message is
+ * not a recognised instruction). Earlier summaries come back as summary messages, as in a prompt.
+ */
+export function messagesOfSharedPrefixRequest(request: readonly BaseMessage[]): BaseMessage[] {
+  const kept = sharedPrefixKept(request.length > 0 ? messageText(request.at(-1)!) : "") ?? 0;
+  const conversation = request.slice(0, -1).filter((message) => message.type !== "system");
+  return conversation.slice(0, Math.max(0, conversation.length - kept)).map((message) => {
+    if (message.type !== "human" || (message.response_metadata as Record<string, unknown>)[COMPACTION_METADATA_KEY] !== undefined) return message;
+    const text = messageText(message);
+    return text.startsWith(LANGCHAIN_SUMMARY_PREFIX) || text.startsWith(OUR_SUMMARY_PREFIX) ? summaryMessage(text) : message;
+  });
+}
+
 /**
  * The deterministic summary of a summary prompt: the prompt's conversation rebuilt as messages
- * ({@link messagesOfPrompt}), the package's no-model `<state_snapshot>` of them, and their artifact
- * index (earlier summaries' indexes merged) rendered after it. Capped at `maxTokens`: the index keeps
- * up to 60% of the cap, the snapshot is cut to the rest.
+ * ({@link messagesOfPrompt}), then {@link deterministicSummaryOf} them.
  *
  * @example
  * const text = await deterministicSummary(prompt, createTokenCounter());
  */
 export async function deterministicSummary(prompt: string, tokenCounter: TokenCounter, maxTokens = DETERMINISTIC_SUMMARY_MAX_TOKENS): Promise<string> {
-  const messages = messagesOfPrompt(prompt);
+  return deterministicSummaryOf(messagesOfPrompt(prompt), tokenCounter, maxTokens);
+}
+
+/**
+ * The deterministic summary of messages: the package's no-model `<state_snapshot>` of them, and
+ * their artifact index (earlier summaries' indexes merged) rendered after it. Capped at `maxTokens`:
+ * the index keeps up to 60% of the cap, the snapshot is cut to the rest.
+ */
+export async function deterministicSummaryOf(messages: readonly BaseMessage[], tokenCounter: TokenCounter, maxTokens = DETERMINISTIC_SUMMARY_MAX_TOKENS): Promise<string> {
   const earlier = messages.filter((message) => (message.response_metadata as Record<string, unknown>)[COMPACTION_METADATA_KEY] !== undefined).map((message) => parseRenderedArtifacts(messageText(message)));
   const artifacts = extractArtifacts(messages, earlier);
   const snapshot = noModelSnapshot({ messages, artifacts }).replace("see <artifact_index> below", "see the index below");
@@ -243,7 +280,9 @@ export interface DeterministicSummaryModelParams extends BaseChatModelParams {
 
 /**
  * A chat model that answers a summary prompt with {@link deterministicSummary} of the prompt's text:
- * offline, free and the same for every system.
+ * offline, free and the same for every system. A shared-prefix request (more than one message, or a
+ * last message that is a shared-prefix instruction) is answered from its messages directly
+ * ({@link messagesOfSharedPrefixRequest}), with the same summary logic.
  *
  * @example
  * const model = new DeterministicSummaryModel({ tokenCounter: createTokenCounter() });
@@ -264,8 +303,10 @@ export class DeterministicSummaryModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], _options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
-    const prompt = messages.map(messageText).join("\n\n");
-    const text = await deterministicSummary(prompt, this.tokenCounter, this.summaryMaxTokens);
+    const shared = messages.length > 1 || (messages.length === 1 && sharedPrefixKept(messageText(messages[0]!)) !== undefined);
+    const text = shared
+      ? await deterministicSummaryOf(messagesOfSharedPrefixRequest(messages), this.tokenCounter, this.summaryMaxTokens)
+      : await deterministicSummary(messages.map(messageText).join("\n\n"), this.tokenCounter, this.summaryMaxTokens);
     return { generations: [{ message: new AIMessage(text), text }] };
   }
 }

@@ -6,7 +6,7 @@ import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, typ
 import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
 import { formatHistory } from "./format-history.js";
-import { DEFAULT_SUMMARY_PROMPT } from "./prompts.js";
+import { DEFAULT_SUMMARY_PROMPT, SHARED_PREFIX_SUMMARY_INSTRUCTION } from "./prompts.js";
 import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { extractBlock } from "./summary-text.js";
 import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
@@ -18,14 +18,18 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    */
   keepRecent?: number;
   /**
-   * The prompt, with a `{history}` placeholder, best placed directly inside a tag pair
+   * The prompt of the standalone request (see `summaryRequest`), with a `{history}` placeholder,
+   * best placed directly inside a tag pair
    * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
    * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT
    */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
   trigger?: ContextSize | ContextSize[];
-  /** The model's context window in tokens, for a fraction trigger. */
+  /**
+   * The model's context window in tokens, for a fraction trigger, and the size a shared-prefix
+   * summary request (see `summaryRequest`) must fit. @default the model's profile, else LangChain's table for its name
+   */
   contextWindow?: number;
   /**
    * Compact down to this many tokens: when the newest `keepRecent` messages are too large for the
@@ -63,6 +67,7 @@ export class FullSummary extends SummaryStrategy {
   readonly trigger: ContextSize | ContextSize[] | undefined;
   readonly contextWindow: number | undefined;
   readonly targetTokens: number | undefined;
+  protected readonly sharedPrefixInstruction = SHARED_PREFIX_SUMMARY_INSTRUCTION;
 
   constructor(options: FullSummaryOptions = {}) {
     const parsed = parseOptions("fullSummary", optionsSchema, options) as FullSummaryOptions;
@@ -119,9 +124,11 @@ export class FullSummary extends SummaryStrategy {
 
   protected async writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string> {
     // Earlier summaries stay in the history text: the new summary replaces them and must carry them on.
-    const history = formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true });
     // Fenced: no text in the history can close the prompt's data block.
-    const summary = extractBlock(await this.ask(model, fillPrompt(this.prompt, { history }), context), "summary");
+    const request =
+      input.sharedPrefixRequest ??
+      fillPrompt(this.prompt, { history: formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true }) });
+    const summary = extractBlock(await this.ask(model, request, context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;
   }

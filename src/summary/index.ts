@@ -2,6 +2,8 @@ export {
   DEFAULT_SUMMARY_PROMPT,
   NO_PREVIOUS_SNAPSHOT,
   PREVIOUS_SNAPSHOT_TEMPLATE,
+  SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
+  SHARED_PREFIX_SUMMARY_INSTRUCTION,
   STATE_SNAPSHOT_PROMPT,
   SUMMARY_MESSAGE_PREFIX,
   VERIFY_SNAPSHOT_PROMPT,
@@ -18,6 +20,7 @@ export {
   type SummaryModel,
 } from "./summary-model.js";
 export { type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
+export { type SummaryRequestMode } from "./shared-prefix-request.js";
 export { extractBlock, summaryBody, tagContent } from "./summary-text.js";
 export { DATA_FENCE_TAGS, fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 export { StateSnapshotSummary, stateSnapshotSummary, type StateSnapshotSummaryOptions } from "./state-snapshot-summary.js";

@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
@@ -6,7 +7,7 @@ import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, typ
 import type { CompactionContext } from "../types.js";
 import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
-import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
+import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, SHARED_PREFIX_SNAPSHOT_INSTRUCTION, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
 import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { extractBlock } from "./summary-text.js";
 import { SummaryStrategy, summaryOptionsShape, type SummaryInput, type SummaryStrategyOptions } from "./summary-strategy.js";
@@ -16,13 +17,16 @@ export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   preserveFraction?: number;
   /** When to compact, unless run with `force`. @default { fraction: 0.5 } */
   trigger?: ContextSize | ContextSize[];
-  /** The model's context window in tokens, for fraction triggers. @default the model's profile, else LangChain's table for its name */
+  /**
+   * The model's context window in tokens, for fraction triggers, and the size a shared-prefix summary
+   * request (see `summaryRequest`) must fit. @default the model's profile, else LangChain's table for its name
+   */
   contextWindow?: number;
-  /** A second model pass that checks the snapshot against the history and corrects omissions. @default false */
+  /** A second model pass that checks the snapshot against the history and corrects omissions; always a standalone request. @default false */
   verify?: boolean;
   /**
-   * The prompt, with `{history}` and `{previous_snapshot}` placeholders. The history and the earlier
-   * snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
+   * The prompt of the standalone request (see `summaryRequest`), with `{history}` and
+   * `{previous_snapshot}` placeholders. The history and the earlier snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
    * placeholder, nor the package's own data tags. @default STATE_SNAPSHOT_PROMPT
    */
   prompt?: string;
@@ -58,6 +62,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
   readonly contextWindow: number | undefined;
   readonly verify: boolean;
   readonly prompt: string;
+  protected readonly sharedPrefixInstruction = SHARED_PREFIX_SNAPSHOT_INSTRUCTION;
 
   constructor(options: StateSnapshotSummaryOptions = {}) {
     const parsed = parseOptions("stateSnapshotSummary", optionsSchema, options) as StateSnapshotSummaryOptions;
@@ -117,12 +122,19 @@ export class StateSnapshotSummary extends SummaryStrategy {
     // Every data value is fenced against the blocks of both templates it ends up in; the filled
     // previous-snapshot template is the prompt's own text and goes in as it is.
     const tags = fenceTags(this.prompt, PREVIOUS_SNAPSHOT_TEMPLATE);
-    const history = fenceData(formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true }), tags);
-    const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: fenceData(input.previousSummary, tags) }) : NO_PREVIOUS_SNAPSHOT;
-    const first = extractBlock(await this.ask(model, fillTemplate(this.prompt, { history, previous_snapshot: previous }), context), "state_snapshot");
+    let history: string | undefined;
+    const formatted = () =>
+      (history ??= fenceData(formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, omitSummaries: true }), tags));
+    let request: string | readonly BaseMessage[];
+    if (input.sharedPrefixRequest) request = input.sharedPrefixRequest;
+    else {
+      const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: fenceData(input.previousSummary, tags) }) : NO_PREVIOUS_SNAPSHOT;
+      request = fillTemplate(this.prompt, { history: formatted(), previous_snapshot: previous });
+    }
+    const first = extractBlock(await this.ask(model, request, context), "state_snapshot");
     if (first === "") throw new SummaryCallError("empty", "the summary model returned an empty state snapshot");
     if (!this.verify) return first;
-    const corrected = extractBlock(await this.ask(model, fillPrompt(VERIFY_SNAPSHOT_PROMPT, { snapshot: first, history }), context), "state_snapshot");
+    const corrected = extractBlock(await this.ask(model, fillPrompt(VERIFY_SNAPSHOT_PROMPT, { snapshot: first, history: formatted() }), context), "state_snapshot");
     // An empty correction is no correction: the first snapshot stands.
     return corrected === "" ? first : corrected;
   }

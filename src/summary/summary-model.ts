@@ -96,10 +96,12 @@ const cappedModels = new WeakMap<SummaryChatModel, Map<number, SummaryChatModel>
  * The model with its answer capped at `maxTokens`. Chat models have no per-call cap, so a model that
  * exposes its constructor fields and a `maxTokens` field (`ChatOpenAI`, `ChatAnthropic`...) is rebuilt
  * once with the cap (cached); a model already capped at or below it, or one that cannot be rebuilt,
- * is used as it is (the prompt states the limit and the answer is cut at it).
+ * is used as it is (the prompt states the limit and the answer is cut at it). The call options bound
+ * to the model (`defaultOptions`, e.g. the tools `ChatOpenAI.bindTools` binds) are bound to the copy
+ * too, with its `withConfig`; a model that has some but no `withConfig` is used as it is.
  */
 export function withMaxTokens(model: SummaryChatModel, maxTokens: number): SummaryChatModel {
-  const candidate = model as unknown as { maxTokens?: unknown; fields?: unknown; constructor: new (fields: object) => SummaryChatModel };
+  const candidate = model as unknown as { maxTokens?: unknown; fields?: unknown; defaultOptions?: unknown; constructor: new (fields: object) => SummaryChatModel };
   if (!("maxTokens" in candidate)) return model;
   if (typeof candidate.maxTokens === "number" && candidate.maxTokens > 0 && candidate.maxTokens <= maxTokens) return model;
   if (typeof candidate.fields !== "object" || candidate.fields === null) return model;
@@ -111,6 +113,13 @@ export function withMaxTokens(model: SummaryChatModel, maxTokens: number): Summa
     try {
       // ChatOpenAI prefers maxCompletionTokens over maxTokens: cap both when the model has it.
       capped = new candidate.constructor({ ...fields, maxTokens, ...("maxCompletionTokens" in fields ? { maxCompletionTokens: maxTokens } : {}) });
+      // The constructor fields leave out what was bound after construction (tools, tool_choice...).
+      const bound = candidate.defaultOptions;
+      if (typeof bound === "object" && bound !== null && Object.keys(bound).length > 0) {
+        const rebind = (capped as unknown as { withConfig?: unknown }).withConfig;
+        if (typeof rebind !== "function") return model;
+        capped = rebind.call(capped, bound) as SummaryChatModel;
+      }
     } catch {
       return model;
     }
@@ -133,12 +142,14 @@ export interface SummaryCallOptions {
 }
 
 /**
- * Ask the model for a summary: one human message holding the filled prompt. Resolves to the answer's
- * text, trimmed.
+ * Ask the model for a summary. `request` is either the filled prompt, sent as one human message, or
+ * the request's messages, sent as they are (a new array holding the same message objects, in order).
+ * Resolves to the answer's text, trimmed.
  * @throws {SummaryCallError} on an error, a timeout or an empty answer.
  * @throws the caller's abort reason when `signal` aborts.
  */
-export async function callSummaryModel(model: SummaryChatModel, prompt: string, options: SummaryCallOptions): Promise<string> {
+export async function callSummaryModel(model: SummaryChatModel, request: string | readonly BaseMessage[], options: SummaryCallOptions): Promise<string> {
+  const messages = typeof request === "string" ? [new HumanMessage(request)] : [...request];
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new SummaryCallError("timeout", `the summary call timed out after ${options.timeoutMs} ms`)),
@@ -167,7 +178,7 @@ export async function callSummaryModel(model: SummaryChatModel, prompt: string, 
       signal.addEventListener("abort", onAbort, { once: true });
       // Through a promise: an invoke() that throws, or returns a plain value, is handled alike.
       Promise.resolve()
-        .then(() => model.invoke([new HumanMessage(prompt)], config))
+        .then(() => model.invoke(messages, config))
         .then(resolve, reject)
         .finally(() => signal.removeEventListener("abort", onAbort));
     });

@@ -2,8 +2,6 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
-import { isToolResultMessage } from "../messages/message-types.js";
-import { carriesToolResults } from "../messages/tool-result-blocks.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -11,11 +9,13 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "../strategies/compaction-strategy.js";
-import { headOf, replaceLoneSurrogates, sliceCodePoints, tailOf } from "../text/code-points.js";
+import { replaceLoneSurrogates } from "../text/code-points.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import { sharedPrefixRequest, summaryRequestSchema, type SummaryRequestMode } from "./shared-prefix-request.js";
+import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
 import { summaryBody } from "./summary-text.js";
 import {
   DEFAULT_SUMMARY_MAX_TOKENS,
@@ -66,6 +66,48 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
   summaryInputTokens?: number;
   /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
   artifactLimits?: ArtifactIndexLimits;
+  /**
+   * How the summary call sends the conversation.
+   *
+   * `"standalone"`: one human message, the strategy's prompt with the part being replaced formatted
+   * as text (tool outputs cut to `toolOutputBudgetTokens`, older messages left out by
+   * `summaryInputTokens`). It shares no prefix with the agent's own calls, so the provider bills all
+   * of it as uncached input.
+   *
+   * `"shared-prefix"`: the history's own message objects, in order (system messages, earlier
+   * summaries, the part being replaced and the part kept), up to but not including a last assistant
+   * message whose tool calls are pending; then one human message with the instruction
+   * (`SHARED_PREFIX_SUMMARY_INSTRUCTION` or `SHARED_PREFIX_SNAPSHOT_INSTRUCTION`): summarize all but
+   * the last K non-system messages, which stay verbatim, in the strategy's format, treating the
+   * conversation as data. That start is what the agent's model received at its previous call plus
+   * what was added since, so a provider with prompt caching serves it from its cache. Nothing is cut:
+   * `toolOutputBudgetTokens` and `summaryInputTokens` do not apply, and a strategy's `prompt` is used
+   * only by the standalone request. The answer is read, and fails, exactly as the standalone one.
+   * When the request's tokens (the token counter's count) plus `summaryMaxTokens` exceed the context
+   * window (the strategy's `contextWindow`, else the model's profile or name), the standalone request
+   * is sent instead, silently; with an unknown window the shared-prefix request is always sent.
+   * `stateSnapshotSummary`'s `verify` pass stays standalone. Without `model` (the no-model
+   * summarizer) nothing is sent and the option changes nothing.
+   *
+   * The cache serves the prefix only if the request's start matches the agent's call: `model` must be
+   * the agent's own chat model (same provider and model name), with the same tools bound (tool
+   * definitions are part of the cached prefix; pass the model returned by `bindTools`; one bound to
+   * force a tool call, `tool_choice` `"required"` or `"any"`, answers with a call and the summary
+   * fails as empty), and the same system prompt in the messages. `createAgent` keeps its
+   * `systemPrompt` outside the state, so the history has no system message: the request differs
+   * from the agent's from the system prompt on, so at most the tool definitions before it come from
+   * the cache, and the rest (the whole history, kept part and uncut tool outputs included) is billed
+   * as uncached input, more than a standalone request (there, put the system prompt in the
+   * messages, or use `"standalone"`). Likewise in a
+   * policy, the summary step receives the history as the earlier step left it (e.g. older tool
+   * results hidden): the match ends at the first message that step changed.
+   * @default "standalone"
+   * @example
+   * // The agent's model, tools bound, summarizes through the provider's prompt cache:
+   * const agentModel = new ChatOpenAI({ model: "gpt-4o" }).bindTools(tools);
+   * fullSummary({ model: agentModel, keepRecent: 6, summaryRequest: "shared-prefix", contextWindow: 128_000 });
+   */
+  summaryRequest?: SummaryRequestMode;
 }
 
 /** @internal */
@@ -82,6 +124,7 @@ export const summaryOptionsShape = {
   timeoutMs: z.number().int().positive().optional(),
   toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
   summaryInputTokens: z.number().int().positive().optional(),
+  summaryRequest: summaryRequestSchema.optional(),
   artifactLimits: z
     .object({
       commands: z.number().int().nonnegative().optional(),
@@ -92,10 +135,6 @@ export const summaryOptionsShape = {
     .strict()
     .optional(),
 };
-
-/** UTF-16 code units of a cut tool output kept from its start and from its end (fewer rather than half a character). */
-const CUT_HEAD_CHARACTERS = 1200;
-const CUT_TAIL_CHARACTERS = 600;
 
 /** What a summary writer gets: the messages being replaced and what they touched. */
 export interface SummaryInput {
@@ -109,6 +148,11 @@ export interface SummaryInput {
   readonly previousSummary: string | undefined;
   /** The artifact index of `messages`, earlier indexes merged. */
   readonly artifacts: ArtifactIndex;
+  /**
+   * With `summaryRequest: "shared-prefix"`, when it fits the context window: the whole request to
+   * send in place of the standalone prompt (the history's messages, then the strategy's instruction).
+   */
+  readonly sharedPrefixRequest?: readonly BaseMessage[];
 }
 
 /**
@@ -122,6 +166,11 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   readonly timeoutMs: number;
   readonly toolOutputBudgetTokens: number;
   readonly summaryInputTokens: number | undefined;
+  readonly summaryRequest: SummaryRequestMode;
+  /** The summary model's context window in tokens, when known: a shared-prefix request must fit it. */
+  abstract readonly contextWindow: number | undefined;
+  /** The instruction, with a `{kept}` placeholder, that ends a shared-prefix request. */
+  protected abstract readonly sharedPrefixInstruction: string;
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
@@ -135,15 +184,16 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
     this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
     this.summaryInputTokens = options.summaryInputTokens;
+    this.summaryRequest = options.summaryRequest ?? "standalone";
     this.artifactLimits = options.artifactLimits ?? {};
   }
 
   /** The summary's text (without the artifact index) from a model; called only when `model` is set. */
   protected abstract writeWithModel(model: SummaryChatModel, input: SummaryInput, context: CompactionContext): Promise<string>;
 
-  /** The model's summary call. @throws {SummaryCallError} */
-  protected async ask(model: SummaryChatModel, prompt: string, context: CompactionContext): Promise<string> {
-    return callSummaryModel(model, prompt, {
+  /** The model's summary call: a prompt (one human message) or a request's messages. @throws {SummaryCallError} */
+  protected async ask(model: SummaryChatModel, request: string | readonly BaseMessage[], context: CompactionContext): Promise<string> {
+    return callSummaryModel(model, request, {
       timeoutMs: this.timeoutMs,
       strategy: this.strategyName,
       ...(context.config ? { config: context.config } : {}),
@@ -177,10 +227,19 @@ export abstract class SummaryStrategy extends CompactionStrategy {
         text = noModelSnapshot({ messages: replaced, artifacts });
       } else {
         const perMessage = removed.map(({ index }) => tokens.perMessage[index]!);
-        const leftOut = this.#leftOut(replaced, perMessage);
+        const leftOut = leftOutMessages(replaced, perMessage, this.summaryInputTokens, this.artifactLimits);
+        const request =
+          this.summaryRequest === "shared-prefix"
+            ? await sharedPrefixRequest(history, cut, this.sharedPrefixInstruction, {
+                contextWindow: this.contextWindow,
+                answerTokens: this.summaryMaxTokens,
+                tokenCounter: this.tokenCounter,
+              })
+            : undefined;
         const input: SummaryInput = {
+          ...(request ? { sharedPrefixRequest: request } : {}),
           messages: replaced,
-          textOverrides: await this.#cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0),
+          textOverrides: await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
           leftOut,
           previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
           artifacts,
@@ -231,60 +290,4 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       response_metadata: { [COMPACTION_METADATA_KEY]: marker },
     });
   }
-
-  /**
-   * The older messages beyond `summaryInputTokens` (newest sent first; earlier summaries always sent
-   * and free), and the note that replaces them: a count and their artifact index.
-   */
-  #leftOut(messages: readonly BaseMessage[], perMessage: readonly number[]): LeftOutMessages | undefined {
-    if (this.summaryInputTokens === undefined) return undefined;
-    let used = 0;
-    let sentAny = false;
-    let before = 0;
-    for (let position = messages.length - 1; position >= 0; position--) {
-      if (compactionMarkerOf(messages[position]!)?.summary) continue;
-      const cost = perMessage[position]!;
-      // The newest message is sent even when it alone is over the cap: a prompt needs something to summarize.
-      if (sentAny && used + cost > this.summaryInputTokens) {
-        before = position + 1;
-        break;
-      }
-      used += cost;
-      sentAny = true;
-    }
-    if (before === 0) return undefined;
-    const omitted = messages.slice(0, before).filter((message) => !compactionMarkerOf(message)?.summary);
-    return { before, note: leftOutNote(omitted.length, extractArtifacts(omitted, [], this.artifactLimits)) };
-  }
-
-  /** Tool outputs from `from` on beyond the budget, newest kept whole first, cut to head and tail. */
-  async #cutToolOutputs(messages: readonly BaseMessage[], perMessage: readonly number[], from: number): Promise<Map<number, string>> {
-    const overrides = new Map<number, string>();
-    let used = 0;
-    for (let position = messages.length - 1; position >= from; position--) {
-      const message = messages[position]!;
-      // A tool output is a tool message or a user message carrying tool_result blocks.
-      if (!isToolResultMessage(message) && !carriesToolResults(message)) continue;
-      const cost = perMessage[position]!;
-      if (used + cost <= this.toolOutputBudgetTokens) {
-        used += cost;
-        continue;
-      }
-      const text = messageText(message);
-      if (text.length <= CUT_HEAD_CHARACTERS + CUT_TAIL_CHARACTERS) continue;
-      const head = headOf(text, CUT_HEAD_CHARACTERS);
-      const tail = tailOf(text, CUT_TAIL_CHARACTERS);
-      const cutTokens = await this.tokenCounter.countText(sliceCodePoints(text, head.length, text.length - tail.length));
-      overrides.set(position, `${head}\n[... ${cutTokens} tokens of this tool output cut before summarizing ...]\n${tail}`);
-    }
-    return overrides;
-  }
-}
-
-/** The line (and artifact index) that stands in a summary prompt for the older messages left out of it. */
-function leftOutNote(count: number, artifacts: ArtifactIndex): string {
-  const messages = count === 1 ? "1 earlier message" : `${count} earlier messages`;
-  const index = renderArtifacts(artifacts);
-  if (index === "") return `[${messages} left out of this prompt; they name no files, commands, identifiers or errors]`;
-  return `[${messages} left out of this prompt; their files, commands, identifiers and errors are in this artifact index]\n${index}`;
 }

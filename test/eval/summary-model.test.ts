@@ -5,10 +5,25 @@ import {
   DeterministicSummaryModel,
   MeteredChatModel,
   deterministicSummary,
+  deterministicSummaryOf,
   messagesOfPrompt,
+  messagesOfSharedPrefixRequest,
   parseRenderedArtifacts,
+  sharedPrefixKept,
 } from "../../bench/eval/summary-model.js";
-import { createTokenCounter, extractArtifacts, fillTemplate, formatHistory, messageText, renderArtifacts, DEFAULT_SUMMARY_PROMPT } from "../../src/index.js";
+import {
+  createTokenCounter,
+  extractArtifacts,
+  fillTemplate,
+  formatHistory,
+  fullSummary,
+  messageText,
+  renderArtifacts,
+  DEFAULT_SUMMARY_PROMPT,
+  SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
+  SHARED_PREFIX_SUMMARY_INSTRUCTION,
+  SUMMARY_MESSAGE_PREFIX,
+} from "../../src/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();
@@ -92,6 +107,50 @@ describe("DeterministicSummaryModel", () => {
     ]).flat();
     const text = await deterministicSummary(fillTemplate(DEFAULT_SUMMARY_PROMPT, { history: formatHistory([user("u", "go"), ...long]) }), tokenCounter);
     expect(await tokenCounter.countText(text)).toBeLessThanOrEqual(DETERMINISTIC_SUMMARY_MAX_TOKENS);
+  });
+});
+
+describe("DeterministicSummaryModel on a shared-prefix request", () => {
+  const LISTING = Array.from({ length: 80 }, (_, n) => `src/module_${n}.py: ${n * 3} lines`).join("\n");
+  const history = () => [
+    system("s", "You are a coding agent."),
+    user("u", "Fix the crash in src/app.py"),
+    assistant("a1", "Let me look around.", [{ id: "c1", args: { command: "ls -l src" } }]),
+    toolResult("t1", "c1", LISTING),
+    assistant("a2", "Running it.", [{ id: "c2", args: { command: "python src/app.py" } }]),
+    toolResult("t2", "c2", "Traceback (most recent call last):\nValueError: bad input"),
+    user("u2", "Now add a test for it."),
+    assistant("a3", "Adding tests/test_app.py."),
+  ];
+
+  it("reads K from either instruction, and nothing from other text", () => {
+    const fill = (template: string, kept: number) => template.split("{kept}").join(String(kept));
+    expect([fill(SHARED_PREFIX_SUMMARY_INSTRUCTION, 3), fill(SHARED_PREFIX_SNAPSHOT_INSTRUCTION, 0), "[user]\nhello", DEFAULT_SUMMARY_PROMPT].map(sharedPrefixKept)).toEqual([3, 0, undefined, undefined]);
+  });
+
+  it("summarizes the non-system messages before the instruction but its last K; an earlier summary without its marker is recognised by its prefix", () => {
+    const earlier = new HumanMessage(`${SUMMARY_MESSAGE_PREFIX}\n\nThe user asked for a CLI.`);
+    const input = [history()[0]!, earlier, ...history().slice(1)];
+    const rebuilt = messagesOfSharedPrefixRequest([...input, new HumanMessage(SHARED_PREFIX_SUMMARY_INSTRUCTION.split("{kept}").join("2"))]);
+    expect(rebuilt.slice(1)).toEqual(input.slice(2, 7));
+    expect(rebuilt.slice(1).every((message, position) => message === input[position + 2])).toBe(true);
+    expect([rebuilt[0]!.type, messageText(rebuilt[0]!), (rebuilt[0]!.response_metadata as Record<string, { summary?: boolean }>)["compaction"]?.summary]).toEqual([
+      "human",
+      messageText(earlier),
+      true,
+    ]);
+  });
+
+  it("answers fullSummary's shared-prefix request with the summary it writes for the standalone prompt of the same part", async () => {
+    const input = history();
+    const model = new DeterministicSummaryModel({ tokenCounter });
+    const shared = await fullSummary({ model, tokenCounter, summaryRequest: "shared-prefix" }).compact(input);
+    const standalone = await fullSummary({ model, tokenCounter }).compact(input);
+    expect([shared.status, standalone.status]).toEqual(["summarized", "summarized"]);
+    expect(shared.messages[1]!.content).toBe(standalone.messages[1]!.content);
+    const expected = await deterministicSummaryOf(input.slice(1, 6), tokenCounter);
+    // The answer has no <summary> tags: fullSummary takes it whole and wraps it.
+    expect(String(shared.messages[1]!.content).startsWith(`${SUMMARY_MESSAGE_PREFIX}\n\n<summary>\n${expected.trim()}\n</summary>\n\n`)).toBe(true);
   });
 });
 
