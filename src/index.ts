@@ -58,10 +58,18 @@ export {
 } from "./strategies/compaction-strategy.js";
 export {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  DEFAULT_HIDING_CLEAR_AT_LEAST,
+  DEFAULT_HIDING_TRIGGER_TOKENS,
   ToolResultHiding,
   toolResultHiding,
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
+export {
+  DEFAULT_RECEIPT_ERRORS,
+  DEFAULT_RECEIPT_FILES,
+  RECEIPT_LINE_MAX,
+  type HidingReceiptOptions,
+} from "./strategies/hiding-receipts.js";
 export {
   DEFAULT_SELECTIVE_RULES,
   PROTECTED_KINDS,

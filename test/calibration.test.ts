@@ -2,6 +2,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { createTokenCounter, hardTruncate, selectiveCompact, slidingWindow, toolResultHiding } from "../src/index.js";
 import { system, toolResult, user } from "./support/builders.js";
+import { EVERY_RUN } from "./support/hiding.js";
 
 /** The provider reported 3 000 input tokens for a1's call: far more than the messages alone. */
 function history(): BaseMessage[] {
@@ -59,7 +60,7 @@ describe("calibrated token figures across a compaction", () => {
     const counter = createTokenCounter({ mode: "approximate" });
     const input = history();
     const before = await counter.measure(input);
-    const result = await toolResultHiding({ keepRecentGroups: 0, tokenCounter: counter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 0, tokenCounter: counter }).compact(input);
     expect(result.status).toBe("compacted");
     expect(result.tokensAfter).toBe((await counter.measure(result.messages)).total);
     expect(result.tokensBefore - result.tokensAfter).toBe(before.perMessage[3]! - (await counter.countMessage(result.messages[3]!)));

@@ -12,6 +12,7 @@ import { buildWireHistory, wireHistorySpec, type WireHistorySpec } from "./suppo
 import { describeMessages } from "./support/wire/failures.js";
 import { anthropicWireProblems, formatProblems } from "./support/wire/index.js";
 import { STRATEGY_CASES } from "./support/wire/strategies.js";
+import { EVERY_RUN } from "./support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 const failureLine = (input: readonly BaseMessage[], options: unknown, what: string) => `${JSON.stringify(options)}: ${what}\n${describeMessages(input)}`;
@@ -102,7 +103,7 @@ describe("the strategies on one Anthropic-native agent session", () => {
   });
 
   it("toolResultHiding hides the older blocks in place", async () => {
-    const result = await toolResultHiding({ tokenCounter, keepRecentGroups: 2 }).compact(session);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 2 }).compact(session);
     expect(result.replaced.map(({ index }) => index)).toEqual([3, 5]);
     expect(anthropicWireProblems(result.messages)).toEqual([]);
   });
@@ -124,7 +125,7 @@ describe("a broken Anthropic-native history", () => {
   ];
 
   it("is rejected by default with a typed error naming the message", async () => {
-    const error = await toolResultHiding({ tokenCounter }).compact(history).catch((caught: unknown) => caught);
+    const error = await toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact(history).catch((caught: unknown) => caught);
     expect(InvalidHistoryError.isInstance(error)).toBe(true);
     expect((error as InvalidHistoryError).message).toBe(
       "toolResultHiding: the history's tool calls and results do not pair up (1 problem(s); first: message 3 (its tool_result block 0) answers tool call `toolu_1` of message 1 but is not among the tool results directly after it). " +
@@ -133,7 +134,7 @@ describe("a broken Anthropic-native history", () => {
   });
 
   it("is repaired with invalidHistory repair: the results message moves after its call, and the repair says so", async () => {
-    const result = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(history);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory: "repair" }).compact(history);
     expect(result.status).toBe("repaired");
     expect(result.messages).toEqual([history[0], history[1], history[3], history[2], history[4]]);
     expect(result.messages[2]).toBe(history[3]);

@@ -14,6 +14,7 @@ import {
 import { ToolCallIndexBuilder, indexToolCallGroups, type ToolCallIndex } from "../src/messages/tool-call-groups.js";
 import { assistant, step, toolResult, user } from "./support/builders.js";
 import { caught } from "./support/errors.js";
+import { EVERY_RUN } from "./support/hiding.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
 const [session] = loadTraceSessions(BUNDLED_TRACES_PATH);
@@ -45,7 +46,7 @@ const summary = (result: CompactionResult) => ({
 });
 
 const factories: [string, () => CompactionStrategy][] = [
-  ["toolResultHiding", () => toolResultHiding({ keepRecentGroups: 3, tokenCounter: counter })],
+  ["toolResultHiding", () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 3, tokenCounter: counter })],
   ["selectiveCompact", () => selectiveCompact({ target: 12_000, tokenCounter: counter })],
   ["hardTruncate", () => hardTruncate({ maxTokens: 9_000, tokenCounter: counter })],
   ["slidingWindow", () => slidingWindow({ keepTurns: 1, tokenCounter: counter })],
@@ -69,24 +70,24 @@ describe("a strategy that remembers its last output", () => {
   });
 
   it("sees messages pushed onto the very array it returned", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter });
     const history = (await hiding.compact([...step(1), ...step(2)])).messages;
     history.push(...step(3));
     const result = await hiding.compact(history);
-    expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
+    expect(summary(result)).toEqual(summary(await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
     expect(result.status).toBe("compacted");
   });
 
   it("sees a message replaced in place in the array it returned", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter });
     const history = (await hiding.compact([...step(1), ...step(2), ...step(3)])).messages;
     history[3] = toolResult("t2", "c2", "edited ".repeat(100));
     const result = await hiding.compact(history);
-    expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
+    expect(summary(result)).toEqual(summary(await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter }).compact(history)));
   });
 
   it("still rejects a broken message appended to a history it has seen", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter });
     const first = await hiding.compact([...step(1), ...step(2)]);
     const error = await caught(() => hiding.compact([...first.messages, toolResult("t9", "c9")]));
     expect(InvalidHistoryError.isInstance(error) && error.problems.map(({ kind, index }) => ({ kind, index }))).toEqual([
@@ -95,11 +96,11 @@ describe("a strategy that remembers its last output", () => {
   });
 
   it("recovers after a rejected input: the next valid history is compacted in full", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter });
     const first = await hiding.compact([...step(1), ...step(2)]);
     await caught(() => hiding.compact([...first.messages, toolResult("t9", "c9")]));
     const result = await hiding.compact([...first.messages, ...step(3)]);
-    expect(summary(result)).toEqual(summary(await toolResultHiding({ keepRecentGroups: 1, tokenCounter: counter }).compact([...first.messages, ...step(3)])));
+    expect(summary(result)).toEqual(summary(await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: counter }).compact([...first.messages, ...step(3)])));
   });
 });
 

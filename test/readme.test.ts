@@ -48,7 +48,7 @@ describe("README", () => {
 
   it("runs the LangGraph example and prints what its comments say", async () => {
     const printed = await runExample("langgraph", codeUnder("LangGraph"));
-    expect(printed).toEqual([[["h1", "a1", "t1", "a2", "t2"]], [DEFAULT_HIDDEN_RESULT_PLACEHOLDER], [[["compacted", ["t1"], "store"]]], [true]]);
+    expect(printed).toEqual([[["h1", "a1", "t1", "a2", "t2"]], [`${DEFAULT_HIDDEN_RESULT_PLACEHOLDER} (files: f1)`], [[["compacted", ["t1"], "store"]]], [true]]);
   });
 
   it("runs the LCEL example and prints what its comments say", async () => {

@@ -12,6 +12,7 @@ import {
 } from "../src/index.js";
 import { assistant, ids, step, system, toolResult, user, sameObjects } from "./support/builders.js";
 import { caught } from "./support/errors.js";
+import { EVERY_RUN } from "./support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 const contents = (messages: readonly BaseMessage[]) => messages.map((message) => [message.id, message.content]);
@@ -29,7 +30,7 @@ function history(steps: number): BaseMessage[] {
 describe("toolResultHiding", () => {
   it("hides the results of all but the newest groups and leaves everything else as it was", async () => {
     const input = history(4);
-    const result = await toolResultHiding({ keepRecentGroups: 2, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2, tokenCounter }).compact(input);
     expect(result.status).toBe("compacted");
     expect(contents(result.messages)).toEqual([
       ["s", "system s"],
@@ -49,7 +50,7 @@ describe("toolResultHiding", () => {
 
   it("keeps tool_call_id, name and id on a hidden result and marks it", async () => {
     const input = history(1);
-    const result = await toolResultHiding({ keepRecentGroups: 0, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 0, tokenCounter }).compact(input);
     const hidden = result.messages[3] as ToolMessage;
     expect({ id: hidden.id, tool_call_id: hidden.tool_call_id, name: hidden.name }).toEqual({ id: "t1", tool_call_id: "c1", name: "bash" });
     const originalTokens = await tokenCounter.countMessage(input[3]!);
@@ -58,7 +59,7 @@ describe("toolResultHiding", () => {
 
   it("reports each hidden result as a before/after pair", async () => {
     const input = history(2);
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(result.replaced.map(({ index, before, after }) => [index, before, after.content])).toEqual([
       [3, input[3], DEFAULT_HIDDEN_RESULT_PLACEHOLDER],
     ]);
@@ -74,7 +75,7 @@ describe("toolResultHiding", () => {
       assistant("a2", "", [{ id: "c3" }]),
       toolResult("t3", "c3", out(3)),
     ];
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(contents(result.messages).map(([id, content]) => [id, content === DEFAULT_HIDDEN_RESULT_PLACEHOLDER])).toEqual([
       ["u1", false],
       ["a1", false],
@@ -86,7 +87,7 @@ describe("toolResultHiding", () => {
   });
 
   it("is a no-op the second time", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, tokenCounter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter });
     const first = await hiding.compact(history(3));
     const second = await hiding.compact(first.messages);
     expect(second.status).toBe("noop");
@@ -95,7 +96,7 @@ describe("toolResultHiding", () => {
 
   it("leaves a result shorter than the placeholder as it is", async () => {
     const input = [...step(1, "ok"), ...step(2, out(2)), ...step(3)];
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(contents(result.messages).filter(([id]) => String(id).startsWith("t"))).toEqual([
       ["t1", "ok"],
       ["t2", DEFAULT_HIDDEN_RESULT_PLACEHOLDER],
@@ -105,7 +106,7 @@ describe("toolResultHiding", () => {
 
   it("returns the input unchanged, as a new array, when there is nothing to hide", async () => {
     const input = history(2);
-    const result = await toolResultHiding({ keepRecentGroups: 5, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 5, tokenCounter }).compact(input);
     expect(result.status).toBe("noop");
     expect(result.messages).not.toBe(input);
     expect(sameObjects(result.messages, input)).toBe(true);
@@ -121,7 +122,7 @@ describe("toolResultHiding", () => {
       assistant("a3", "", [{ id: "c3" }]),
       toolResult("t3", "c3", "newest"),
     ];
-    const result = await toolResultHiding({ keepRecentGroups: 1, excludeTools: ["read_plan"], tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, excludeTools: ["read_plan"], tokenCounter }).compact(input);
     expect(contents(result.messages).filter(([id]) => String(id).startsWith("t"))).toEqual([
       ["t1", out(1)],
       ["t2", DEFAULT_HIDDEN_RESULT_PLACEHOLDER],
@@ -131,7 +132,7 @@ describe("toolResultHiding", () => {
 
   it("empties the arguments of hidden calls with hideToolInputs", async () => {
     const input = history(2);
-    const result = await toolResultHiding({ keepRecentGroups: 1, hideToolInputs: true, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, hideToolInputs: true, tokenCounter }).compact(input);
     const call = result.messages[2] as AIMessage;
     expect(call.id).toBe("a1");
     expect(call.tool_calls).toEqual([{ id: "c1", name: "bash", args: {}, type: "tool_call" }]);
@@ -151,7 +152,7 @@ describe("toolResultHiding", () => {
       additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"cmd 1"}' } }] },
     });
     const input = [system("s"), first, toolResult("t1", "c1", out(1)), ...step(2)];
-    const result = await toolResultHiding({ keepRecentGroups: 1, hideToolInputs: true, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, hideToolInputs: true, tokenCounter }).compact(input);
     const call = result.messages[1] as AIMessage;
     expect(call.tool_calls).toEqual([{ id: "c1", name: "bash", args: {}, type: "tool_call" }]);
     expect(call.content).toEqual([
@@ -161,31 +162,31 @@ describe("toolResultHiding", () => {
     expect(call.additional_kwargs.tool_calls).toEqual([{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }]);
   });
 
-  it("does nothing unless it frees minTokensSaved", async () => {
+  it("does nothing unless it frees clearAtLeast", async () => {
     const input = history(2);
-    const small = await toolResultHiding({ keepRecentGroups: 1, minTokensSaved: 10_000, tokenCounter }).compact(input);
+    const small = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, clearAtLeast: 10_000, tokenCounter }).compact(input);
     expect(small.status).toBe("noop");
-    expect(small.reason).toMatch(/less than minTokensSaved \(10000\)/);
+    expect(small.reason).toBe("hiding would free 49 tokens, less than clearAtLeast (10000)");
     const big = [system("s"), ...step(1, "x".repeat(8_000)), ...step(2)];
-    const result = await toolResultHiding({ keepRecentGroups: 1, minTokensSaved: 1_000, tokenCounter }).compact(big);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, clearAtLeast: 1_000, tokenCounter }).compact(big);
     expect(result.status).toBe("compacted");
     expect(result.tokensBefore - result.tokensAfter).toBeGreaterThanOrEqual(1_000);
   });
 
   it("reports tokens after equal to a recount of its output", async () => {
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(history(3));
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(history(3));
     expect(result.tokensAfter).toBe(await tokenCounter.countMessages(result.messages));
   });
 
   it("rejects a broken history with a typed error listing the problems", async () => {
-    const error = await caught(() => toolResultHiding({ tokenCounter }).compact([user("u1"), toolResult("t9", "c9")]));
+    const error = await caught(() => toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact([user("u1"), toolResult("t9", "c9")]));
     expect(InvalidHistoryError.isInstance(error)).toBe(true);
     expect((error as InvalidHistoryError).problems.map(({ kind, index }) => ({ kind, index }))).toEqual([{ kind: "orphan-result", index: 1 }]);
   });
 
   it("repairs a broken history first when asked, and says what it repaired", async () => {
     const input = [user("u1"), toolResult("t9", "c9"), ...step(1), ...step(2)];
-    const result = await toolResultHiding({ keepRecentGroups: 1, invalidHistory: "repair", tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, invalidHistory: "repair", tokenCounter }).compact(input);
     expect(ids(result.messages)).toEqual(["u1", "a1", "t1", "a2", "t2"]);
     expect(result.repair?.removed.map(({ index }) => index)).toEqual([1]);
     expect(validateToolPairing(result.messages)).toEqual([]);
@@ -193,7 +194,7 @@ describe("toolResultHiding", () => {
 
   it("reports a repaired history as such when there is nothing to hide", async () => {
     const input = [user("u1"), toolResult("t9", "c9", "orphan ".repeat(50)), ...step(1)];
-    const result = await toolResultHiding({ keepRecentGroups: 5, invalidHistory: "repair", tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 5, invalidHistory: "repair", tokenCounter }).compact(input);
     expect(result.status).toBe("repaired");
     expect(ids(result.messages)).toEqual(["u1", "a1", "t1"]);
     expect(result.tokensBefore).toBe(await tokenCounter.countMessages(input));
@@ -201,20 +202,20 @@ describe("toolResultHiding", () => {
   });
 
   it("rejects an input that is not an array of messages", async () => {
-    const error = await caught(() => toolResultHiding({ tokenCounter }).compact([user("u1"), { role: "user" } as unknown as HumanMessage]));
+    const error = await caught(() => toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact([user("u1"), { role: "user" } as unknown as HumanMessage]));
     expect(error).toBeInstanceOf(InvalidHistoryError);
     expect((error as Error).message).toBe("toolResultHiding: element 1 is not a LangChain message");
   });
 
   it("rejects an invalid option at construction, naming it", async () => {
-    const error = await caught(() => toolResultHiding({ keepRecentGroups: -1 }));
+    const error = await caught(() => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: -1 }));
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect((error as InvalidOptionError).option).toBe("keepRecentGroups");
   });
 
   it("pipes into a model in an LCEL chain, which then sees the compacted history", async () => {
     const model = fakeModel().respond(new AIMessage("done"));
-    const chain = toolResultHiding({ keepRecentGroups: 1, tokenCounter }).pipe(model);
+    const chain = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).pipe(model);
     const reply = await chain.invoke(history(2));
     expect(reply.content).toBe("done");
     expect(model.calls[0]?.messages.map((message) => message.content)).toEqual([
@@ -241,7 +242,7 @@ describe("toolResultHiding on tool_result blocks in human messages (Anthropic's 
   const input = [system("s"), user("u1"), ...anthropicStep(1, out(1), [{ type: "text", text: "keep going" }]), ...anthropicStep(2, out(2)), ...anthropicStep(3, out(3))];
 
   it("hides the blocks' content in a copy, keeping tool_use_id, is_error and the message's other content", async () => {
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(result.status).toBe("compacted");
     expect(contents(result.messages).slice(3, 8)).toEqual([
       ["h1", [{ type: "tool_result", tool_use_id: "toolu_1", content: DEFAULT_HIDDEN_RESULT_PLACEHOLDER, is_error: true }, { type: "text", text: "keep going" }]],
@@ -257,7 +258,7 @@ describe("toolResultHiding on tool_result blocks in human messages (Anthropic's 
   });
 
   it("leaves the blocks of excluded tools, is a no-op a second time, and empties hidden calls' inputs", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 1, excludeTools: ["read_plan"], hideToolInputs: true, tokenCounter });
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, excludeTools: ["read_plan"], hideToolInputs: true, tokenCounter });
     const first = await hiding.compact(input);
     expect(first.replaced.map((entry) => entry.index)).toEqual([2, 3]);
     expect(first.messages[5]).toBe(input[5]);

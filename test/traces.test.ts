@@ -33,6 +33,7 @@ import {
   sourcePositions,
   type HistorySnapshot,
 } from "./support/invariants.js";
+import { EVERY_RUN } from "./support/hiding.js";
 
 const counter = createTokenCounter({ mode: "exact" });
 const sessions = loadTraceSessions(defaultTracesPath());
@@ -49,7 +50,7 @@ interface StrategyCase {
 }
 
 const strategyCases: readonly StrategyCase[] = [
-  { name: "toolResultHiding (defaults)", create: () => toolResultHiding({ tokenCounter: counter }) },
+  { name: "toolResultHiding (every run, no receipts)", create: () => toolResultHiding({ ...EVERY_RUN, receipts: false, tokenCounter: counter }) },
   { name: "selectiveCompact (target 1/3)", create: (total) => selectiveCompact({ tokenCounter: counter, target: selectiveTarget(total) }) },
   {
     name: "hardTruncate (maxTokens 1/4)",

@@ -8,7 +8,11 @@ import { chainResults } from "./chain-results.js";
 import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
 
 export interface HidingThenSummaryOptions extends TriggeredPolicyOptions {
-  /** The hiding step: a `toolResultHiding` strategy or its options. @default toolResultHiding() */
+  /**
+   * The hiding step: a `toolResultHiding` strategy or its options. It runs forced whenever this
+   * policy's trigger fires: its own `trigger` is not consulted, its `clearAtLeast` still applies.
+   * @default toolResultHiding()
+   */
   hiding?: ToolResultHiding | ToolResultHidingOptions;
   /** The summary step: any strategy (e.g. `stateSnapshotSummary`) or `fullSummary` options. @default fullSummary() (keepRecent 2; no model: the no-model summarizer) */
   summary?: CompactionStrategy | FullSummaryOptions;
@@ -24,7 +28,8 @@ const optionsSchema = z
 
 /**
  * Hide older tool results first; when hiding was a no-op, or left the history above the
- * target, summarize. Runs when the trigger fires (or when forced).
+ * target, summarize. Runs when the trigger fires (or when forced); the hiding step then runs
+ * forced, whatever its own trigger.
  * @see hidingThenSummary
  */
 export class HidingThenSummary extends CompactionStrategy {

@@ -1,6 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { assistantCalls } from "../messages/assistant-calls.js";
+import { InvalidOptionError } from "../errors.js";
+import { assistantCalls, type AssistantCall } from "../messages/assistant-calls.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isToolResultMessage } from "../messages/message-types.js";
@@ -14,85 +15,154 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "./context-size.js";
+import {
+  blockReceipt,
+  hiddenContent,
+  hidingReceipt,
+  isHiddenContent,
+  receiptLimits,
+  receiptsSchema,
+  type HidingReceiptOptions,
+  type ReceiptLimits,
+} from "./hiding-receipts.js";
 
 /** The default placeholder: short, stable, and plainly a notice rather than a tool's output. */
 export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save context; call the tool again if you need it]";
 
+/** The default trigger of `toolResultHiding`, in tokens of the whole history: `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }`. */
+export const DEFAULT_HIDING_TRIGGER_TOKENS = 30_000;
+
+/** The default `clearAtLeast` of `toolResultHiding`: any saving is enough. */
+export const DEFAULT_HIDING_CLEAR_AT_LEAST = 0;
+
 export interface ToolResultHidingOptions extends BaseStrategyOptions {
   /** The newest N tool-call groups keep their results. @default 5 */
   keepRecentGroups?: number;
+  /**
+   * Hide only when this fires (any of the sizes reached, measured on the whole history), unless run
+   * with `force`. Between firings the history is returned untouched, so a provider's cached prompt
+   * prefix holds; a firing hides every result older than the kept groups at once.
+   * @default { tokens: DEFAULT_HIDING_TRIGGER_TOKENS } (30 000)
+   */
+  trigger?: ContextSize | ContextSize[];
+  /** The model's context window in tokens, for a `fraction` trigger. */
+  contextWindow?: number;
+  /**
+   * A firing that would free fewer tokens than this does nothing (a no-op saying so), so a prompt
+   * cache is only broken when it pays (like Anthropic's `clear_at_least`). `force` does not bypass it.
+   * @default DEFAULT_HIDING_CLEAR_AT_LEAST (0)
+   */
+  clearAtLeast?: number;
+  /** @deprecated use `clearAtLeast` (the same option under its former name; giving both is an error). */
+  minTokensSaved?: number;
+  /**
+   * After the placeholder, a short receipt of what the hidden result showed: the file paths its call
+   * touched and the result's last error lines, e.g.
+   * `[tool result hidden ...] (files: a.py, b/c.py; errors: "TypeError: x")`. `true`: at most
+   * `DEFAULT_RECEIPT_FILES` (8) paths and `DEFAULT_RECEIPT_ERRORS` (3) error lines, each cut to
+   * `RECEIPT_LINE_MAX` (160) code units; `false`: the placeholder alone. The same result always gets
+   * the same receipt. @default true
+   */
+  receipts?: boolean | HidingReceiptOptions;
   /** Content that replaces a hidden result. Keep it stable: it is part of the cached prefix. @default DEFAULT_HIDDEN_RESULT_PLACEHOLDER */
   placeholder?: string;
   /** Tool names whose results are never hidden. @default [] */
   excludeTools?: string[];
   /** Also empty the arguments of the calls whose results are hidden. @default false */
   hideToolInputs?: boolean;
-  /**
-   * Do nothing unless hiding frees at least this many tokens, so a prompt cache is only broken when
-   * it pays (like Anthropic's `clear_at_least`). @default 0
-   */
-  minTokensSaved?: number;
 }
 
 const optionsSchema = z
   .object({
     ...baseOptionsShape,
     keepRecentGroups: z.number().int().nonnegative().optional(),
+    trigger: triggerSchema.optional(),
+    contextWindow: z.number().int().positive().optional(),
+    clearAtLeast: z.number().int().nonnegative().optional(),
+    minTokensSaved: z.number().int().nonnegative().optional(),
+    receipts: receiptsSchema.optional(),
     placeholder: z.string().min(1).optional(),
     excludeTools: z.array(z.string()).optional(),
     hideToolInputs: z.boolean().optional(),
-    minTokensSaved: z.number().int().nonnegative().optional(),
   })
   .strict();
 
 /**
- * Tool result hiding: the newest `keepRecentGroups` tool-call groups keep their results; the
- * results of older groups are replaced by a short stable placeholder. Hidden results keep
- * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`,
- * so a second run is a no-op. A result already shorter than the placeholder is left as it is.
- * Results sent as `tool_result` blocks in a human message (Anthropic's form) are hidden in a copy
- * of that message: each block keeps its `tool_use_id` (and `is_error`) with the placeholder as its
- * content, the message's other content stays. Assistant and user messages are untouched (unless
- * `hideToolInputs`).
+ * Tool result hiding, in batches: while the history is under the `trigger` (default
+ * `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }`), a run is a no-op and the history is returned
+ * untouched, so a provider's cached prompt prefix holds. When the trigger fires (or the run is
+ * forced), the newest `keepRecentGroups` tool-call groups keep their results and EVERY result of an
+ * older group is replaced, at once, by a short stable placeholder followed by its receipt (see
+ * `receipts`), unless that frees fewer than `clearAtLeast` tokens. Hidden results keep
+ * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`
+ * (with `originalTokens`), so they are never hidden twice. A result whose hidden form is not smaller
+ * is left as it is. Results sent as `tool_result` blocks in a human message (Anthropic's form) are
+ * hidden in a copy of that message: each block keeps its `tool_use_id` (and `is_error`) with the
+ * placeholder and its receipt as its content, the message's other content stays. Assistant and user
+ * messages are untouched (unless `hideToolInputs`).
+ *
+ * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
+ * trigger only: `clearAtLeast` still applies.
  * @see toolResultHiding
  */
 export class ToolResultHiding extends CompactionStrategy {
   readonly strategyName = "toolResultHiding";
   readonly keepRecentGroups: number;
+  readonly trigger: ContextSize | ContextSize[];
+  readonly contextWindow: number | undefined;
+  readonly clearAtLeast: number;
   readonly placeholder: string;
   readonly excludeTools: ReadonlySet<string>;
   readonly hideToolInputs: boolean;
-  readonly minTokensSaved: number;
-  /** Results judged shorter than the placeholder; messages are immutable, so the verdict stands. */
+  /** The receipt limits; `undefined` when receipts are off. */
+  readonly receipts: ReceiptLimits | undefined;
+  /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
   readonly #notWorthHiding = new WeakSet<BaseMessage>();
 
   constructor(options: ToolResultHidingOptions = {}) {
-    const parsed = parseOptions("toolResultHiding", optionsSchema, options);
+    const parsed = parseOptions("toolResultHiding", optionsSchema, options) as ToolResultHidingOptions;
+    if (parsed.clearAtLeast !== undefined && parsed.minTokensSaved !== undefined) {
+      throw new InvalidOptionError("toolResultHiding", "minTokensSaved", "a deprecated name of clearAtLeast: give only clearAtLeast");
+    }
     super(parsed);
     this.keepRecentGroups = parsed.keepRecentGroups ?? 5;
+    this.trigger = parsed.trigger ?? { tokens: DEFAULT_HIDING_TRIGGER_TOKENS };
+    this.contextWindow = windowForSizes("toolResultHiding", [this.trigger], parsed.contextWindow, undefined, "the trigger is a fraction of the context window");
+    this.clearAtLeast = parsed.clearAtLeast ?? parsed.minTokensSaved ?? DEFAULT_HIDING_CLEAR_AT_LEAST;
     this.placeholder = parsed.placeholder ?? DEFAULT_HIDDEN_RESULT_PLACEHOLDER;
     this.excludeTools = new Set(parsed.excludeTools ?? []);
     this.hideToolInputs = parsed.hideToolInputs ?? false;
-    this.minTokensSaved = parsed.minTokensSaved ?? 0;
+    this.receipts = receiptLimits(parsed.receipts);
   }
 
-  protected async run({ messages, index, tokens }: PreparedHistory): Promise<StrategyOutcome> {
+  /** @deprecated use `clearAtLeast`. */
+  get minTokensSaved(): number {
+    return this.clearAtLeast;
+  }
+
+  protected async run({ messages, index, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
+    const size = { tokens: tokens.total, messages: messages.length };
+    const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
+    if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
     /** input index -> new message */
     const replacements = new Map<number, BaseMessage>();
     let saved = 0;
+    const needCalls = this.excludeTools.size > 0 || this.receipts !== undefined;
     for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
       const group = index.groups[groupNumber]!;
       const assistant = messages[group.assistantIndex] as AIMessage;
       // Only hideToolInputs needs to know which calls of the group are hidden.
       const hiddenCallIds = this.hideToolInputs ? new Set<string>() : undefined;
-      let callNames: Map<string | undefined, string> | undefined;
+      // Calls by id, built once per group (a find per result is quadratic in a parallel group), only when needed.
+      let calls: Map<string | undefined, AssistantCall> | undefined;
+      const callsOf = () => (calls ??= new Map(assistantCalls(assistant).map((call) => [call.id, call])));
       for (const resultIndex of group.resultIndices) {
         const message = messages[resultIndex]!;
         if (!isToolResultMessage(message)) {
           // A human message whose tool_result blocks answer the calls: their content is hidden in place.
-          const toolNames = this.excludeTools.size > 0 ? (callNames ??= new Map(assistantCalls(assistant).map((call) => [call.id, call.name]))) : undefined;
-          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, toolNames);
+          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, needCalls ? callsOf() : undefined);
           for (const id of hidden?.callIds ?? []) hiddenCallIds?.add(id);
           if (hidden?.after !== undefined) {
             saved += hidden.saved;
@@ -106,20 +176,17 @@ export class ToolResultHiding extends CompactionStrategy {
           continue;
         }
         if (this.#notWorthHiding.has(result)) continue;
-        if (this.excludeTools.size > 0) {
-          // Names by call id, built once per group: a find per result is quadratic in a parallel group.
-          callNames ??= new Map(assistantCalls(assistant).map((call) => [call.id, call.name]));
-          const toolName = result.name ?? callNames.get(result.tool_call_id) ?? "";
-          if (this.excludeTools.has(toolName)) continue;
-        }
+        const call = needCalls ? callsOf().get(result.tool_call_id) : undefined;
+        if (this.excludeTools.size > 0 && this.excludeTools.has(result.name ?? call?.name ?? "")) continue;
         const before = tokens.perMessage[resultIndex]!;
         const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
+        const receipt = this.receipts === undefined ? "" : hidingReceipt(call, result, this.receipts);
         const after = cloneMessage(result, {
-          content: this.placeholder,
+          content: hiddenContent(this.placeholder, receipt),
           response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker },
         });
         const afterTokens = await this.tokenCounter.countMessage(after);
-        // A result shorter than the placeholder stays: hiding it would cost tokens.
+        // A result shorter than its hidden form stays: hiding it would cost tokens.
         if (afterTokens >= before) {
           this.#notWorthHiding.add(result);
           continue;
@@ -128,32 +195,11 @@ export class ToolResultHiding extends CompactionStrategy {
         saved += before - afterTokens;
         replacements.set(resultIndex, after);
       }
-      if (hiddenCallIds && hiddenCallIds.size > 0) {
-        const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
-        const toClear = new Set<number>();
-        const calls = assistantCalls(assistant);
-        calls.forEach((call, position) => {
-          if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(position);
-        });
-        if (toClear.size > 0) {
-          const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
-          const hiddenInputs = [...alreadyHidden, ...[...toClear].map((position) => calls[position]!.id!)].sort();
-          const marker: CompactionMarker = {
-            ...compactionMarkerOf(assistant),
-            strategy: this.strategyName,
-            hiddenToolInputs: hiddenInputs,
-          };
-          const after = cloneMessage(cleared, {
-            response_metadata: { ...cleared.response_metadata, [COMPACTION_METADATA_KEY]: marker },
-          });
-          saved += tokens.perMessage[group.assistantIndex]! - (await this.tokenCounter.countMessage(after));
-          replacements.set(group.assistantIndex, after);
-        }
-      }
+      if (hiddenCallIds && hiddenCallIds.size > 0) saved += await this.#hideInputs(assistant, group.assistantIndex, hiddenCallIds, tokens.perMessage, replacements);
     }
-    if (replacements.size === 0) return { status: "noop", reason: "no tool result older than the kept groups is left to hide" };
-    if (saved < this.minTokensSaved) {
-      return { status: "noop", reason: `hiding would free ${saved} tokens, less than minTokensSaved (${this.minTokensSaved})` };
+    if (replacements.size === 0) return { status: "noop", trigger, reason: "no tool result older than the kept groups is left to hide" };
+    if (saved < this.clearAtLeast) {
+      return { status: "noop", trigger, reason: `hiding would free ${saved} tokens, less than clearAtLeast (${this.clearAtLeast})` };
     }
     const output = [...messages];
     const replaced: ReplacedMessage[] = [];
@@ -161,29 +207,54 @@ export class ToolResultHiding extends CompactionStrategy {
       output[position] = after;
       replaced.push({ index: position, before: messages[position]!, after });
     }
-    return { status: "compacted", messages: output, replaced, preservesStructure: true };
+    return { status: "compacted", messages: output, replaced, preservesStructure: true, trigger };
+  }
+
+  /** Empty the arguments of the hidden calls of an assistant message (in a copy); returns the tokens saved. */
+  async #hideInputs(
+    assistant: AIMessage,
+    position: number,
+    hiddenCallIds: ReadonlySet<string>,
+    perMessage: readonly number[],
+    replacements: Map<number, BaseMessage>,
+  ): Promise<number> {
+    const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
+    const toClear = new Set<number>();
+    const calls = assistantCalls(assistant);
+    calls.forEach((call, callPosition) => {
+      if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(callPosition);
+    });
+    if (toClear.size === 0) return 0;
+    const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
+    const hiddenInputs = [...alreadyHidden, ...[...toClear].map((callPosition) => calls[callPosition]!.id!)].sort();
+    const marker: CompactionMarker = { ...compactionMarkerOf(assistant), strategy: this.strategyName, hiddenToolInputs: hiddenInputs };
+    const after = cloneMessage(cleared, { response_metadata: { ...cleared.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
+    replacements.set(position, after);
+    return perMessage[position]! - (await this.tokenCounter.countMessage(after));
   }
 
   /**
    * Hide the `tool_result` blocks of a human message: a copy whose blocks (but those of excluded
-   * tools) hold the placeholder, its other content untouched. `callIds`: the calls whose results
-   * are hidden (already or now); `after` is left out when nothing is to change or it would not
-   * save tokens.
+   * tools) hold the placeholder and their receipt, its other content untouched. `callIds`: the calls
+   * whose results are hidden (already or now); `after` is left out when nothing is to change or it
+   * would not save tokens.
    */
-  async #hideBlocks(message: BaseMessage, before: number, toolNames: ReadonlyMap<string | undefined, string> | undefined) {
+  async #hideBlocks(message: BaseMessage, before: number, calls: ReadonlyMap<string | undefined, AssistantCall> | undefined) {
     const refs = toolResultBlocksOf(message);
     if (compactionMarkerOf(message)?.hidden) {
       const content = message.content as Record<string, unknown>[];
-      return { callIds: refs.filter((ref) => content[ref.position]!["content"] === this.placeholder).map((ref) => ref.toolUseId), saved: 0 };
+      return { callIds: refs.filter((ref) => isHiddenContent(content[ref.position]!["content"], this.placeholder)).map((ref) => ref.toolUseId), saved: 0 };
     }
     if (this.#notWorthHiding.has(message)) return undefined;
     const content = [...(message.content as unknown[])];
     const callIds: string[] = [];
     for (const ref of refs) {
-      if (toolNames !== undefined && this.excludeTools.has(toolNames.get(ref.toolUseId) ?? "")) continue;
+      const call = calls?.get(ref.toolUseId);
+      if (this.excludeTools.size > 0 && this.excludeTools.has(call?.name ?? "")) continue;
       const block = content[ref.position] as Record<string, unknown>;
-      if (block["content"] === this.placeholder) continue;
-      content[ref.position] = { ...block, content: this.placeholder };
+      if (isHiddenContent(block["content"], this.placeholder)) continue;
+      const receipt = this.receipts === undefined ? "" : blockReceipt(call, block, this.receipts);
+      content[ref.position] = { ...block, content: hiddenContent(this.placeholder, receipt) };
       callIds.push(ref.toolUseId);
     }
     if (callIds.length === 0) return undefined;
@@ -199,10 +270,11 @@ export class ToolResultHiding extends CompactionStrategy {
 }
 
 /**
- * Hide older tool results, keeping the newest groups' results whole.
+ * Hide older tool results in batches, keeping the newest groups' results whole: nothing changes
+ * until the trigger fires, then every older result is hidden at once.
  *
  * @example
- * const hiding = toolResultHiding({ keepRecentGroups: 3, excludeTools: ["read_plan"] });
+ * const hiding = toolResultHiding({ keepRecentGroups: 3, trigger: { tokens: 50_000 }, excludeTools: ["read_plan"] });
  * const { messages, status, replaced } = await hiding.compact(history);
  * // or in LCEL: hiding.pipe(model)
  * @throws {InvalidOptionError} for an invalid option.

@@ -10,6 +10,7 @@ import { assistant, ids, step, system, toolResult, user } from "../support/build
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
 import { anthropicWireProblems, openaiWireProblems } from "../support/wire/index.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 const toolResultFor = (callId: string) => toolResult(`t-${callId}`, callId, "done");
@@ -45,7 +46,7 @@ describe("messages with nothing to send", () => {
     const reasoning = { type: "reasoning", reasoning: "thinking" };
     const input = [system("s"), new HumanMessage({ id: "u0", content: "" }), new AIMessage({ id: "e1", content: [reasoning] }), user("u2", "more"), ...step(1), user("u4", "last")];
     const snapshot = snapshotHistory(input);
-    const result = await toolResultHiding({ tokenCounter, keepRecentGroups: 1, invalidHistory: "repair" }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 1, invalidHistory: "repair" }).compact(input);
     expectHistoryUnchanged(snapshot);
     expect(ids(result.messages)).toEqual(["s", "u0", "e1", "u2", "a1", "t1", "u4"]);
     expect(result.messages[1]!.content).toBe("(empty message)");

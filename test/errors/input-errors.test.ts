@@ -23,12 +23,13 @@ import {
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 
 /** Every strategy and every policy that throws on a malformed input (autoCompaction never throws: below). */
 const factories: readonly [string, (invalidHistory: "throw" | "repair") => CompactionStrategy][] = [
-  ["toolResultHiding", (invalidHistory) => toolResultHiding({ tokenCounter, invalidHistory })],
+  ["toolResultHiding", (invalidHistory) => toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory })],
   ["selectiveCompact", (invalidHistory) => selectiveCompact({ tokenCounter, invalidHistory, target: 10 })],
   ["slidingWindow", (invalidHistory) => slidingWindow({ tokenCounter, invalidHistory, keepTurns: 1 })],
   ["hardTruncate", (invalidHistory) => hardTruncate({ tokenCounter, invalidHistory, maxTokens: 10 })],
@@ -88,7 +89,7 @@ describe("lone surrogates with invalidHistory: \"repair\"", () => {
   it("are replaced by U+FFFD on a copy, and the repair is reported", async () => {
     const input = [system("s"), user("u1", "cut \uD83D here and \uDE00 there, whole 😀"), assistant("a1", "ok")];
     const snapshot = snapshotHistory(input);
-    const result = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory: "repair" }).compact(input);
     expect(result.status).toBe("repaired");
     expect(result.messages.map((message) => message.content)).toEqual(["system s", "cut \uFFFD here and \uFFFD there, whole 😀", "ok"]);
     expect(ids(result.messages)).toEqual(["s", "u1", "a1"]);
@@ -118,7 +119,7 @@ describe("lone surrogates with invalidHistory: \"repair\"", () => {
       tool_calls: [{ id: "c1", name: "write_file", args: { path: "x.txt", text: "half \uD800 pair" }, type: "tool_call" }],
     });
     const input = [system("s"), user("u1"), call, toolResult("t1", "c1"), toolResult("t9", "orphan")];
-    const result = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory: "repair" }).compact(input);
     expect(result.status).toBe("repaired");
     expect(ids(result.messages)).toEqual(["s", "u1", "a1", "t1"]);
     const repaired = result.messages[2] as AIMessage;
@@ -163,7 +164,7 @@ describe("autoCompaction on malformed input", () => {
 describe("input checks", () => {
   it("name a content block that is neither a string nor an object", async () => {
     const input = [user("u1"), withContent(assistant("a1"), [{ type: "text", text: "ok" }, null])];
-    const error = await caught(() => toolResultHiding({ tokenCounter }).compact(input));
+    const error = await caught(() => toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact(input));
     expect((error as Error).message).toBe("toolResultHiding: message 1 (ai) has content block 1 that is neither a string nor an object: got null");
   });
 
@@ -183,7 +184,7 @@ describe("input checks", () => {
   });
 
   it("check the messages a history gained since the strategy's last output", async () => {
-    const strategy = toolResultHiding({ tokenCounter });
+    const strategy = toolResultHiding({ ...EVERY_RUN, tokenCounter });
     const first = await strategy.compact([system("s"), user("u1"), ...step(1)]);
     const grown = [...first.messages, withContent(new ToolMessage({ id: "t2", tool_call_id: "c1", content: "" }), undefined)];
     const error = await caught(() => strategy.compact(grown));
@@ -194,6 +195,6 @@ describe("input checks", () => {
     // (Calls with content [] are sent by ChatOpenAI as an empty array, which OpenAI rejects: see empty-content.test.ts.)
     const input = [system("s"), user("u1", "emoji 😀 and 𝔸"), new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: {} }] }), toolResult("t1", "c1")];
     expect(checkHistory([...input, withContent(new HumanMessage("x"), ["a string block", { type: "text", text: "a block" }])])).toEqual([]);
-    expect((await toolResultHiding({ tokenCounter }).compact(input)).status).toBe("noop");
+    expect((await toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact(input)).status).toBe("noop");
   });
 });

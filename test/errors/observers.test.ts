@@ -16,6 +16,7 @@ import {
 } from "../../src/index.js";
 import { ids, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 const history = (): BaseMessage[] => [system("s"), user("u1", "Fix it"), ...Array.from({ length: 10 }, (_, n) => step(n + 1, `output of step ${n + 1}: ${"line of text ".repeat(300)}`)).flat(), user("u2")];
@@ -77,7 +78,7 @@ describe.each(failingObservers)("an observer that %s", (_, observer) => {
 
   it("leaves a no-op and a policy's run as they are", async () => {
     const input = history();
-    const noop = await toolResultHiding({ tokenCounter, keepRecentGroups: 10, onEvent: observer }).compact(input);
+    const noop = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 10, onEvent: observer }).compact(input);
     const policy = await autoCompaction({ tokenCounter, contextWindow: 100_000, onEvent: observer, logger: failingLogger(observer) }).compact(input, { force: true });
     const plainPolicy = await autoCompaction({ tokenCounter, contextWindow: 100_000 }).compact(input, { force: true });
     await settle();
@@ -88,7 +89,7 @@ describe.each(failingObservers)("an observer that %s", (_, observer) => {
   });
 
   it("leaves a run's own error as the error thrown", async () => {
-    const error = await caught(() => toolResultHiding({ tokenCounter, onEvent: observer }).compact([user("u1"), toolResult("t1", "nobody")]));
+    const error = await caught(() => toolResultHiding({ ...EVERY_RUN, tokenCounter, onEvent: observer }).compact([user("u1"), toolResult("t1", "nobody")]));
     await settle();
     expect(InvalidHistoryError.isInstance(error) && error.problems.map(({ kind }) => kind)).toEqual(["orphan-result"]);
     expect(rejections).toEqual([]);
@@ -108,7 +109,7 @@ describe.each(failingObservers)("an observer that %s", (_, observer) => {
 describe("an observer that works", () => {
   it("gets the event even when it is async", async () => {
     const events: string[] = [];
-    await toolResultHiding({ tokenCounter, onEvent: async (event) => void events.push(`${event.strategy} ${event.status}`) }).compact(history());
+    await toolResultHiding({ ...EVERY_RUN, tokenCounter, onEvent: async (event) => void events.push(`${event.strategy} ${event.status}`) }).compact(history());
     expect(events).toEqual(["toolResultHiding compacted"]);
   });
 });

@@ -24,6 +24,7 @@ import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { InvalidOptionError, fillTemplate, stateSnapshotSummary, toolResultHiding } from "../../src/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** A short coding session: a failing test, a read, a fix, a rerun. */
 const codingHistory = [
@@ -236,7 +237,7 @@ describe("generateProbes on a real trace's first compaction", () => {
   const history = session.messages.slice(0, 30);
 
   it("after tool result hiding: recall, artifact and continuation, with the files of the hidden exchanges", async () => {
-    const result = await toolResultHiding().compact(history);
+    const result = await toolResultHiding(EVERY_RUN).compact(history);
     const probes = generateProbes({ originals: archivedOriginals(result), history, perKind: 2 });
     expect(probes.map((probe) => [probe.id, probe.kind])).toEqual([
       ["recall:outcome@call_4", "recall"],

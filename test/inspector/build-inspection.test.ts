@@ -37,6 +37,7 @@ import { caught } from "../support/errors.js";
 import { reactGraph } from "../langgraph/support/react-graph.js";
 import { SummarizePrefix } from "../langgraph/support/summarize-prefix.js";
 import { ReplayChatModel, replayScript, replayTools } from "../langgraph/support/trace-replay.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** Every message is 10 tokens, a hidden tool result 5, so figures can be written by hand. */
 const tokensOf = (message: BaseMessage) => (compactionMarkerOf(message)?.hidden ? 5 : 10);
@@ -192,7 +193,7 @@ describe("buildInspection", () => {
     const { thread } = await threadOf([
       {
         append: [user("h1"), assistant("a1", "", [{ id: "c1" }]), toolResultFixed("t1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2")],
-        compactor: toolResultHiding({ keepRecentGroups: 1, tokenCounter: tenPerMessage }),
+        compactor: toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: tenPerMessage }),
       },
     ]);
     const inspection = await inspect(thread);
@@ -209,7 +210,7 @@ describe("buildInspection", () => {
     const { thread } = await threadOf([
       {
         append: [user("h1"), assistant("a1", "", [{ id: "c1" }]), toolResultFixed("t1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2")],
-        compactor: toolResultHiding({ keepRecentGroups: 1, tokenCounter: tenPerMessage }),
+        compactor: toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: tenPerMessage }),
       },
       { append: [assistant("a3", "done")] },
     ]);
@@ -480,7 +481,7 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
 
   beforeAll(async () => {
     store = new InMemoryStore();
-    const compaction = [createCompactionNode(toolResultHiding({ keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))];
+    const compaction = [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))];
     const graph = reactGraph({ model: new ReplayChatModel(script), tools: replayTools(script), compaction, checkpointer: new MemorySaver(), store });
     const config = { configurable: { thread_id: threadId }, recursionLimit: 1000 };
     for (const turn of script.turns) await graph.invoke({ messages: turn.input }, config);

@@ -11,6 +11,7 @@ import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/comp
 import { assistant, ids, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** A model that calls `lookup` `steps` times (calls c1..cN, messages a1..aN) and then answers (message "final"). */
 function scriptedModel(steps: number) {
@@ -47,7 +48,7 @@ describe("compactionMiddleware in createAgent", () => {
 
   it("compacts before every model call: the model sees the older tool results hidden", async () => {
     const model = scriptedModel(3);
-    const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 1 }))] });
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))] });
     await agent.invoke({ messages: [user("h1")] });
     expect(hiddenFlags(model.calls[3]!.messages as BaseMessage[])).toEqual([
       ["h1", false],
@@ -64,7 +65,7 @@ describe("compactionMiddleware in createAgent", () => {
     const agent = createAgent({
       model: scriptedModel(3),
       tools: [lookupTool()],
-      middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 1 }))],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
       checkpointer: new MemorySaver(),
     });
     await agent.invoke({ messages: [user("h1")] }, thread("t1"));
@@ -95,7 +96,7 @@ describe("compactionMiddleware in createAgent", () => {
     const agent = createAgent({
       model: scriptedModel(3),
       tools: [lookupTool()],
-      middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 1 }))],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
       checkpointer: new MemorySaver(),
       store,
     });
@@ -173,7 +174,7 @@ describe("compactionMiddleware in createAgent", () => {
   });
 
   it("rejects invalid options at construction, naming the option", async () => {
-    const error = await caught(() => compactionMiddleware(toolResultHiding(), { archive: "disk" as "store" }));
+    const error = await caught(() => compactionMiddleware(toolResultHiding(EVERY_RUN), { archive: "disk" as "store" }));
     expect([InvalidOptionError.isInstance(error), (error as InvalidOptionError).option]).toEqual([true, "archive"]);
   });
 });

@@ -25,6 +25,7 @@ import { assistant, ids, system, toolResult, user } from "../support/builders.js
 import { caught } from "../support/errors.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
 import { reactGraph } from "./support/react-graph.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** A model that calls `lookup` `steps` times (calls c1..cN, messages a1..aN) and then answers (message "final"). */
 function scriptedModel(steps: number) {
@@ -54,7 +55,7 @@ class Failing extends CompactionStrategy {
 describe("createCompactionNode in a ReAct graph", () => {
   it("runs before every model call: the model sees the older tool results hidden", async () => {
     const model = scriptedModel(3);
-    const graph = reactGraph({ model, tools: [lookupTool()], compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))] });
+    const graph = reactGraph({ model, tools: [lookupTool()], compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))] });
     await graph.invoke({ messages: [system("s"), user("h1")] });
     const lastPrompt = model.calls[3]!.messages as BaseMessage[];
     expect(lastPrompt.map((message) => [message.id, compactionMarkerOf(message)?.hidden ?? false])).toEqual([
@@ -74,7 +75,7 @@ describe("createCompactionNode in a ReAct graph", () => {
     const graph = reactGraph({
       model: scriptedModel(3),
       tools: [lookupTool()],
-      compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))],
+      compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
       checkpointer,
     });
     await graph.invoke({ messages: [system("s"), user("h1")] }, thread("t1"));
@@ -96,7 +97,7 @@ describe("createCompactionNode in a ReAct graph", () => {
     const graph = reactGraph({
       model: scriptedModel(2),
       tools: [lookupTool()],
-      compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))],
+      compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
       checkpointer: new MemorySaver(),
       store,
     });
@@ -119,7 +120,7 @@ describe("createCompactionNode in a ReAct graph", () => {
   });
 
   it("archives in the state when the graph has no store", async () => {
-    const graph = reactGraph({ model: scriptedModel(2), tools: [lookupTool()], compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))] });
+    const graph = reactGraph({ model: scriptedModel(2), tools: [lookupTool()], compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))] });
     const values = await graph.invoke({ messages: [user("h1")] });
     expect(values.compactionArchive.map((archive) => [archive.compactionId, archive.messages.map((entry) => entry.message.data["id"])])).toEqual([
       [values.compactionLog[0]!.id, ["t-c1"]],
@@ -131,7 +132,7 @@ describe("createCompactionNode in a ReAct graph", () => {
     const graph = reactGraph({
       model: scriptedModel(3),
       tools: [lookupTool()],
-      compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))],
+      compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
       checkpointer: new MemorySaver(),
       store,
     });
@@ -248,7 +249,7 @@ describe("createCompactionNode on bad input", () => {
     const graph = reactGraph({
       model: scriptedModel(2),
       tools: [lookupTool({ c1: image })],
-      compaction: [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 }))],
+      compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
     });
     const values = await graph.invoke({ messages: [user("h1")] });
     const restored = await restoreHistory(values);

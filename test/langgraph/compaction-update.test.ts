@@ -15,6 +15,7 @@ import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/comp
 import { assistant, ids, step, system, toolResult, user } from "../support/builders.js";
 import { snapshotHistory, expectHistoryUnchanged } from "../support/invariants.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** What an update looks like: kept messages by id, removals as `remove:<id>`. */
 const describeUpdate = (messages: readonly BaseMessage[]) =>
@@ -67,7 +68,7 @@ describe("compactionUpdate", () => {
 
   it("hidden tool results are re-emitted under their own id and their originals archived as replaced", async () => {
     const before = history();
-    const update = compactionUpdate(before, await toolResultHiding({ keepRecentGroups: 1 }).compact(before), { id: "c1", at: new Date(0) });
+    const update = compactionUpdate(before, await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }).compact(before), { id: "c1", at: new Date(0) });
     expect(describeUpdate(update.messages)).toEqual(["tool:t1", "tool:t2"]);
     expect(update.archive).toEqual({
       compactionId: "c1",
@@ -82,7 +83,7 @@ describe("compactionUpdate", () => {
 
   it("the log record describes the compaction", async () => {
     const before = history();
-    const result = await toolResultHiding({ keepRecentGroups: 1 }).compact(before);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }).compact(before);
     const update = compactionUpdate(before, result, { id: "c1", at: new Date(0), archive: "store", durationMs: 2 });
     expect(update.record).toEqual({
       id: "c1",
@@ -222,7 +223,7 @@ describe("compactionUpdate", () => {
 
   it("what a tool-pairing repair dropped is removed and archived", async () => {
     const before = [user("h1"), toolResult("orphan", "c9"), ...step(1), user("h2"), ...step(2)];
-    const result = await toolResultHiding({ keepRecentGroups: 1, invalidHistory: "repair" }).compact(before);
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, invalidHistory: "repair" }).compact(before);
     const update = compactionUpdate(before, result);
     expect({ status: result.status, update: describeUpdate(update.messages), removedIds: update.record.removedIds }).toEqual({
       status: "compacted",

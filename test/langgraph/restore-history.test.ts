@@ -27,6 +27,7 @@ import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/comp
 import { ids, step, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 /** Swaps the first two user messages: a reordering only REMOVE_ALL_MESSAGES can express. */
 class SwapUsers extends CompactionStrategy {
@@ -83,7 +84,7 @@ class DropTail extends CompactionStrategy {
 
 const compactors = {
   tail: () => new DropTail(),
-  hide: () => toolResultHiding({ keepRecentGroups: 1 }),
+  hide: () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }),
   window: () => slidingWindow({ keepTurns: 1 }),
   summary: () => new SummarizePrefix(4, 2),
   truncate: () => hardTruncate({ maxTokens: 150, keepRecent: 2 }),

@@ -10,6 +10,7 @@ import { createCompactionNode, restoreHistory, slidingWindow, toolResultHiding, 
 import { reactGraph } from "./support/react-graph.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
 import { ReplayChatModel, replayScript, replayTools, type ReplayScript } from "./support/trace-replay.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const SESSION_ID = "tau-bench-airline/task13-trial0";
 const session = loadTraceSessions(defaultTracesPath()).find((candidate) => candidate.id === SESSION_ID);
@@ -38,7 +39,7 @@ describe(`restoreHistory over the recorded session ${SESSION_ID}`, () => {
     const plain = await replay(script, [], false);
     const compacted = await replay(
       script,
-      [createCompactionNode(toolResultHiding({ keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))],
+      [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))],
       true,
     );
     // The compaction did happen, summaries of summaries included.
@@ -60,7 +61,7 @@ describe(`restoreHistory over the recorded session ${SESSION_ID}`, () => {
 
   it("a sliding window archived in the state: the restored history equals the uncompacted run", async () => {
     const plain = await replay(script, [], false);
-    const compacted = await replay(script, [createCompactionNode(toolResultHiding({ keepRecentGroups: 1 })), createCompactionNode(slidingWindow({ keepTurns: 2 }))], false);
+    const compacted = await replay(script, [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), createCompactionNode(slidingWindow({ keepTurns: 2 }))], false);
     const log = compacted.values.compactionLog;
     expect({
       statuses: log.map((record) => record.status),

@@ -12,6 +12,7 @@ import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { CompactingChatMessageHistory, createTokenCounter, slidingWindow, toolResultHiding, type Compactor } from "../../src/index.js";
 import { ids } from "../support/builders.js";
 import { expectValidPairing } from "../support/invariants.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const counter = createTokenCounter({ mode: "exact" });
 const KEEP_TURNS = 2;
@@ -105,12 +106,12 @@ describe(`CompactingChatMessageHistory over trace ${session.id}, sliding window 
 describe(`CompactingChatMessageHistory over trace ${session.id}, tool result hiding`, () => {
   let run: Replay;
   beforeAll(async () => {
-    run = await replay(toolResultHiding({ tokenCounter: counter }));
+    run = await replay(toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }));
   });
 
   it("ends with the same view as hiding the whole session at once", async () => {
     const incremental = await run.history.getMessages();
-    const oneShot = (await toolResultHiding({ tokenCounter: counter }).compact(session.messages)).messages;
+    const oneShot = (await toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }).compact(session.messages)).messages;
     expect(incremental.map((message) => [message.id, message.text])).toEqual(oneShot.map((message) => [message.id, message.text]));
   });
 

@@ -6,6 +6,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { describe, expect, it } from "vitest";
 import { repairToolPairing, selectiveCompact, toolResultHiding, validateToolPairing } from "../../src/index.js";
 import { anthropicWire, openAIWire, wireRejections } from "./wire.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const openAIReading = () =>
   new AIMessage({
@@ -146,7 +147,7 @@ describe("invalidHistory: \"repair\" on what the providers send", () => {
       new HumanMessage({ id: "u2", content: "hurry" }),
       new ToolMessage({ id: "t1", content: "done", tool_call_id: "c1" }),
     ];
-    const result = await toolResultHiding({ invalidHistory: "repair" }).compact(history);
+    const result = await toolResultHiding({ ...EVERY_RUN, invalidHistory: "repair" }).compact(history);
     expect(result.status).toBe("repaired");
     expect(result.messages.map((message) => message.id)).toEqual(["u1", "a1", "t1", "u2"]);
     expect(result.repair?.moved).toEqual([{ index: 3, to: 2, message: history[3] }]);

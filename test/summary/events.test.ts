@@ -3,6 +3,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import { COMPACTION_EVENT_NAME, autoCompaction, createTokenCounter, fullSummary, toolResultHiding, type CompactionEvent } from "../../src/index.js";
 import { step, system, user } from "../support/builders.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
 const loop = (): BaseMessage[] => [system("s"), user("u1", "Fix it"), ...Array.from({ length: 8 }, (_, n) => step(n + 1, "out ".repeat(100))).flat()];
@@ -55,7 +56,7 @@ describe("compaction events", () => {
       info: (message: string) => lines.push(`info ${message}`),
       warn: (message: string) => lines.push(`warn ${message}`),
     };
-    const hiding = toolResultHiding({ tokenCounter: counter, logger, keepRecentGroups: 2 });
+    const hiding = toolResultHiding({ ...EVERY_RUN, tokenCounter: counter, logger, keepRecentGroups: 2 });
     const first = await hiding.compact(loop());
     await hiding.compact(first.messages);
     expect(lines.map((line) => line.replace(/, [\d.]+ ms/, ", N ms"))).toEqual([
@@ -65,7 +66,7 @@ describe("compaction events", () => {
   });
 
   it("ignores an observer that throws", async () => {
-    const strategy = toolResultHiding({ tokenCounter: counter, keepRecentGroups: 2, onEvent: () => { throw new Error("observer bug"); } });
+    const strategy = toolResultHiding({ ...EVERY_RUN, tokenCounter: counter, keepRecentGroups: 2, onEvent: () => { throw new Error("observer bug"); } });
     expect((await strategy.compact(loop())).status).toBe("compacted");
   });
 

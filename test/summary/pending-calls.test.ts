@@ -21,13 +21,14 @@ import {
   type CompactionStrategy,
 } from "../../src/index.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
 const pendingCall = () => assistant("pending", "Running two more commands.", [{ id: "p1", args: { command: "pytest -x" } }, { id: "p2", args: { command: "git diff" } }]);
 const history = (): BaseMessage[] => [system("s"), user("u1", "Fix it"), ...Array.from({ length: 8 }, (_, n) => step(n + 1, `output ${n + 1} `.repeat(100))).flat(), pendingCall()];
 
 const strategies: [string, () => CompactionStrategy, string][] = [
-  ["toolResultHiding", () => toolResultHiding({ tokenCounter: counter, keepRecentGroups: 2 }), "compacted"],
+  ["toolResultHiding", () => toolResultHiding({ ...EVERY_RUN, tokenCounter: counter, keepRecentGroups: 2 }), "compacted"],
   ["selectiveCompact (assistant messages dropped down to none)", () => selectiveCompact({ tokenCounter: counter, target: 50, rules: [{ kind: "assistant", action: "drop", priority: 1 }] }), "compacted"],
   ["hardTruncate", () => hardTruncate({ tokenCounter: counter, maxTokens: 300, keepRecent: 1 }), "truncated"],
   ["slidingWindow", () => slidingWindow({ tokenCounter: counter, keepTurns: 1 }), "noop"],
@@ -63,7 +64,7 @@ describe("a history that ends with pending tool calls", () => {
 
   it("a repair leaves the pending calls alone and fixes the rest", async () => {
     const input = [system("s"), user("u1"), toolResult("orphan", "nobody"), ...step(1), pendingCall()];
-    const result = await toolResultHiding({ tokenCounter: counter, invalidHistory: "repair" }).compact(input);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter: counter, invalidHistory: "repair" }).compact(input);
     expect(result.status).toBe("repaired");
     expect(result.repair?.problems.map((problem) => problem.kind)).toEqual(["orphan-result"]);
     expect(result.messages.map((message) => message.id)).toEqual(["s", "u1", "a1", "t1", "pending"]);
@@ -72,6 +73,6 @@ describe("a history that ends with pending tool calls", () => {
 
   it("an unanswered call before the last message is still a broken history", async () => {
     const input = [system("s"), user("u1"), assistant("a0", "", [{ id: "lost" }]), ...step(1)];
-    await expect(toolResultHiding({ tokenCounter: counter }).compact(input)).rejects.toThrow("message 2 calls tool `lost`, which no later tool result answers");
+    await expect(toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }).compact(input)).rejects.toThrow("message 2 calls tool `lost`, which no later tool result answers");
   });
 });

@@ -15,6 +15,7 @@ import {
   type CompactionStrategy,
   type TokenCounter,
 } from "../../src/index.js";
+import { EVERY_RUN } from "./hiding.js";
 
 export const TOOL_NAMES = ["bash", "read_file", "search", "write_file"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -232,7 +233,7 @@ export async function createStrategy(spec: StrategySpec, history: readonly BaseM
         ...(spec.excludeTools === undefined ? {} : { excludeTools: spec.excludeTools }),
         ...(spec.hideToolInputs === undefined ? {} : { hideToolInputs: spec.hideToolInputs }),
       };
-      return { strategy: toolResultHiding({ ...options, tokenCounter }), options };
+      return { strategy: toolResultHiding({ ...EVERY_RUN, ...options, tokenCounter }), options };
     }
     case "selectiveCompact": {
       const total = await tokenCounter.countMessages(history);

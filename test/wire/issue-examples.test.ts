@@ -16,6 +16,7 @@ import {
 } from "../../src/index.js";
 import { caught } from "../support/errors.js";
 import { anthropicWireProblems, openaiWire, openaiWireProblems, wireProblems } from "../support/wire/index.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
 const output = (n: number) => `line ${n} of the file\n`.repeat(100);
@@ -58,7 +59,7 @@ describe("calls stripped from ChatAnthropic messages (tool_use content blocks)",
     const blockOnly = new AIMessage({ content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "toolu_1", name: "read", input: {} }], tool_calls: [] });
     const history = [new SystemMessage("s"), new HumanMessage("Read it."), blockOnly, new ToolMessage({ content: "the file", tool_call_id: "toolu_1" }), new AIMessage("It says: the file.")];
     expect(anthropicWireProblems(history)).toEqual([]);
-    const result = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(history);
+    const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory: "repair" }).compact(history);
     expect(anthropicWireProblems(result.messages)).toEqual([]);
   });
 });
@@ -82,8 +83,8 @@ describe("results that do not directly follow their call", () => {
 
   it("make a strategy throw InvalidHistoryError, or with repair return a history both providers accept", async () => {
     for (const history of [humanBetween, afterAnotherTurn]) {
-      expect(InvalidHistoryError.isInstance(await caught(() => toolResultHiding({ tokenCounter }).compact(history)))).toBe(true);
-      const repaired = await toolResultHiding({ tokenCounter, invalidHistory: "repair" }).compact(history);
+      expect(InvalidHistoryError.isInstance(await caught(() => toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact(history)))).toBe(true);
+      const repaired = await toolResultHiding({ ...EVERY_RUN, tokenCounter, invalidHistory: "repair" }).compact(history);
       expect(wireProblems(repaired.messages)).toEqual([]);
     }
   });

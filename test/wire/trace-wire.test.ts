@@ -23,6 +23,7 @@ import {
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
 import { formatProblems, wireProblems } from "../support/wire/index.js";
 import { FakeSummaryModel } from "../support/wire/strategies.js";
+import { EVERY_RUN } from "../support/hiding.js";
 
 const counter = createTokenCounter({ mode: "approximate" });
 const sessions = loadTraceSessions(defaultTracesPath());
@@ -35,7 +36,8 @@ interface TraceStrategy {
 
 const strategies: readonly TraceStrategy[] = [
   { name: "toolResultHiding (defaults)", create: () => toolResultHiding({ tokenCounter: counter }) },
-  { name: "toolResultHiding (keep 1 group, hide inputs)", create: () => toolResultHiding({ tokenCounter: counter, keepRecentGroups: 1, hideToolInputs: true }) },
+  { name: "toolResultHiding (every run)", create: () => toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }) },
+  { name: "toolResultHiding (every run, keep 1 group, hide inputs)", create: () => toolResultHiding({ ...EVERY_RUN, tokenCounter: counter, keepRecentGroups: 1, hideToolInputs: true }) },
   { name: "selectiveCompact (target 1/3)", create: (total) => selectiveCompact({ tokenCounter: counter, target: Math.floor(total / 3) }) },
   { name: "stateSnapshotSummary (fake model)", create: (total) => stateSnapshotSummary({ tokenCounter: counter, model: plain(), contextWindow: total }) },
   { name: "stateSnapshotSummary (no model)", create: (total) => stateSnapshotSummary({ tokenCounter: counter, contextWindow: total }) },

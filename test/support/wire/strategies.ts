@@ -18,6 +18,7 @@ import {
   type CompactionStrategy,
   type TokenCounter,
 } from "../../../src/index.js";
+import { EVERY_RUN } from "../hiding.js";
 
 /** What the fake summary model answers. `none`: no model (the deterministic no-model summarizer). */
 export type ModelKind = "none" | "plain" | "long" | "echo" | "empty" | "error";
@@ -74,7 +75,7 @@ export const STRATEGY_CASES: readonly StrategyCase[] = [
     name: "toolResultHiding",
     options: fc.record({ keepRecentGroups: fc.integer({ min: 0, max: 4 }), hideToolInputs: fc.boolean(), invalidHistory }),
     create: (spec, _total, tokenCounter) =>
-      toolResultHiding({ tokenCounter, ...mode(spec), keepRecentGroups: n(spec["keepRecentGroups"]), hideToolInputs: spec["hideToolInputs"] === true }),
+      toolResultHiding({ ...EVERY_RUN, tokenCounter, ...mode(spec), keepRecentGroups: n(spec["keepRecentGroups"]), hideToolInputs: spec["hideToolInputs"] === true }),
   },
   {
     name: "selectiveCompact",

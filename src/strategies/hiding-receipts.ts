@@ -1,0 +1,88 @@
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import type { AssistantCall } from "../messages/assistant-calls.js";
+import { extractArtifacts, filesOf } from "../messages/artifact-index.js";
+import { headOf } from "../text/code-points.js";
+
+/**
+ * Receipts of hidden tool results: a short, stable note after the placeholder of what the hidden
+ * result showed (file paths and error lines), so the model knows what it saw without calling the
+ * tool again.
+ */
+
+/** How many file paths a receipt lists at most, by default. */
+export const DEFAULT_RECEIPT_FILES = 8;
+/** How many error lines a receipt quotes at most, by default. */
+export const DEFAULT_RECEIPT_ERRORS = 3;
+/** Longest file path or error line a receipt quotes, in UTF-16 code units (cut on a code-point boundary). */
+export const RECEIPT_LINE_MAX = 160;
+
+/** What a receipt lists: at most `files` paths and `errors` error lines. */
+export interface HidingReceiptOptions {
+  /** File paths listed at most. @default DEFAULT_RECEIPT_FILES (8) */
+  files?: number;
+  /** Error lines quoted at most (each cut to `RECEIPT_LINE_MAX` code units). @default DEFAULT_RECEIPT_ERRORS (3) */
+  errors?: number;
+}
+
+/** The receipt limits in force; `undefined` when receipts are off. @internal */
+export interface ReceiptLimits {
+  readonly files: number;
+  readonly errors: number;
+}
+
+/** @internal */
+export const receiptsSchema = z.union([
+  z.boolean(),
+  z.object({ files: z.number().int().nonnegative().optional(), errors: z.number().int().nonnegative().optional() }).strict(),
+]);
+
+/** The limits of a `receipts` option (`true` and `undefined`: the defaults; `false`: no receipts). @internal */
+export function receiptLimits(option: boolean | HidingReceiptOptions | undefined): ReceiptLimits | undefined {
+  if (option === false) return undefined;
+  const limits = option === true || option === undefined ? {} : option;
+  const files = limits.files ?? DEFAULT_RECEIPT_FILES;
+  const errors = limits.errors ?? DEFAULT_RECEIPT_ERRORS;
+  return files === 0 && errors === 0 ? undefined : { files, errors };
+}
+
+/**
+ * The receipt of one tool result: the files its call touched (from the call's arguments, read as
+ * the artifact index reads them: path arguments and the files a shell command names) and the
+ * result's last error lines, e.g. `(files: a.py, b/c.py; errors: "TypeError: x")`. `""` when it
+ * found nothing. Deterministic: the same call and result always give the same receipt.
+ *
+ * @param call the call the result answers, when known.
+ * @param result the original result: a tool message, or a human message holding the `tool_result` block.
+ */
+export function hidingReceipt(call: AssistantCall | undefined, result: BaseMessage, limits: ReceiptLimits): string {
+  const messages: BaseMessage[] = [];
+  if (call !== undefined && limits.files > 0) {
+    messages.push(new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] }));
+  }
+  if (limits.errors > 0) messages.push(result);
+  const artifacts = extractArtifacts(messages, [], { errors: Math.max(1, limits.errors) });
+  const files = filesOf(artifacts)
+    .slice(0, limits.files)
+    .map((path) => headOf(path, RECEIPT_LINE_MAX));
+  const errors = limits.errors > 0 ? artifacts.errors.slice(-limits.errors).map((line) => JSON.stringify(headOf(line, RECEIPT_LINE_MAX))) : [];
+  const parts: string[] = [];
+  if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
+  if (errors.length > 0) parts.push(`errors: ${errors.join(", ")}`);
+  return parts.length === 0 ? "" : `(${parts.join("; ")})`;
+}
+
+/** The receipt of a `tool_result` block: the block read as its own one-block human message. @internal */
+export function blockReceipt(call: AssistantCall | undefined, block: Record<string, unknown>, limits: ReceiptLimits): string {
+  return hidingReceipt(call, new HumanMessage({ content: [block as never] }), limits);
+}
+
+/** The content of a hidden result: the placeholder, then its receipt when there is one. @internal */
+export function hiddenContent(placeholder: string, receipt: string): string {
+  return receipt === "" ? placeholder : `${placeholder} ${receipt}`;
+}
+
+/** Whether a content is the placeholder, with or without a receipt (a result hidden already). @internal */
+export function isHiddenContent(content: unknown, placeholder: string): boolean {
+  return typeof content === "string" && (content === placeholder || content.startsWith(`${placeholder} (`));
+}
