@@ -28,8 +28,16 @@ export interface StepRecord {
   readonly inputTokens: number;
   /** Messages of the model's input. */
   readonly messages: number;
-  /** Tokens of the longest common prefix with the previous call's input (message granularity). */
+  /**
+   * Cached input tokens of this step: the model call's longest common prefix with the previous
+   * call's input (message granularity), plus {@link summaryCachedTokens}.
+   */
   readonly cachedTokens: number;
+  /**
+   * Of `cachedTokens`, the summary calls' part: each summary prompt's common prefix with the
+   * previous step's model input (what the provider has cached when the summary call is made).
+   */
+  readonly summaryCachedTokens: number;
   readonly compacted: boolean;
   /** Time the system took before this call (compaction, summary calls, applying the update). */
   readonly compactionMs: number;
@@ -101,13 +109,15 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const result = await system.step(history);
     const compactionMs = performance.now() - started;
     const summaryCalls = system.drainSummaryCalls();
+    const summaryCachedTokens = summaryCallsCachedTokens(summaryCalls, previousInput);
     const measurement = await tokenCounter.measure(result.input);
     const prefix = commonPrefixLength(previousInput, result.input);
     steps.push({
       position,
       inputTokens: measurement.total,
       messages: result.input.length,
-      cachedTokens: cachedPrefixTokens(measurement.perMessage, prefix),
+      cachedTokens: cachedPrefixTokens(measurement.perMessage, prefix) + summaryCachedTokens,
+      summaryCachedTokens,
       compacted: result.compacted,
       compactionMs,
       retention: retention.measure(result.input),
@@ -128,6 +138,21 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   return { trace: session.id, system: system.name, window: options.window, steps, agentOutputTokens };
 }
 
+/**
+ * The cached input tokens of summary calls made before a model call: each prompt's common prefix
+ * (message granularity) with `previousInput`, the agent's previous model call, which is what the
+ * provider holds in its cache when the summary call is made. A standalone summary prompt (one
+ * human message holding the conversation as text) shares nothing with it: 0.
+ *
+ * @example
+ * summaryCallsCachedTokens(step.summaryCalls, previousStepInput);
+ */
+export function summaryCallsCachedTokens(calls: readonly SummaryCall[], previousInput: readonly BaseMessage[]): number {
+  let cached = 0;
+  for (const call of calls) cached += cachedPrefixTokens(call.perMessage, commonPrefixLength(previousInput, call.messages));
+  return cached;
+}
+
 /** The totals of one replay (or of several: see {@link addTotals}). */
 export interface ReplayTotals {
   /** Replays summed (one per trace). */
@@ -139,7 +164,10 @@ export interface ReplayTotals {
   readonly summaryInputTokens: number;
   readonly summaryOutputTokens: number;
   readonly agentOutputTokens: number;
+  /** Cached input tokens: model calls' and summary calls'. */
   readonly cachedTokens: number;
+  /** Of `cachedTokens`, the summary calls' part. */
+  readonly summaryCachedTokens: number;
   readonly peakInputTokens: number;
   /** The largest summary prompt, in tokens. */
   readonly peakSummaryInputTokens: number;
@@ -181,6 +209,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let summaryInputTokens = 0;
   let summaryOutputTokens = 0;
   let cachedTokens = 0;
+  let summaryCachedTokens = 0;
   let peakInputTokens = 0;
   let peakSummaryInputTokens = 0;
   let callsOverWindow = 0;
@@ -194,6 +223,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   for (const step of replay.steps) {
     modelInputTokens += step.inputTokens;
     cachedTokens += step.cachedTokens;
+    summaryCachedTokens += step.summaryCachedTokens;
     peakInputTokens = Math.max(peakInputTokens, step.inputTokens);
     if (step.inputTokens > replay.window) callsOverWindow++;
     if (step.compacted) compactions++;
@@ -225,6 +255,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     summaryOutputTokens,
     agentOutputTokens: replay.agentOutputTokens,
     cachedTokens,
+    summaryCachedTokens,
     peakInputTokens,
     peakSummaryInputTokens,
     callsOverWindow,
@@ -254,6 +285,7 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     summaryOutputTokens: a.summaryOutputTokens + b.summaryOutputTokens,
     agentOutputTokens: a.agentOutputTokens + b.agentOutputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
+    summaryCachedTokens: a.summaryCachedTokens + b.summaryCachedTokens,
     peakInputTokens: Math.max(a.peakInputTokens, b.peakInputTokens),
     peakSummaryInputTokens: Math.max(a.peakSummaryInputTokens, b.peakSummaryInputTokens),
     callsOverWindow: a.callsOverWindow + b.callsOverWindow,
@@ -277,6 +309,7 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   summaryOutputTokens: 0,
   agentOutputTokens: 0,
   cachedTokens: 0,
+  summaryCachedTokens: 0,
   peakInputTokens: 0,
   peakSummaryInputTokens: 0,
   callsOverWindow: 0,

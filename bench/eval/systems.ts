@@ -258,6 +258,3 @@ export const RECOMMENDED_DEFAULT = "autoCompaction";
 
 /** Every system of issue 5, in report order: the baseline, LangChain's (context editing in both readings), ours. */
 export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUsesView, clearToolUsesCreateAgent, summarization, ...OUR_SYSTEMS];
-
-/** The context-editing rows the cached-share goal compares with (the higher share of the two). */
-export const CONTEXT_EDITING_SYSTEMS: readonly string[] = [clearToolUsesView.name, clearToolUsesCreateAgent.name];
