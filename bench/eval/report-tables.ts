@@ -134,7 +134,7 @@ const ratioOrDash = (value: number | undefined) => (value === undefined ? "—" 
 export function presetCostTable(presetCosts: readonly PresetCosts[]): string {
   const systems = presetCosts[0]?.rows ?? [];
   return markdownTable(
-    ["system", ...presetCosts.flatMap(({ label }) => [`${label}: cost`, `${label}: vs none`, `${label}: vs cheapest LangChain row`])],
+    ["system", ...presetCosts.flatMap(({ label }) => [`${label}: cost`, "× none", "× cheapest LangChain"])],
     systems.map(({ system, kind }, index) => [
       kind === "ours" ? `**${system}**` : system,
       ...presetCosts.flatMap(({ rows }) => {

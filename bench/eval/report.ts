@@ -113,7 +113,7 @@ export function renderMarkdown(report: EvalReport): string {
   for (const { window, rows, sources, presetCosts } of report.windows) {
     lines.push(`## Window ${fmtInt(window)} tokens`, "");
     lines.push(windowTable(rows), "");
-    lines.push(`Cost under each price set at ${fmtInt(window)} tokens (cost, as a multiple of no compaction, as a multiple of the cheapest LangChain row):`, "");
+    lines.push(`Cost under each price set at ${fmtInt(window)} tokens: the cost, as a multiple of no compaction (× none) and of the cheapest LangChain row under the same prices (× cheapest LangChain):`, "");
     lines.push(presetCostTable(presetCosts), "");
     const chart = report.costRetentionCharts.find((candidate) => candidate.window === window);
     if (chart) lines.push(`![cost vs retention at ${fmtInt(window)} tokens](${chart.file})`, "");

@@ -48,7 +48,7 @@ describe("presetCostsOf", () => {
   it("tabulates three columns per price set, ours in bold", () => {
     const lines = presetCostTable(window.presetCosts).split("\n");
     expect([lines[0], lines[5]]).toEqual([
-      "| system | reference: cost | reference: vs none | reference: vs cheapest LangChain row | OpenAI GPT-4.1: cost | OpenAI GPT-4.1: vs none | OpenAI GPT-4.1: vs cheapest LangChain row |",
+      "| system | reference: cost | × none | × cheapest LangChain | OpenAI GPT-4.1: cost | × none | × cheapest LangChain |",
       "| **autoCompaction** | 1.050 M | 0.55× | 0.75× | 1.875 M | 0.58× | 0.94× |",
     ]);
   });
