@@ -30,8 +30,7 @@ export const CLEAR_TOOL_USES_KEEP = 3;
 export const SUMMARIZATION_KEEP_MESSAGES = 20;
 /**
  * summarizationMiddleware's `trimTokensToSummarize` default (its `DEFAULT_TRIM_TOKEN_LIMIT`): it sends
- * only the newest this many tokens of the part it summarizes. Left at the default here; named so
- * the report can explain the peer's smaller summary calls.
+ * only the newest this many tokens of the part it summarizes. Left at the default here.
  */
 export const SUMMARIZATION_TRIM_TOKENS = 4000;
 
