@@ -1,5 +1,5 @@
 /**
- * The measures of the evaluation (issue 5), as small pure functions over what one model call
+ * The measures of the evaluation, as small pure functions over what one model call
  * received, so each can be tested on a hand-built history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
@@ -100,7 +100,7 @@ export function cachedPrefixTokens(perMessage: readonly number[], prefixLength: 
   return total;
 }
 
-/** Artifacts of issue 5's retention measure, by kind. */
+/** Artifacts of the retention measure, by kind. */
 export interface TrackedArtifacts {
   readonly files: readonly string[];
   readonly identifiers: readonly string[];
