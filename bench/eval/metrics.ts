@@ -1,19 +1,22 @@
 /**
- * The measures of the evaluation (issue 5), as small pure functions over what one model call
+ * The measures of the evaluation, as small pure functions over what one model call
  * received, so each can be tested on a hand-built history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { PriceRates } from "../../src/cost/prices.js";
 import { extractArtifacts, filesOf, messageText, validateToolPairing, type ArtifactIndex } from "../../src/index.js";
 
-/** Prices per token. @default input 1.0, cached input 0.1, output 4.0 (issue 5) */
-export interface Prices {
-  readonly input: number;
-  readonly cached: number;
-  readonly output: number;
-}
+/**
+ * Prices per token, as {@link PriceRates}: `cacheWrite` is what an uncached input token costs (every
+ * uncached token is written to the prompt cache), `cachedInput` what a cached one costs.
+ */
+export type Prices = PriceRates;
 
-/** The issue's default prices, per token. */
-export const DEFAULT_PRICES: Prices = Object.freeze({ input: 1.0, cached: 0.1, output: 4.0 });
+/**
+ * The reference prices of the headline table, per token: input 1, cache write 1 (an uncached token
+ * costs the input price), cached input 0.1, output 4.
+ */
+export const DEFAULT_PRICES: Prices = Object.freeze({ input: 1.0, cacheWrite: 1.0, cachedInput: 0.1, output: 4.0 });
 
 /** Token totals of a task, the basis of its cost. */
 export interface TokenTotals {
@@ -26,14 +29,15 @@ export interface TokenTotals {
 }
 
 /**
- * The cost of a task: uncached input at the input price, cached input at the cached price, output at
- * the output price.
+ * The cost of a task: uncached input at the cache-write price (every uncached token is written to
+ * the cache), cached input at the cached price, output at the output price. The list input price
+ * (`prices.input`) is not used: `cacheWrite` is what an uncached token is billed.
  *
  * @example
  * costOf({ input: 1000, cached: 600, output: 50 }, DEFAULT_PRICES); // 400 + 60 + 200 = 660
  */
 export function costOf(totals: TokenTotals, prices: Prices): number {
-  return (totals.input - totals.cached) * prices.input + totals.cached * prices.cached + totals.output * prices.output;
+  return (totals.input - totals.cached) * prices.cacheWrite + totals.cached * prices.cachedInput + totals.output * prices.output;
 }
 
 const fingerprints = new WeakMap<BaseMessage, string>();
@@ -96,7 +100,7 @@ export function cachedPrefixTokens(perMessage: readonly number[], prefixLength: 
   return total;
 }
 
-/** Artifacts of issue 5's retention measure, by kind. */
+/** Artifacts of the retention measure, by kind. */
 export interface TrackedArtifacts {
   readonly files: readonly string[];
   readonly identifiers: readonly string[];

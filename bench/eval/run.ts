@@ -1,12 +1,9 @@
 /**
- * The evaluation on real traces (issue 5): every system replayed over every recorded session at
- * each window, side by side, in one process. Not a test.
+ * The evaluation on real traces: every system replayed over every recorded session at each window,
+ * side by side, in one process. Not a test. Flags: see `USAGE` in cli.ts.
  *
- *   npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>...]]... [--out <dir>]
- *                   [--summary-model <name>] [--price-input <n>] [--price-cached <n>] [--price-output <n>]
- *                   [--trace <id>]... [--chart-trace <id>] [--variant <json>]... [--probe-compactions <n>|all] [--quiet]
- *
- * Writes <out>/EVAL.md, <out>/eval-results.json and <out>/eval-chart.svg (default out: bench/).
+ * Writes <out>/EVAL.md, <out>/eval-results.json, <out>/eval-chart.svg and one
+ * <out>/eval-cost-retention-<window>.svg per window (default out: bench/).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
@@ -14,137 +11,24 @@ import { arch, cpus, platform } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { autoCompaction, createTokenCounter, type AutoCompactionOptions, type TokenCounter } from "../../src/index.js";
-import { defaultTracesPath, loadTraceSessions, type TraceSession } from "../../examples/traces.js";
-import { DEFAULT_PRICES, type Prices } from "./metrics.js";
+import { createTokenCounter, type TokenCounter } from "../../src/index.js";
+import { loadTraceSessions, type TraceSession } from "../../examples/traces.js";
+import { USAGE, UsageError, parseCli, selectSystems, type CliArgs } from "./cli.js";
 import { aggregateProbeResults, generateProbes, judgeFromEnvironment, runProbes, type ProbeResult } from "./probes.js";
 import { EMPTY_TOTALS, addTotals, replayTrace, totalsOf, type ReplayTotals, type TraceReplay } from "./replay.js";
-import {
-  goalMatrix,
-  renderChart,
-  renderMarkdown,
-  rowOf,
-  systemsMeetingAllGoals,
-  traceSourceOf,
-  type ChartSeries,
-  type EvalReport,
-  type ProbeSection,
-  type WindowResult,
-} from "./report.js";
+import { renderChart, renderCostRetentionChart, type ChartSeries } from "./report-charts.js";
+import { goalMatrix, systemsMeetingAllGoals } from "./report-goals.js";
+import { presetCostsOf, priceSetsOf, rowOf, traceSourceOf } from "./report-tables.js";
+import { renderMarkdown, type EvalReport, type ProbeSection, type WindowResult } from "./report.js";
 import { DETERMINISTIC_SUMMARY_MAX_TOKENS, DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS, CONTEXT_EDITING_SYSTEMS, RECOMMENDED_DEFAULT, ours, type SystemSpec } from "./systems.js";
+import { ALL_SYSTEMS } from "./systems.js";
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const projectRoot = resolve(benchDir, "..");
 
-/** Issue 5's default windows. */
-export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000];
-/** The window of the chart (issue 5: 16 000), or the smallest window run. */
+/** The window of the input-tokens chart (16 000), or the smallest window run. */
 const CHART_WINDOW = 16_000;
-const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
-
-interface CliArgs {
-  tracesPath: string;
-  windows: number[];
-  out: string;
-  summaryModel: string;
-  prices: Prices;
-  traces: string[];
-  chartTrace: string | undefined;
-  variants: AutoCompactionOptions[];
-  probeCompactions: number;
-  quiet: boolean;
-}
-
-const USAGE =
-  "usage: npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>]]... [--out <dir>] [--summary-model <name>]\n" +
-  "                       [--price-input <n>] [--price-cached <n>] [--price-output <n>] [--trace <id>]... [--chart-trace <id>]\n" +
-  "                       [--variant <autoCompaction options as JSON>]... [--probe-compactions <n>|all] [--quiet]";
-
-/** A mistake in the command line: reported with the usage, exit code 2. */
-class UsageError extends Error {}
-
-/** `text` as a number: "positive integer" (e.g. a window), "non-negative integer" (a count), or "non-negative number" (a price). */
-function numberArg(flag: string, text: string, kind: "positive integer" | "non-negative integer" | "non-negative number"): number {
-  const value = text.trim() === "" ? Number.NaN : Number(text.replace(/_/g, ""));
-  const valid = Number.isFinite(value) && value >= 0 && (kind === "non-negative number" || Number.isInteger(value)) && (kind !== "positive integer" || value > 0);
-  if (!valid) throw new UsageError(`${flag} must be a ${kind}, got "${text}"`);
-  return value;
-}
-
-function parseCli(argv: readonly string[]): CliArgs {
-  let parsed: ReturnType<typeof parseOptions>;
-  try {
-    parsed = parseOptions(argv);
-  } catch (error) {
-    // node:util's parseArgs throws a TypeError (code ERR_PARSE_ARGS_*) for an unknown flag or a missing value.
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  return parseCliValues(parsed.values);
-}
-
-function parseOptions(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
-      traces: { type: "string" },
-      window: { type: "string", multiple: true },
-      out: { type: "string" },
-      "summary-model": { type: "string" },
-      "price-input": { type: "string" },
-      "price-cached": { type: "string" },
-      "price-output": { type: "string" },
-      trace: { type: "string", multiple: true },
-      "chart-trace": { type: "string" },
-      variant: { type: "string", multiple: true },
-      "probe-compactions": { type: "string" },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-}
-
-function parseCliValues(values: ReturnType<typeof parseOptions>["values"]): CliArgs {
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const windows = (values.window ?? []).flatMap((value) => value.split(",")).filter((value) => value.trim() !== "").map((value) => numberArg("--window", value.trim(), "positive integer"));
-  const variants = (values.variant ?? []).map((text) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`--variant must be a JSON object of autoCompaction options, got ${text}`);
-    return parsed as AutoCompactionOptions;
-  });
-  return {
-    tracesPath: resolve(values.traces ?? defaultTracesPath()),
-    windows: windows.length > 0 ? [...new Set(windows)].sort((a, b) => a - b) : [...DEFAULT_WINDOWS],
-    out: resolve(values.out ?? benchDir),
-    summaryModel: values["summary-model"] ?? DEFAULT_SUMMARY_MODEL,
-    prices: {
-      input: values["price-input"] === undefined ? DEFAULT_PRICES.input : numberArg("--price-input", values["price-input"], "non-negative number"),
-      cached: values["price-cached"] === undefined ? DEFAULT_PRICES.cached : numberArg("--price-cached", values["price-cached"], "non-negative number"),
-      output: values["price-output"] === undefined ? DEFAULT_PRICES.output : numberArg("--price-output", values["price-output"], "non-negative number"),
-    },
-    traces: values.trace ?? [],
-    chartTrace: values["chart-trace"],
-    variants,
-    // Issue 5: probes after each compaction; a number caps the compactions probed per trace and system (a judge costs money).
-    probeCompactions:
-      values["probe-compactions"] === undefined || values["probe-compactions"] === "all"
-        ? Number.POSITIVE_INFINITY
-        : numberArg("--probe-compactions", values["probe-compactions"], "non-negative integer"),
-    quiet: values.quiet === true,
-  };
-}
 
 /** The summary model: ChatOpenAI with a key, else the deterministic one. */
 async function summaryModelFor(args: CliArgs, tokenCounter: TokenCounter): Promise<{ model: BaseChatModel; description: string }> {
@@ -178,13 +62,6 @@ function writeAtomically(path: string, text: string): void {
   renameSync(`${path}.tmp`, path);
 }
 
-/** A variant of our recommended default with some options changed, reported as its own row. */
-function variantSystem(options: AutoCompactionOptions): SystemSpec {
-  return ours(`${RECOMMENDED_DEFAULT} ${JSON.stringify(options)}`, ({ window, tokenCounter, model }) =>
-    autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, ...options }),
-  );
-}
-
 function selectTraces(sessions: readonly TraceSession[], filters: readonly string[]): TraceSession[] {
   if (filters.length === 0) return [...sessions];
   const selected = sessions.filter((session) => filters.some((filter) => session.id === filter || session.id.includes(filter)));
@@ -204,6 +81,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   const argv = process.argv.slice(2);
   const args = parseCli(argv);
+  if (args.help) {
+    console.log(USAGE);
+    return;
+  }
+  const priceSets = priceSetsOf(args.prices);
   const log = (line: string) => {
     if (!args.quiet) process.stderr.write(`${line}\n`);
   };
@@ -212,7 +94,7 @@ async function main(): Promise<void> {
   const sessions = selectTraces(loadTraceSessions(args.tracesPath), args.traces);
   const chartTrace = chartTraceOf(sessions, args.chartTrace);
   const chartWindow = args.windows.includes(CHART_WINDOW) ? CHART_WINDOW : args.windows[0]!;
-  const systems = [...ALL_SYSTEMS, ...args.variants.map(variantSystem)];
+  const systems = selectSystems(ALL_SYSTEMS, args.systems, args.variants);
   const judge = judgeFromEnvironment();
   const probesOn = !("skipped" in judge) && args.probeCompactions > 0;
   log(`${sessions.length} traces, windows ${args.windows.join(", ")}, ${systems.length} systems; summarizer: ${summary.description}`);
@@ -264,9 +146,11 @@ async function main(): Promise<void> {
       }
       log(`  window ${window}: ${session.id} (${session.messages.length} messages) ${((performance.now() - traceStarted) / 1000).toFixed(1)} s`);
     }
+    const rows = systems.map((spec) => rowOf(spec.name, spec.kind, totals.get(spec.name)!, args.prices));
     windows.push({
       window,
-      rows: systems.map((spec) => rowOf(spec.name, spec.kind, totals.get(spec.name)!, args.prices)),
+      rows,
+      presetCosts: presetCostsOf(rows, priceSets),
       sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: systems.map((spec) => rowOf(spec.name, spec.kind, bySystem.get(spec.name)!, args.prices)) })),
     });
   }
@@ -292,6 +176,13 @@ async function main(): Promise<void> {
     join(args.out, chartFile),
     renderChart({ title: `Input tokens per model call: ${chartTrace.id}, window ${chartWindow.toLocaleString("en-US")}`, window: chartWindow, series: chartSeries }),
   );
+  const costRetentionCharts = windows.map(({ window, rows }) => {
+    const file = `eval-cost-retention-${window}.svg`;
+    const baseline = rows.find((row) => row.kind === "baseline")!;
+    const points = rows.map((row) => ({ system: row.system, kind: row.kind, costRatio: row.cost / baseline.cost, retention: row.retention }));
+    writeAtomically(join(args.out, file), renderCostRetentionChart({ title: `Cost vs retention, window ${window.toLocaleString("en-US")} (reference prices)`, points }));
+    return { window, file };
+  });
   const revision = sourceRevision();
   const cpuList = cpus();
   const report: EvalReport = {
@@ -305,22 +196,22 @@ async function main(): Promise<void> {
     steps,
     summarizer: summary.description,
     prices: args.prices,
+    priceSets,
     windows,
-    recommended: RECOMMENDED_DEFAULT,
-    contextEditing: CONTEXT_EDITING_SYSTEMS,
     probes,
     chart: { file: chartFile, trace: chartTrace.id, window: chartWindow },
+    costRetentionCharts,
     wallTimeMs: performance.now() - started,
   };
   const markdown = renderMarkdown(report);
   writeAtomically(join(args.out, "EVAL.md"), markdown);
-  const goals = goalMatrix(report);
+  const goals = goalMatrix(report.windows);
   // Pretty at the top; one line per trace row and per chart line, so the file stays small and diffable.
   const summaryJson = JSON.stringify(
     {
       ...report,
       goals: Object.fromEntries([...goals].map(([system, byWindow]) => [system, Object.fromEntries(byWindow)])),
-      systemsMeetingAllGoals: systemsMeetingAllGoals(report),
+      systemsMeetingAllGoals: systemsMeetingAllGoals(report.windows),
     },
     null,
     2,
@@ -331,7 +222,7 @@ async function main(): Promise<void> {
     `${summaryJson.slice(0, -2)},\n  "perTrace": ${lines(perTrace)},\n  "chartSeries": ${lines(chartSeries)}\n}\n`,
   );
   if (!args.quiet) console.log(markdown);
-  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${costRetentionCharts.map((chart) => chart.file).join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 main().catch((error: unknown) => {

@@ -317,6 +317,10 @@ export interface SummaryCall {
   readonly inputTokens: number;
   /** Tokens of the answer's text. */
   readonly outputTokens: number;
+  /** The prompt's messages, as sent: the replay compares them with the agent's previous call for the cached prefix. */
+  readonly messages: readonly BaseMessage[];
+  /** Tokens of each prompt message (`perMessage` of the counter's measurement). */
+  readonly perMessage: readonly number[];
 }
 
 /** Options of {@link MeteredChatModel}. */
@@ -355,7 +359,9 @@ export class MeteredChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const answer = await this.inner.invoke(messages, { ...(options.signal ? { signal: options.signal } : {}) });
     const text = messageText(answer);
-    this.#calls.push({ inputTokens: await this.tokenCounter.countMessages(messages), outputTokens: await this.tokenCounter.countText(text) });
+    const prompt = [...messages];
+    const measurement = await this.tokenCounter.measure(prompt);
+    this.#calls.push({ inputTokens: measurement.total, outputTokens: await this.tokenCounter.countText(text), messages: prompt, perMessage: measurement.perMessage });
     return { generations: [{ message: new AIMessage(text), text }] };
   }
 

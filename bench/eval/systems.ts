@@ -22,16 +22,15 @@ import {
 } from "../../src/index.js";
 import { MeteredChatModel, type SummaryCall } from "./summary-model.js";
 
-/** The trigger of both LangChain peers, as a share of the window (issue 5). */
+/** The trigger of both LangChain peers, as a share of the window. */
 export const PEER_TRIGGER_FRACTION = 0.8;
-/** ClearToolUsesEdit keeps the newest 3 tool results (issue 5). */
+/** ClearToolUsesEdit keeps the newest 3 tool results. */
 export const CLEAR_TOOL_USES_KEEP = 3;
-/** summarizationMiddleware keeps the newest 20 messages (issue 5). */
+/** summarizationMiddleware keeps the newest 20 messages. */
 export const SUMMARIZATION_KEEP_MESSAGES = 20;
 /**
  * summarizationMiddleware's `trimTokensToSummarize` default (its `DEFAULT_TRIM_TOKEN_LIMIT`): it sends
- * only the newest this many tokens of the part it summarizes. Left at the default here; named so
- * the report can explain the peer's smaller summary calls.
+ * only the newest this many tokens of the part it summarizes. Left at the default here.
  */
 export const SUMMARIZATION_TRIM_TOKENS = 4000;
 
@@ -121,7 +120,7 @@ export type ContextEditingMode = "view" | "createAgent";
  * counter.
  *
  * Two readings of what the edit does to the history, reported side by side:
- * - `"view"` (issue 5's reading): the middleware gets a copy of the state's messages at every call,
+ * - `"view"`: the middleware gets a copy of the state's messages at every call,
  *   so the history stays whole and the edit is redone at every call.
  * - `"createAgent"` (what `createAgent` does): its agent node passes the state's own array as
  *   `request.messages` and `ClearToolUsesEdit.apply` replaces its elements in place, so the cleared
@@ -177,7 +176,7 @@ export function contextEditing(mode: ContextEditingMode): SystemSpec {
   };
 }
 
-/** `ClearToolUsesEdit` as issue 5 reads it: a view of every call, the history unchanged. */
+/** `ClearToolUsesEdit` read as a view of every call, the history unchanged. */
 export const clearToolUsesView: SystemSpec = contextEditing("view");
 /** `ClearToolUsesEdit` as `createAgent` runs it: the clearing persisted in the state. */
 export const clearToolUsesCreateAgent: SystemSpec = contextEditing("createAgent");
@@ -256,8 +255,5 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
 /** The name of our recommended default. */
 export const RECOMMENDED_DEFAULT = "autoCompaction";
 
-/** Every system of issue 5, in report order: the baseline, LangChain's (context editing in both readings), ours. */
+/** Every system of the evaluation, in report order: the baseline, LangChain's (context editing in both readings), ours. */
 export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUsesView, clearToolUsesCreateAgent, summarization, ...OUR_SYSTEMS];
-
-/** The context-editing rows the cached-share goal compares with (the higher share of the two). */
-export const CONTEXT_EDITING_SYSTEMS: readonly string[] = [clearToolUsesView.name, clearToolUsesCreateAgent.name];

@@ -95,7 +95,7 @@ describe("npm run eval with OPENAI_API_KEY (ChatOpenAI against a local OpenAI-co
   it("asks one judge call per probe answer, and reports the judge's grades as the means", () => {
     const answers = server.requests.filter((request) => kindOf(request) === "answer").length;
     const judged = server.requests.filter((request) => kindOf(request) === "judge").length;
-    const section = report.slice(report.indexOf("## Probes (seed 002)"), report.indexOf("## Input tokens per step"));
+    const section = report.slice(report.indexOf("## Probes\n"), report.indexOf("## Input tokens per step"));
     const rows = section.split("\n").filter((line) => line.startsWith(`| ${WINDOW.toLocaleString("en-US")} |`));
     // overall = mean of the six scores (4 + 3 + 5 + 2 + 4 + 5) / 6 = 3.83; every kind scores it too.
     const probed = rows.map((line) => line.split("|").map((cell) => cell.trim()).filter((cell) => cell !== ""));

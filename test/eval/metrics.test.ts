@@ -13,8 +13,9 @@ import {
   toolPairingValid,
   type TrackedArtifacts,
 } from "../../bench/eval/metrics.js";
+import { PRICE_PRESETS } from "../../src/cost/prices.js";
 import { EMPTY_TOTALS, totalsOf, type StepRecord, type TraceReplay } from "../../bench/eval/replay.js";
-import { CACHE_TIE_MARGIN, NEVER_COMPACTED, goalsFor, kindRetention, retentionBySourceTable, rowOf, traceSourceOf } from "../../bench/eval/report.js";
+import { NEVER_COMPACTED, kindRetention, retentionBySourceTable, rowOf, traceSourceOf } from "../../bench/eval/report-tables.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 describe("commonPrefixLength", () => {
@@ -55,7 +56,12 @@ describe("costOf", () => {
   });
 
   it("uses the prices given", () => {
-    expect(costOf({ input: 100, cached: 100, output: 10 }, { input: 3, cached: 0.5, output: 15 })).toBe(50 + 150);
+    expect(costOf({ input: 100, cached: 100, output: 10 }, { input: 3, cacheWrite: 3, cachedInput: 0.5, output: 15 })).toBe(50 + 150);
+  });
+
+  it("bills uncached input at the cache-write price, not the list input price", () => {
+    // Anthropic's rates: 400 uncached × 1.25 + 600 cached × 0.1 + 50 output × 5.
+    expect(costOf({ input: 1000, cached: 600, output: 50 }, PRICE_PRESETS["anthropic-claude"])).toBe(500 + 60 + 250);
   });
 });
 
@@ -122,6 +128,7 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     inputTokens: 0,
     messages: 1,
     cachedTokens: 0,
+    summaryCachedTokens: 0,
     compacted: false,
     compactionMs: 0,
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
@@ -145,7 +152,7 @@ describe("totals and rows of a replay", () => {
         cachedTokens: 0,
         compacted: true,
         compactionMs: 5,
-        summaryCalls: [{ inputTokens: 1100, outputTokens: 20 }],
+        summaryCalls: [{ inputTokens: 1100, outputTokens: 20, messages: [], perMessage: [1100] }],
         retention: { present: 1, total: 2, byKind: { files: { present: 1, total: 2 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
       }),
     ],
@@ -189,109 +196,21 @@ describe("totals and rows of a replay", () => {
       pairingShare: 2 / 3,
     });
   });
-});
 
-describe("goalsFor", () => {
-  const row = (system: string, kind: "baseline" | "peer" | "ours", totals: Partial<typeof EMPTY_TOTALS>) =>
-    rowOf(system, kind, { ...EMPTY_TOTALS, modelCalls: 1, pairingValidSteps: 1, retentionSteps: 1, retentionShareSum: 1, ...totals }, DEFAULT_PRICES);
-
-  it("checks the four goals against the peer rows", () => {
-    const rows = [
-      row("none", "baseline", { modelInputTokens: 1000, cachedTokens: 900 }),
-      row("editing", "peer", { modelInputTokens: 800, cachedTokens: 600 }),
-      row("ours", "ours", { modelInputTokens: 500, cachedTokens: 450, callsOverWindow: 1, retentionShareSum: 0.8 }),
-    ];
-    expect(goalsFor(rows[2]!, rows, ["editing"], DEFAULT_PRICES).map(({ goal, met }) => [goal, met])).toEqual([
-      ["no call over the window", false],
-      ["lower cost than every peer row", true],
-      ["higher cached-prefix share than LangChain's context editing", true],
-      ["artifact retention >= 0.9", false],
-    ]);
-  });
-
-  it("splits the cost into model and summary calls, and gives the uncached input beside the share", () => {
-    const rows = [
-      row("editing", "peer", { modelInputTokens: 8_000_000, cachedTokens: 7_000_000 }),
-      row("ours", "ours", { modelInputTokens: 5_000_000, cachedTokens: 4_000_000, summaryInputTokens: 1_000_000, summaryOutputTokens: 100_000 }),
-    ];
-    expect(goalsFor(rows[1]!, rows, ["editing"], DEFAULT_PRICES).map(({ short, detail }) => [short, detail])).toEqual([
-      ["window", "0 model calls and 0 summary calls over (peak input 0)"],
-      // ours: 2 M uncached + 0.4 M cached + 0.4 M output = 2.8 M, of which summary calls 1 M + 0.4 M; editing: 1 M + 0.7 M.
-      ["cost", "2.800 M vs cheapest peer editing 1.700 M (1.65×); model calls 1.400 M vs 1.700 M, summary calls 1.400 M vs 0.000 M"],
-      ["cache", "0.667 vs editing 0.875; uncached input tokens 2,000,000 vs 1,000,000, input tokens 6,000,000 vs 8,000,000"],
-      ["retention", "1.000"],
-    ]);
-  });
-
-  /** A summarizing peer, two context-editing rows (view, persisted) and ours missing every goal. */
-  const missing = () => {
-    const rows = [
-      row("summarizationMiddleware", "peer", { modelInputTokens: 1_000_000, cachedTokens: 900_000, summaryCalls: 2, summaryInputTokens: 8_000, summaryOutputTokens: 1_000, compactions: 2 }),
-      row("view", "peer", { modelInputTokens: 1_000_000, cachedTokens: 800_000, compactions: 9 }),
-      row("persisted", "peer", { modelInputTokens: 2_000_000, cachedTokens: 1_900_000, compactions: 5 }),
-      row("ours", "ours", {
-        modelCalls: 10,
-        modelInputTokens: 900_000,
-        cachedTokens: 800_000,
-        summaryCalls: 2,
-        summaryInputTokens: 40_000,
-        summaryOutputTokens: 2_000,
-        compactions: 2,
-        callsOverWindow: 3,
-        peakInputTokens: 5_000,
-        summaryCallsOverWindow: 1,
-        peakSummaryInputTokens: 40_000,
-        retentionShareSum: 0.8,
-        retentionByKind: {
-          files: { present: 9, total: 10, afterCompaction: 10 },
-          identifiers: { present: 0, total: 0, afterCompaction: 0 },
-          errors: { present: 2, total: 5, afterCompaction: 5 },
-        },
-      }),
-    ];
-    return goalsFor(rows[3]!, rows, ["view", "persisted"], DEFAULT_PRICES);
-  };
-
-  it("explains each missed goal in one computed sentence", () => {
-    // Costs: peer 100,000 + 90,000 + 4,000 (summary output) + 8,000 (summary input) = 202,000;
-    // ours 100,000 + 80,000 + 8,000 + 40,000 = 228,000. The cached share is compared with the higher
-    // editing row (persisted, 0.95), whose uncached input is 100,000 against ours 140,000.
-    expect(missing().map(({ short, why }) => [short, why])).toEqual([
-      ["window", "what ours leaves after compacting is still over the window at 3 of 10 model calls (largest 5,000 tokens), and so is the prompt of 1 of its 2 summary calls (largest 40,000)."],
-      [
-        "cost",
-        "ours costs 0.026 M more than summarizationMiddleware: summary calls +0.036 M (ours 2 calls of 20,000 prompt tokens on average, the peer's 2 of 4,000: " +
-          "the peer sends only the newest 4,000 tokens of the part it summarizes (trimTokensToSummarize)), model calls −0.010 M (ours 100,000 uncached + 800,000 cached input tokens, the peer's 100,000 + 900,000).",
-      ],
-      ["cache", "ours sends 40,000 more uncached tokens than persisted: +40,000 in summary prompts (never cached) and +0 in model calls, whose cached prefix breaks at each of its 2 compactions (the peer's: 5)."],
-      ["retention", `of the artifact kinds, ours keeps errors least: 0.40 pooled over its calls (files 0.90, identifiers ${NEVER_COMPACTED}).`],
-    ]);
-  });
-
-  it("compares the cached share with the higher of the context-editing rows", () => {
-    expect(missing()[2]!.detail).toBe("0.851 vs persisted 0.950; uncached input tokens 140,000 vs 100,000, input tokens 940,000 vs 2,000,000");
-  });
-
-  it("explains a lower share with fewer uncached tokens by the smaller total", () => {
-    const rows = [row("editing", "peer", { modelInputTokens: 1_000_000, cachedTokens: 950_000 }), row("ours", "ours", { modelInputTokens: 400_000, cachedTokens: 360_000 })];
-    expect(goalsFor(rows[1]!, rows, ["editing"], DEFAULT_PRICES)[2]!.why).toBe(
-      "ours sends 10,000 fewer uncached tokens than editing; its share is lower because it sends 600,000 fewer tokens in all (the share divides by every input token).",
-    );
-  });
-
-  it(`calls a cached share within ${CACHE_TIE_MARGIN} of the context-editing row a tie, above or below it, and not met`, () => {
-    const editing = row("editing", "peer", { modelInputTokens: 1000, cachedTokens: 950 });
-    const verdict = (cached: number) => {
-      const ours = row("ours", "ours", { modelInputTokens: 1000, cachedTokens: cached });
-      const { met, tie } = goalsFor(ours, [editing, ours], ["editing"], DEFAULT_PRICES)[2]!;
-      return { met, tie };
+  it("counts the summary calls' cached prefix in the cached tokens and apart, and prices it as cached", () => {
+    const cachedSummary: TraceReplay = {
+      ...replay,
+      steps: replay.steps.map((step, index) => (index === 2 ? { ...step, cachedTokens: 600, summaryCachedTokens: 600 } : step)),
     };
-    expect([verdict(954), verdict(946), verdict(955), verdict(944)]).toEqual([
-      { met: false, tie: true },
-      { met: false, tie: true },
-      { met: true, tie: false },
-      { met: false, tie: false },
-    ]);
+    const totals = totalsOf(cachedSummary);
+    const row = rowOf("s", "ours", totals, DEFAULT_PRICES);
+    // Summary calls: 500 uncached + 600 × 0.1 + 20 × 4; the whole: 2,010 uncached + 990 × 0.1 + 50 × 4.
+    expect({ cached: totals.cachedTokens, summaryCached: totals.summaryCachedTokens, summaryCost: row.summaryCost, cost: row.cost }).toEqual({
+      cached: 990,
+      summaryCached: 600,
+      summaryCost: 500 + 60 + 80,
+      cost: 2010 + 99 + 200,
+    });
   });
 });
 

@@ -9,11 +9,12 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
 import { DEFAULT_PRICES } from "../../bench/eval/metrics.js";
-import { replayTrace, totalsOf, type TraceReplay } from "../../bench/eval/replay.js";
-import { rowOf } from "../../bench/eval/report.js";
-import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
+import { replayTrace, summaryCallsCachedTokens, totalsOf, type TraceReplay } from "../../bench/eval/replay.js";
+import { rowOf } from "../../bench/eval/report-tables.js";
+import { DeterministicSummaryModel, type SummaryCall } from "../../bench/eval/summary-model.js";
 import { ALL_SYSTEMS, clearToolUsesCreateAgent, clearToolUsesView, type SystemSpec } from "../../bench/eval/systems.js";
 import { createTokenCounter, messageText } from "../../src/index.js";
+import { assistant, system, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();
 const shortest = loadTraceSessions(BUNDLED_TRACES_PATH).reduce((best, session) => (session.messages.length < best.messages.length ? session : best));
@@ -128,5 +129,30 @@ describe(`replay of ${shortest.id} (${shortest.messages.length} messages) at a $
     const view = texts((await replay(clearToolUsesView, HALF_WINDOW)).inputs);
     const persisted = texts((await replay(clearToolUsesCreateAgent, HALF_WINDOW)).inputs);
     expect(persisted.filter((input, call) => input !== view[call]).length).toBe(7);
+  });
+
+  it("every summary prompt here stands alone (one message holding the conversation as text): no summary call has a cached prefix", async () => {
+    const summarizing = ALL_SYSTEMS.filter((spec) => EXPECTED[spec.name]!.summaryCalls > 0);
+    const cached: Record<string, [number, number]> = {};
+    for (const spec of summarizing) {
+      const { replay: run } = await replay(spec);
+      cached[spec.name] = [totalsOf(run).summaryCachedTokens, run.steps.flatMap((step) => step.summaryCalls).filter((call) => call.messages.length !== 1).length];
+    }
+    expect(cached).toEqual(Object.fromEntries(summarizing.map((spec) => [spec.name, [0, 0]])));
+  });
+});
+
+describe("summaryCallsCachedTokens", () => {
+  const [s, u, a] = [system("s", "rules"), user("u", "fix it"), assistant("a", "looking")];
+  const call = (messages: SummaryCall["messages"], perMessage: number[]): SummaryCall => ({ inputTokens: perMessage.reduce((sum, tokens) => sum + tokens, 0), outputTokens: 5, messages, perMessage });
+
+  it("counts a summary prompt's common prefix with the previous model call, per call", () => {
+    // The first call repeats the system prompt and the request, then asks; the second repeats only the system prompt.
+    const calls = [call([s, u, user("ask", "summarize")], [10, 20, 30]), call([s, user("ask2", "summarize")], [10, 40])];
+    expect(summaryCallsCachedTokens(calls, [s, u, a])).toBe(30 + 10);
+  });
+
+  it("is 0 for a standalone prompt and before the first model call", () => {
+    expect([summaryCallsCachedTokens([call([user("p", "rules\nfix it")], [50])], [s, u, a]), summaryCallsCachedTokens([call([s, u], [10, 20])], [])]).toEqual([0, 0]);
   });
 });

@@ -49,15 +49,36 @@ describe("npm run eval usage errors", () => {
   });
 
   it("--probe-compactions all is accepted (the default); offline the report says the probes were skipped and why", async () => {
-    // Its own directory: the usage-error tests assert that nothing was written to theirs.
+    // Its own directory: the usage-error tests assert that nothing was written to theirs. --system and a
+    // toolResultHiding --variant keep it short: no compaction and the LangChain rows always run.
     const directory = join(out, "accepted");
-    const run = await evalCli(["--probe-compactions", "all", "--trace", "tau-bench-airline/task2-trial1"], directory);
+    const run = await evalCli(
+      ["--probe-compactions", "all", "--trace", "tau-bench-airline/task2-trial1", "--system", "autoCompaction", "--variant", '{"system":"toolResultHiding","keepRecentGroups":2}'],
+      directory,
+    );
     const report = readFileSync(join(directory, "EVAL.md"), "utf8");
-    expect({ ...run, probes: report.split("\n").find((line) => line.startsWith("probes:")) }).toEqual({
+    const headline = report.slice(report.indexOf("## Window 64,000 tokens"), report.indexOf("Cost under each price set"));
+    expect({
+      ...run,
+      probes: report.split("\n").find((line) => line.startsWith("probes:")),
+      rows: headline.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| system") && !line.startsWith("| :")).map((line) => line.split(" | ")[0]),
+      chart: report.includes("![cost vs retention at 64,000 tokens](eval-cost-retention-64000.svg)") && existsSync(join(directory, "eval-cost-retention-64000.svg")),
+    }).toEqual({
       code: 0,
       firstLine: "",
       wrote: true,
       probes: "probes: skipped (no judge model: set OPENAI_API_KEY (and EVAL_JUDGE_MODEL) to run probes)",
+      rows: ["| no compaction", "| ClearToolUsesEdit (view)", "| ClearToolUsesEdit (createAgent)", "| summarizationMiddleware", "| **autoCompaction**", '| **toolResultHiding {"keepRecentGroups":2}**'],
+      chart: true,
+    });
+  });
+
+  it("--system that matches no system: exit 2, nothing written", async () => {
+    const run = await evalCli(["--system", "no-such-system"]);
+    expect({ code: run.code, firstLine: run.firstLine.slice(0, run.firstLine.indexOf(" (")), wrote: run.wrote }).toEqual({
+      code: 2,
+      firstLine: "--system no-such-system: no system matches",
+      wrote: false,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { HumanMessage, getBufferString } from "@langchain/core/messages";
+import { HumanMessage, SystemMessage, getBufferString } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
   DETERMINISTIC_SUMMARY_MAX_TOKENS,
@@ -155,12 +155,23 @@ describe("DeterministicSummaryModel on a shared-prefix request", () => {
 });
 
 describe("MeteredChatModel", () => {
-  it("records each call's prompt and answer tokens with the evaluation's counter", async () => {
+  it("records each call's prompt messages, their tokens and the answer's tokens with the evaluation's counter", async () => {
     const inner = new DeterministicSummaryModel({ tokenCounter });
     const metered = new MeteredChatModel({ inner, tokenCounter });
-    const answer = await metered.invoke([new HumanMessage("[user]\nhello")]);
-    expect(metered.drain()).toEqual([
-      { inputTokens: await tokenCounter.countMessages([new HumanMessage("[user]\nhello")]), outputTokens: await tokenCounter.countText(messageText(answer)) },
+    const prompt = [new SystemMessage("summarize"), new HumanMessage("[user]\nhello")];
+    const answer = await metered.invoke(prompt);
+    const measured = await tokenCounter.measure(prompt);
+    const calls = metered.drain();
+    expect(calls.map((call) => ({ ...call, messages: call.messages.map((message) => [message.type, messageText(message)]) }))).toEqual([
+      {
+        inputTokens: measured.total,
+        outputTokens: await tokenCounter.countText(messageText(answer)),
+        messages: [
+          ["system", "summarize"],
+          ["human", "[user]\nhello"],
+        ],
+        perMessage: measured.perMessage,
+      },
     ]);
   });
 

@@ -1,0 +1,231 @@
+/**
+ * The goal check of the evaluation, at every window and under every price set (the reference prices
+ * and each provider preset):
+ * - the recommended default (`autoCompaction`, and variants of it): no model or summary call over
+ *   the window, cost at most {@link RECOMMENDED_COST_FACTOR}× the cheapest LangChain row, retention
+ *   at least {@link RECOMMENDED_RETENTION}, tool pairing valid at every call;
+ * - `toolResultHiding` (and variants of it): cost below no compaction and not above
+ *   `ClearToolUsesEdit (createAgent)`;
+ * - every system of ours: cost not above no compaction.
+ */
+import { fmtCost, fmtInt, fmtShare, markdownTable } from "./report-format.js";
+import { kindRetention, type PresetCosts, type PriceSet, type SystemRow } from "./report-tables.js";
+import { RECOMMENDED_DEFAULT, clearToolUsesCreateAgent } from "./systems.js";
+
+/** The recommended default's cost, as a multiple of the cheapest LangChain row's, at most. */
+export const RECOMMENDED_COST_FACTOR = 0.85;
+/** The recommended default's artifact retention, at least. */
+export const RECOMMENDED_RETENTION = 0.95;
+
+/** Which goal a verdict is about. */
+export type GoalId = "window" | "retention" | "pairing" | "cost-vs-langchain" | "cost-below-none" | "cost-vs-createAgent" | "cost-vs-none";
+
+/** One goal of one system at one window, under one price set for the cost goals. */
+export interface GoalVerdict {
+  readonly system: string;
+  readonly goal: GoalId;
+  /** The goal in words. */
+  readonly text: string;
+  /** The price set of a cost goal; absent for the goals that do not depend on prices. */
+  readonly prices?: PriceSet["id"];
+  readonly met: boolean;
+  /** The figures the verdict rests on. */
+  readonly detail: string;
+}
+
+/** What the goals are checked on at one window. */
+export interface GoalWindow {
+  readonly window: number;
+  readonly rows: readonly SystemRow[];
+  readonly presetCosts: readonly PresetCosts[];
+}
+
+/** The systems the role-specific goals apply to (each also to its `--variant` rows, named `<system> {...}`). */
+export interface GoalTargets {
+  readonly recommended: string;
+  readonly hiding: string;
+  /** The row `hiding` must not cost more than. */
+  readonly createAgent: string;
+}
+
+/** `autoCompaction`, `toolResultHiding` and `ClearToolUsesEdit (createAgent)`. */
+export const DEFAULT_GOAL_TARGETS: GoalTargets = Object.freeze({ recommended: RECOMMENDED_DEFAULT, hiding: "toolResultHiding", createAgent: clearToolUsesCreateAgent.name });
+
+/** Whether `system` is `base` or a variant row of it (`base {json}`). */
+export const isVariantOf = (system: string, base: string): boolean => system === base || system.startsWith(`${base} {`);
+
+const times = (value: number) => `${value.toFixed(3)}×`;
+const KINDS = ["files", "identifiers", "errors"] as const;
+
+function retentionWhy(row: SystemRow): string {
+  const share = (kind: (typeof KINDS)[number]) => {
+    const { present, total } = row.totals.retentionByKind[kind];
+    return total === 0 ? 1 : present / total;
+  };
+  const exposed = KINDS.filter((kind) => row.totals.retentionByKind[kind].afterCompaction > 0);
+  const lowest = exposed.reduce<(typeof KINDS)[number] | undefined>((low, kind) => (low === undefined || share(kind) < share(low) ? kind : low), undefined);
+  if (lowest === undefined) return "";
+  return `; ${lowest} kept least (${KINDS.map((kind) => `${kind} ${kindRetention(row.totals, kind)}`).join(", ")})`;
+}
+
+/**
+ * The verdicts of `system` (a row of `window`) on its goals: the recommended default's, toolResultHiding's,
+ * or cost not above no compaction (every system of ours), the cost goals once per price set of
+ * `window.presetCosts`. A comparison row that is missing (not run) fails the goal that needs it.
+ *
+ * @example
+ * goalsFor("autoCompaction", { window: 16_000, rows, presetCosts });
+ */
+export function goalsFor(system: string, window: GoalWindow, targets: GoalTargets = DEFAULT_GOAL_TARGETS): GoalVerdict[] {
+  const row = window.rows.find((candidate) => candidate.system === system);
+  if (!row) return [];
+  const verdicts: GoalVerdict[] = [];
+  const recommended = isVariantOf(system, targets.recommended);
+  const hiding = isVariantOf(system, targets.hiding);
+  if (recommended) {
+    const { callsOverWindow, summaryCallsOverWindow, peakInputTokens, peakSummaryInputTokens } = row.totals;
+    verdicts.push(
+      {
+        system,
+        goal: "window",
+        text: "no model or summary call over the window",
+        met: callsOverWindow + summaryCallsOverWindow === 0,
+        detail: `${callsOverWindow} model calls and ${summaryCallsOverWindow} summary calls over (peak input ${fmtInt(peakInputTokens)}, peak summary prompt ${fmtInt(peakSummaryInputTokens)})`,
+      },
+      {
+        system,
+        goal: "retention",
+        text: `artifact retention >= ${RECOMMENDED_RETENTION}`,
+        met: row.retention >= RECOMMENDED_RETENTION,
+        detail: `${fmtShare(row.retention)}${row.retention >= RECOMMENDED_RETENTION ? "" : retentionWhy(row)}`,
+      },
+      {
+        system,
+        goal: "pairing",
+        text: "tool pairing valid at every call",
+        met: row.totals.pairingValidSteps === row.totals.modelCalls,
+        detail: `${row.totals.pairingValidSteps} of ${row.totals.modelCalls} calls (${(row.pairingShare * 100).toFixed(1)}%)`,
+      },
+    );
+  }
+  for (const costs of window.presetCosts) {
+    const own = costs.rows.find((candidate) => candidate.system === system)!;
+    const baseline = costs.rows.find((candidate) => candidate.kind === "baseline");
+    const vsNone = baseline ? `${times(own.cost / baseline.cost)} no compaction (${fmtCost(own.cost)} vs ${fmtCost(baseline.cost)})` : "no compaction not run";
+    if (recommended) {
+      const cheapest = costs.rows.find((candidate) => candidate.system === costs.cheapestLangChain);
+      verdicts.push({
+        system,
+        goal: "cost-vs-langchain",
+        text: `cost at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row`,
+        prices: costs.prices,
+        met: cheapest !== undefined && own.cost <= RECOMMENDED_COST_FACTOR * cheapest.cost,
+        detail: cheapest ? `${times(own.cost / cheapest.cost)} ${cheapest.system} (${fmtCost(own.cost)} vs ${fmtCost(cheapest.cost)})` : "no LangChain row",
+      });
+    }
+    if (hiding) {
+      const createAgent = costs.rows.find((candidate) => candidate.system === targets.createAgent);
+      verdicts.push(
+        { system, goal: "cost-below-none", text: "cost below no compaction", prices: costs.prices, met: baseline !== undefined && own.cost < baseline.cost, detail: vsNone },
+        {
+          system,
+          goal: "cost-vs-createAgent",
+          text: `cost not above ${targets.createAgent}`,
+          prices: costs.prices,
+          met: createAgent !== undefined && own.cost <= createAgent.cost,
+          detail: createAgent ? `${times(own.cost / createAgent.cost)} ${createAgent.system} (${fmtCost(own.cost)} vs ${fmtCost(createAgent.cost)})` : `${targets.createAgent} not run`,
+        },
+      );
+    } else {
+      verdicts.push({ system, goal: "cost-vs-none", text: "cost not above no compaction", prices: costs.prices, met: baseline !== undefined && own.cost <= baseline.cost, detail: vsNone });
+    }
+  }
+  return verdicts;
+}
+
+/** The goal verdicts of every system of ours at every window. */
+export function goalMatrix(windows: readonly GoalWindow[], targets: GoalTargets = DEFAULT_GOAL_TARGETS): Map<string, Map<number, GoalVerdict[]>> {
+  const matrix = new Map<string, Map<number, GoalVerdict[]>>();
+  for (const window of windows) {
+    for (const row of window.rows) {
+      if (row.kind !== "ours") continue;
+      let byWindow = matrix.get(row.system);
+      if (!byWindow) matrix.set(row.system, (byWindow = new Map()));
+      byWindow.set(window.window, goalsFor(row.system, window, targets));
+    }
+  }
+  return matrix;
+}
+
+/** The systems of ours that meet every one of their goals at every window. */
+export function systemsMeetingAllGoals(windows: readonly GoalWindow[], targets: GoalTargets = DEFAULT_GOAL_TARGETS): string[] {
+  return [...goalMatrix(windows, targets)].filter(([, byWindow]) => [...byWindow.values()].every((verdicts) => verdicts.every((verdict) => verdict.met))).map(([system]) => system);
+}
+
+const status = (met: boolean) => (met ? "met" : "**NOT met**");
+const COST_GOALS: readonly GoalId[] = ["cost-vs-langchain", "cost-below-none", "cost-vs-createAgent", "cost-vs-none"];
+
+/** The markdown goal section: the targets, per window the verdicts with their figures, and a compact matrix. */
+export function goalSection(windows: readonly GoalWindow[], priceSets: readonly PriceSet[], targets: GoalTargets = DEFAULT_GOAL_TARGETS): string[] {
+  const lines: string[] = ["## Goal check", ""];
+  const matrix = goalMatrix(windows, targets);
+  const langChain = windows[0]?.rows.filter((row) => row.kind === "peer").map((row) => row.system) ?? [];
+  lines.push(
+    `Targets, at every window and under every price set (${priceSets.map((set) => set.label).join(", ")}):`,
+    "",
+    `- ${targets.recommended} (the recommended default): no model or summary call over the window; cost at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row (${langChain.join(", ")}); artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call.`,
+    `- ${targets.hiding}: cost below no compaction and not above ${targets.createAgent}.`,
+    "- Every system of ours: cost not above no compaction.",
+    "",
+  );
+  for (const window of windows) {
+    lines.push(`### Goals at ${fmtInt(window.window)} tokens`, "");
+    const verdicts = [...matrix].flatMap(([, byWindow]) => byWindow.get(window.window) ?? []);
+    for (const verdict of verdicts.filter((candidate) => candidate.prices === undefined)) {
+      lines.push(`- ${status(verdict.met)}: ${verdict.system}, ${verdict.text} — ${verdict.detail}`);
+    }
+    if (verdicts.some((candidate) => candidate.prices === undefined)) lines.push("");
+    const costRows: string[][] = [];
+    for (const [system, byWindow] of matrix) {
+      for (const goal of COST_GOALS) {
+        const forGoal = (byWindow.get(window.window) ?? []).filter((verdict) => verdict.goal === goal);
+        if (forGoal.length === 0) continue;
+        costRows.push([system, forGoal[0]!.text, ...priceSets.map((set) => forGoal.find((verdict) => verdict.prices === set.id)).map((verdict) => (verdict ? `${status(verdict.met)}: ${verdict.detail}` : "—"))]);
+      }
+    }
+    lines.push(markdownTable(["system", "cost goal", ...priceSets.map((set) => set.label)], costRows, new Set()), "");
+  }
+  const recommended = matrix.get(targets.recommended);
+  const allMet = (byWindow: Map<number, GoalVerdict[]>) => [...byWindow.values()].every((verdicts) => verdicts.every((verdict) => verdict.met));
+  if (!recommended) lines.push(`${targets.recommended} was not run.`, "");
+  else if (allMet(recommended)) lines.push(`${targets.recommended} meets every goal at every window under every price set.`, "");
+  else {
+    const others = [...matrix].filter(([system, byWindow]) => system !== targets.recommended && isVariantOf(system, targets.recommended) && allMet(byWindow)).map(([system]) => system);
+    lines.push(
+      others.length > 0
+        ? `${targets.recommended} does not meet every goal; ${others.join(", ")} ${others.length === 1 ? "does" : "do"} at every window under every price set.`
+        : `${targets.recommended} does not meet every goal.`,
+      "",
+    );
+  }
+  const windowList = windows.map((window) => window.window);
+  lines.push("Goals met per window (a cost goal counts once per price set; what is not met, with the price sets):", "");
+  lines.push(
+    markdownTable(
+      ["system", ...windowList.map((window) => fmtInt(window))],
+      [...matrix].map(([system, byWindow]) => [
+        system,
+        ...windowList.map((window) => {
+          const verdicts = byWindow.get(window) ?? [];
+          const failed = new Map<string, string[]>();
+          for (const verdict of verdicts.filter((candidate) => !candidate.met)) failed.set(verdict.text, [...(failed.get(verdict.text) ?? []), ...(verdict.prices ? [verdict.prices] : [])]);
+          const notMet = [...failed].map(([text, prices]) => (prices.length > 0 ? `${text} (${prices.join(", ")})` : text));
+          return `${verdicts.length - [...verdicts].filter((verdict) => !verdict.met).length}/${verdicts.length}${notMet.length > 0 ? `; not: ${notMet.join("; ")}` : ""}`;
+        }),
+      ]),
+      new Set(),
+    ),
+    "",
+  );
+  return lines;
+}

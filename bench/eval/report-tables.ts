@@ -1,0 +1,239 @@
+/**
+ * The rows of the evaluation's report: a system's totals and the figures that follow from them, the
+ * cost of every row under every price set, and the markdown tables of one window.
+ */
+import { PRICE_PRESETS, type PricePresetId, type PriceRates } from "../../src/cost/prices.js";
+import { costOf, shareOf, type Prices } from "./metrics.js";
+import type { ReplayTotals } from "./replay.js";
+import { fmtCost, fmtInt, fmtRatio, fmtShare, markdownTable } from "./report-format.js";
+import type { SystemKind } from "./systems.js";
+
+/** One row of a window's table: a system's totals over every trace, and what follows from them. */
+export interface SystemRow {
+  readonly system: string;
+  readonly kind: SystemKind;
+  readonly totals: ReplayTotals;
+  /** Model-call and summary-call input tokens. */
+  readonly inputTokens: number;
+  /** Agent replies and summaries. */
+  readonly outputTokens: number;
+  /** Model-call input + summary-call input + summary-call output, averaged over the traces. */
+  readonly tokensPerTask: number;
+  /** Cached input tokens (model and summary calls) / input tokens. */
+  readonly cachedShare: number;
+  /** The cost at the reference prices. */
+  readonly cost: number;
+  /** The part of `cost` spent on summary calls (their input, cached part at the cached price, and their output). */
+  readonly summaryCost: number;
+  /** Mean over steps (with at least one artifact seen) of the share of artifacts present. */
+  readonly retention: number;
+  /** Share of steps whose model input has valid tool pairing. */
+  readonly pairingShare: number;
+}
+
+/** The cost of a row's tokens at `prices`: model and summary calls, cached input at the cached price. */
+export function rowCost(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "totals">, prices: Prices): number {
+  return costOf({ input: row.inputTokens, cached: row.totals.cachedTokens, output: row.outputTokens }, prices);
+}
+
+/** The row of a system from its totals, its cost at `prices` (the reference prices). */
+export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, prices: Prices): SystemRow {
+  const inputTokens = totals.modelInputTokens + totals.summaryInputTokens;
+  const outputTokens = totals.agentOutputTokens + totals.summaryOutputTokens;
+  return {
+    system,
+    kind,
+    totals,
+    inputTokens,
+    outputTokens,
+    tokensPerTask: shareOf(inputTokens + totals.summaryOutputTokens, totals.traces) ?? 0,
+    cachedShare: shareOf(totals.cachedTokens, inputTokens) ?? 0,
+    cost: costOf({ input: inputTokens, cached: totals.cachedTokens, output: outputTokens }, prices),
+    summaryCost: costOf({ input: totals.summaryInputTokens, cached: totals.summaryCachedTokens, output: totals.summaryOutputTokens }, prices),
+    retention: shareOf(totals.retentionShareSum, totals.retentionSteps) ?? 1,
+    pairingShare: shareOf(totals.pairingValidSteps, totals.modelCalls) ?? 1,
+  };
+}
+
+/** A set of prices the report costs every row with: the reference prices or a provider preset. */
+export interface PriceSet {
+  readonly id: "reference" | PricePresetId;
+  readonly label: string;
+  readonly rates: PriceRates;
+  /** Where a preset's prices come from, and when they were read. */
+  readonly source?: string;
+  readonly checked?: string;
+  readonly note?: string;
+}
+
+/** The reference prices (the headline table's), then every preset of `PRICE_PRESETS` in its order. */
+export function priceSetsOf(reference: Prices): PriceSet[] {
+  return [
+    { id: "reference", label: "reference", rates: reference },
+    ...Object.values(PRICE_PRESETS).map((preset) => ({
+      id: preset.id,
+      label: preset.label,
+      rates: { input: preset.input, cacheWrite: preset.cacheWrite, cachedInput: preset.cachedInput, output: preset.output },
+      source: preset.source,
+      checked: preset.checked,
+      ...(preset.note === undefined ? {} : { note: preset.note }),
+    })),
+  ];
+}
+
+/** The rows that are LangChain's (kind "peer"): the ClearToolUsesEdit rows and summarizationMiddleware. */
+export const isLangChainRow = (row: { readonly kind: SystemKind }): boolean => row.kind === "peer";
+
+/** One system's cost under one price set. */
+export interface PresetCostRow {
+  readonly system: string;
+  readonly kind: SystemKind;
+  readonly cost: number;
+  /** `cost` / the baseline's cost; `undefined` without a baseline row. */
+  readonly vsNone: number | undefined;
+  /** `cost` / the cheapest LangChain row's cost; `undefined` without a LangChain row. */
+  readonly vsCheapestLangChain: number | undefined;
+}
+
+/** Every row's cost under one price set at one window. */
+export interface PresetCosts {
+  readonly prices: PriceSet["id"];
+  readonly label: string;
+  /** The LangChain row that costs least under these prices. */
+  readonly cheapestLangChain: string | undefined;
+  readonly rows: readonly PresetCostRow[];
+}
+
+/** The cost of every row under every price set, with its multiples of no compaction and of the cheapest LangChain row. */
+export function presetCostsOf(rows: readonly SystemRow[], priceSets: readonly PriceSet[]): PresetCosts[] {
+  return priceSets.map((priceSet) => {
+    const costs = rows.map((row) => rowCost(row, priceSet.rates));
+    const baseline = rows.findIndex((row) => row.kind === "baseline");
+    let cheapest: number | undefined;
+    rows.forEach((row, index) => {
+      if (isLangChainRow(row) && (cheapest === undefined || costs[index]! < costs[cheapest]!)) cheapest = index;
+    });
+    return {
+      prices: priceSet.id,
+      label: priceSet.label,
+      cheapestLangChain: cheapest === undefined ? undefined : rows[cheapest]!.system,
+      rows: rows.map((row, index) => ({
+        system: row.system,
+        kind: row.kind,
+        cost: costs[index]!,
+        vsNone: baseline < 0 ? undefined : costs[index]! / costs[baseline]!,
+        vsCheapestLangChain: cheapest === undefined ? undefined : costs[index]! / costs[cheapest]!,
+      })),
+    };
+  });
+}
+
+const ratioOrDash = (value: number | undefined) => (value === undefined ? "—" : fmtRatio(value));
+
+/** The markdown table of every row's cost under every price set: cost, × no compaction, × the cheapest LangChain row. */
+export function presetCostTable(presetCosts: readonly PresetCosts[]): string {
+  const systems = presetCosts[0]?.rows ?? [];
+  return markdownTable(
+    ["system", ...presetCosts.flatMap(({ label }) => [`${label}: cost`, "× none", "× cheapest LangChain"])],
+    systems.map(({ system, kind }, index) => [
+      kind === "ours" ? `**${system}**` : system,
+      ...presetCosts.flatMap(({ rows }) => {
+        const row = rows[index]!;
+        return [fmtCost(row.cost), ratioOrDash(row.vsNone), ratioOrDash(row.vsCheapestLangChain)];
+      }),
+    ]),
+    new Set(presetCosts.flatMap((_, index) => [1 + 3 * index, 2 + 3 * index, 3 + 3 * index])),
+  );
+}
+
+const KINDS = ["files", "identifiers", "errors"] as const;
+
+/** How a figure reads where the system never compacted (a retention of 1 by construction). */
+export const NEVER_COMPACTED = "n/a (never compacted)";
+
+/** A kind's pooled retention, or {@link NEVER_COMPACTED} when no step after a compaction tracked it. */
+export function kindRetention(totals: ReplayTotals, kind: (typeof KINDS)[number]): string {
+  const { present, total, afterCompaction } = totals.retentionByKind[kind];
+  return afterCompaction === 0 ? NEVER_COMPACTED : (present / total).toFixed(2);
+}
+
+/** The headline markdown table of one window, costs at the reference prices. */
+export function windowTable(rows: readonly SystemRow[]): string {
+  const baseline = rows.find((row) => row.kind === "baseline");
+  return markdownTable(
+    [
+      "system",
+      "tokens per task",
+      "input tokens",
+      "of which summary calls (cached)",
+      "output tokens",
+      "cached-prefix tokens",
+      "cached share",
+      "cost",
+      "cost vs none",
+      "peak input",
+      "calls > window (model / summary)",
+      "compactions",
+      "compaction ms",
+      "retention",
+      "retention files / ids / errors",
+      "tool pairing valid",
+    ],
+    rows.map((row) => [
+      row.kind === "ours" ? `**${row.system}**` : row.system,
+      fmtInt(row.tokensPerTask),
+      fmtInt(row.inputTokens),
+      `${fmtInt(row.totals.summaryInputTokens)} (${row.totals.summaryCalls} calls, ${fmtInt(row.totals.summaryCachedTokens)} cached)`,
+      fmtInt(row.outputTokens),
+      fmtInt(row.totals.cachedTokens),
+      fmtShare(row.cachedShare),
+      fmtCost(row.cost),
+      baseline ? fmtRatio(row.cost / baseline.cost) : "—",
+      fmtInt(row.totals.peakInputTokens),
+      `${row.totals.callsOverWindow} / ${row.totals.summaryCallsOverWindow}`,
+      String(row.totals.compactions),
+      fmtInt(row.totals.compactionMs),
+      fmtShare(row.retention),
+      row.totals.compactions === 0 ? NEVER_COMPACTED : KINDS.map((kind) => kindRetention(row.totals, kind)).join(" / "),
+      `${(row.pairingShare * 100).toFixed(1)}%`,
+    ]),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+  );
+}
+
+/** The rows of one trace source (session id prefix) at one window. */
+export interface SourceRows {
+  readonly source: string;
+  readonly rows: readonly SystemRow[];
+}
+
+/** The trace source of a session: its id up to the first "/" (e.g. "mini-swe-agent", "tau-bench-airline"). */
+export function traceSourceOf(sessionId: string): string {
+  const slash = sessionId.indexOf("/");
+  return slash < 0 ? sessionId : sessionId.slice(0, slash);
+}
+
+/**
+ * Retention per trace source at one window: per system, for each source, the mean retention and the
+ * per-kind figures, or {@link NEVER_COMPACTED} where the system never compacted a trace of the source.
+ */
+export function retentionBySourceTable(sources: readonly SourceRows[]): string {
+  const systems = sources[0]?.rows.map((row) => row.system) ?? [];
+  return markdownTable(
+    ["system", ...sources.flatMap(({ source }) => [`${source}: compactions`, `${source}: retention`, `${source}: files / ids / errors`])],
+    systems.map((system) => [
+      system,
+      ...sources.flatMap(({ rows }) => {
+        const row = rows.find((candidate) => candidate.system === system);
+        if (!row) return ["—", "—", "—"];
+        const compacted = row.totals.compactions > 0;
+        return [
+          String(row.totals.compactions),
+          compacted ? fmtShare(row.retention) : NEVER_COMPACTED,
+          compacted ? KINDS.map((kind) => (row.totals.retentionByKind[kind].total === 0 ? "—" : kindRetention(row.totals, kind))).join(" / ") : NEVER_COMPACTED,
+        ];
+      }),
+    ]),
+    new Set(sources.flatMap((_, index) => [1 + 3 * index, 2 + 3 * index])),
+  );
+}

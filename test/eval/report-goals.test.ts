@@ -1,0 +1,141 @@
+/**
+ * The cost of every row under every price set, and the goal check: the recommended default's four
+ * goals, toolResultHiding's two, and cost not above no compaction for every system of ours, each
+ * cost goal once per price set.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PRICES } from "../../bench/eval/metrics.js";
+import { EMPTY_TOTALS } from "../../bench/eval/replay.js";
+import { goalMatrix, goalSection, goalsFor, systemsMeetingAllGoals, type GoalWindow } from "../../bench/eval/report-goals.js";
+import { presetCostTable, presetCostsOf, priceSetsOf, rowOf } from "../../bench/eval/report-tables.js";
+import type { SystemKind } from "../../bench/eval/systems.js";
+
+const row = (system: string, kind: SystemKind, modelInputTokens: number, cachedTokens: number) =>
+  rowOf(system, kind, { ...EMPTY_TOTALS, traces: 1, modelCalls: 1, pairingValidSteps: 1, retentionSteps: 1, retentionShareSum: 1, modelInputTokens, cachedTokens }, DEFAULT_PRICES);
+
+// The reference prices (cached 0.1) and GPT-4.1's (cached 0.25): a system that caches much gains less under the second.
+const priceSets = priceSetsOf(DEFAULT_PRICES).filter((set) => set.id === "reference" || set.id === "openai-gpt-4.1");
+
+// Costs (M), reference / GPT-4.1: none 1.9 / 3.25, createAgent 1.4 / 2.0, summarization 2.2 / 2.5,
+// autoCompaction 1.05 / 1.875, toolResultHiding 1.15 / 2.125, hidingThenSummary 3.0 / 4.5.
+const rows = [
+  row("no compaction", "baseline", 10_000_000, 9_000_000),
+  row("ClearToolUsesEdit (createAgent)", "peer", 5_000_000, 4_000_000),
+  row("summarizationMiddleware", "peer", 4_000_000, 2_000_000),
+  row("autoCompaction", "ours", 6_000_000, 5_500_000),
+  row("toolResultHiding", "ours", 7_000_000, 6_500_000),
+  row("hidingThenSummary", "ours", 12_000_000, 10_000_000),
+];
+const window: GoalWindow = { window: 16_000, rows, presetCosts: presetCostsOf(rows, priceSets) };
+
+describe("presetCostsOf", () => {
+  it("costs every row under each price set, as multiples of no compaction and of the cheapest LangChain row", () => {
+    const gpt41 = window.presetCosts[1]!;
+    expect({ prices: gpt41.prices, cheapest: gpt41.cheapestLangChain, rows: gpt41.rows.map(({ system, cost, vsNone, vsCheapestLangChain }) => [system, cost, vsNone, vsCheapestLangChain]) }).toEqual({
+      prices: "openai-gpt-4.1",
+      cheapest: "ClearToolUsesEdit (createAgent)",
+      rows: [
+        ["no compaction", 3_250_000, 1, 3_250_000 / 2_000_000],
+        ["ClearToolUsesEdit (createAgent)", 2_000_000, 2_000_000 / 3_250_000, 1],
+        ["summarizationMiddleware", 2_500_000, 2_500_000 / 3_250_000, 2_500_000 / 2_000_000],
+        ["autoCompaction", 1_875_000, 1_875_000 / 3_250_000, 1_875_000 / 2_000_000],
+        ["toolResultHiding", 2_125_000, 2_125_000 / 3_250_000, 2_125_000 / 2_000_000],
+        ["hidingThenSummary", 4_500_000, 4_500_000 / 3_250_000, 4_500_000 / 2_000_000],
+      ],
+    });
+  });
+
+  it("tabulates three columns per price set, ours in bold", () => {
+    const lines = presetCostTable(window.presetCosts).split("\n");
+    expect([lines[0], lines[5]]).toEqual([
+      "| system | reference: cost | × none | × cheapest LangChain | OpenAI GPT-4.1: cost | × none | × cheapest LangChain |",
+      "| **autoCompaction** | 1.050 M | 0.55× | 0.75× | 1.875 M | 0.58× | 0.94× |",
+    ]);
+  });
+});
+
+describe("goalsFor", () => {
+  it("checks the recommended default's goals, the cost goals once per price set", () => {
+    expect(goalsFor("autoCompaction", window).map(({ goal, prices, met, detail }) => [goal, prices ?? "any", met, detail])).toEqual([
+      ["window", "any", true, "0 model calls and 0 summary calls over (peak input 0, peak summary prompt 0)"],
+      ["retention", "any", true, "1.000"],
+      ["pairing", "any", true, "1 of 1 calls (100.0%)"],
+      ["cost-vs-langchain", "reference", true, "0.750× ClearToolUsesEdit (createAgent) (1.050 M vs 1.400 M)"],
+      ["cost-vs-none", "reference", true, "0.553× no compaction (1.050 M vs 1.900 M)"],
+      ["cost-vs-langchain", "openai-gpt-4.1", false, "0.938× ClearToolUsesEdit (createAgent) (1.875 M vs 2.000 M)"],
+      ["cost-vs-none", "openai-gpt-4.1", true, "0.577× no compaction (1.875 M vs 3.250 M)"],
+    ]);
+  });
+
+  it("fails the recommended default on a call over the window, retention under 0.95 or an invalid pairing", () => {
+    const bad = rowOf("autoCompaction", "ours", { ...EMPTY_TOTALS, traces: 1, modelCalls: 4, pairingValidSteps: 3, retentionSteps: 4, retentionShareSum: 3.7, callsOverWindow: 1, modelInputTokens: 10 }, DEFAULT_PRICES);
+    const verdicts = goalsFor("autoCompaction", { ...window, rows: [rows[0]!, bad], presetCosts: presetCostsOf([rows[0]!, bad], priceSets) });
+    expect(verdicts.filter((verdict) => verdict.prices === undefined).map(({ goal, met }) => [goal, met])).toEqual([
+      ["window", false],
+      ["retention", false],
+      ["pairing", false],
+    ]);
+  });
+
+  it("checks toolResultHiding against no compaction (strictly) and ClearToolUsesEdit (createAgent)", () => {
+    expect(goalsFor("toolResultHiding", window).map(({ goal, prices, met, detail }) => [goal, prices, met, detail])).toEqual([
+      ["cost-below-none", "reference", true, "0.605× no compaction (1.150 M vs 1.900 M)"],
+      ["cost-vs-createAgent", "reference", true, "0.821× ClearToolUsesEdit (createAgent) (1.150 M vs 1.400 M)"],
+      ["cost-below-none", "openai-gpt-4.1", true, "0.654× no compaction (2.125 M vs 3.250 M)"],
+      ["cost-vs-createAgent", "openai-gpt-4.1", false, "1.063× ClearToolUsesEdit (createAgent) (2.125 M vs 2.000 M)"],
+    ]);
+  });
+
+  it("checks every other system of ours for cost not above no compaction, and applies the role goals to variant rows", () => {
+    const variant = row('toolResultHiding {"keepRecentGroups":2}', "ours", 7_000_000, 6_500_000);
+    const withVariant: GoalWindow = { ...window, rows: [...rows, variant], presetCosts: presetCostsOf([...rows, variant], priceSets) };
+    expect({
+      hidingThenSummary: goalsFor("hidingThenSummary", window).map(({ goal, met }) => [goal, met]),
+      variant: goalsFor(variant.system, withVariant).map(({ goal }) => goal),
+    }).toEqual({
+      hidingThenSummary: [
+        ["cost-vs-none", false],
+        ["cost-vs-none", false],
+      ],
+      variant: ["cost-below-none", "cost-vs-createAgent", "cost-below-none", "cost-vs-createAgent"],
+    });
+  });
+
+  it("fails a goal whose comparison row was not run", () => {
+    const withoutCreateAgent = rows.filter((candidate) => candidate.system !== "ClearToolUsesEdit (createAgent)");
+    const verdicts = goalsFor("toolResultHiding", { ...window, rows: withoutCreateAgent, presetCosts: presetCostsOf(withoutCreateAgent, priceSets) });
+    expect(verdicts[1]).toEqual({
+      system: "toolResultHiding",
+      goal: "cost-vs-createAgent",
+      text: "cost not above ClearToolUsesEdit (createAgent)",
+      prices: "reference",
+      met: false,
+      detail: "ClearToolUsesEdit (createAgent) not run",
+    });
+  });
+});
+
+describe("goal matrix and section", () => {
+  it("lists every system of ours, and none meets all its goals here", () => {
+    const matrix = goalMatrix([window]);
+    expect({ systems: [...matrix.keys()], meetingAll: systemsMeetingAllGoals([window]) }).toEqual({
+      systems: ["autoCompaction", "toolResultHiding", "hidingThenSummary"],
+      meetingAll: [],
+    });
+  });
+
+  it("prints the verdicts with their figures and a compact matrix with what is not met under which prices", () => {
+    const lines = goalSection([window], priceSets).join("\n").split("\n");
+    expect([
+      lines.find((line) => line.startsWith("- met: autoCompaction, artifact retention")),
+      lines.find((line) => line.startsWith("| toolResultHiding | cost not above")),
+      lines.find((line) => line.startsWith("| autoCompaction | 6/7")),
+      lines.find((line) => line.startsWith("| hidingThenSummary | 0/2")),
+    ]).toEqual([
+      "- met: autoCompaction, artifact retention >= 0.95 — 1.000",
+      "| toolResultHiding | cost not above ClearToolUsesEdit (createAgent) | met: 0.821× ClearToolUsesEdit (createAgent) (1.150 M vs 1.400 M) | **NOT met**: 1.063× ClearToolUsesEdit (createAgent) (2.125 M vs 2.000 M) |",
+      "| autoCompaction | 6/7; not: cost at most 0.85× the cheapest LangChain row (openai-gpt-4.1) |",
+      "| hidingThenSummary | 0/2; not: cost not above no compaction (reference, openai-gpt-4.1) |",
+    ]);
+  });
+});
