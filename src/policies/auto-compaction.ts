@@ -1,119 +1,34 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { z } from "zod/v4";
-import type { CompactionLogger } from "../observability.js";
+import { judgeCompactionCost, type CostModel } from "../cost/cost-model.js";
 import { parseOptions } from "../options.js";
-import { CompactionStrategy, baseOptionsShape, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { requireContextWindow } from "../strategies/context-size.js";
-import { HardTruncate } from "../strategies/hard-truncate.js";
-import { FullSummary } from "../summary/full-summary.js";
-import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, type SummaryModel } from "../summary/summary-model.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { evaluateTrigger, tokenLimit } from "../strategies/context-size.js";
+import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
+import { autoCompactionSchema, planFor, type AutoCompactionOptions, type AutoCompactionPlan } from "./auto-compaction-options.js";
+import { chainSummaryThenTruncation } from "./chain-results.js";
 
-/** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
-export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
-
-/** The summary strategy's option for a cap: none for `Infinity` (the whole part is sent). */
-function summaryInputOption(tokens: number): { summaryInputTokens?: number } {
-  return tokens === Number.POSITIVE_INFINITY ? {} : { summaryInputTokens: tokens };
-}
-
-/** The configuration of automatic compaction. */
-export interface AutoCompactionOptions {
-  /** @default true */
-  enabled?: boolean;
-  /** Compact when the history reaches this fraction of the context window. @default 0.8 */
-  threshold?: number;
-  /**
-   * Compact down to this fraction of the window (hysteresis): when the newest `keepRecent` messages
-   * are too large for that, the summary keeps fewer, so the next compaction (and prompt-cache break)
-   * comes later rather than at the next step. @default 0.6 × threshold
-   */
-  target?: number;
-  /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
-  keepRecent?: number;
-  /** Cap on the summary's length in tokens. @default 1000 */
-  summaryMaxTokens?: number;
-  /**
-   * Tool outputs in the part being summarized are sent to the summary model whole up to this many
-   * tokens (newest first); older ones are cut to their head and tail. The summary's artifact index is
-   * built from the originals either way. @default 20000
-   */
-  toolOutputBudgetTokens?: number;
-  /**
-   * Cap on the part being summarized as sent to the summary model, in tokens: the newest messages are
-   * sent whole while they fit (the newest always); the older ones stand as one line and their artifact
-   * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
-   * covers every replaced message. `Infinity` sends the whole part. The default keeps the summary
-   * call's cost below LangChain's summarization middleware (which sends 4000 tokens) at 16k-64k
-   * windows in `npm run eval` while the model still sees the newest part in full (bench/EVAL.md).
-   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (8000)
-   * @example
-   * autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini", summaryInputTokens: Infinity });
-   */
-  summaryInputTokens?: number;
-  /**
-   * The summary model: a chat model or a name for `ChatOpenAI`. No built-in default: without one
-   * here or in the run's `configurable.summaryModel`, the deterministic no-model summarizer is used.
-   */
-  summaryModel?: SummaryModel;
-  /** Constructor fields for the `ChatOpenAI` made from a model name. */
-  modelOptions?: Record<string, unknown>;
-  /** Time the summary call may take. @default 30000 */
-  timeoutMs?: number;
-  /** The model's context window in tokens. @default the summary model's profile or known name */
-  contextWindow?: number;
-  /**
-   * When the summary failed (or was not enough) and the history is over this many tokens, truncate
-   * to fit it: system messages and the newest `keepRecent` messages. @default the context window
-   */
-  hardLimit?: number;
-  tokenCounter?: TokenCounter;
-  /** Receives one event per run. */
-  onEvent?: (event: import("../observability.js").CompactionEvent) => void;
-  logger?: CompactionLogger;
-}
-
-const optionsSchema = z
-  .object({
-    enabled: z.boolean().optional(),
-    threshold: z.number().gt(0).max(1).optional(),
-    target: z.number().gt(0).max(1).optional(),
-    keepRecent: z.number().int().positive().optional(),
-    summaryMaxTokens: z.number().int().positive().optional(),
-    toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
-    summaryInputTokens: z
-      .union([z.number().int().positive(), z.custom<number>((value) => value === Number.POSITIVE_INFINITY, "expected Infinity")], {
-        error: "expected a positive integer or Infinity",
-      })
-      .optional(),
-    summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
-    modelOptions: z.record(z.string(), z.unknown()).optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    contextWindow: z.number().int().positive().optional(),
-    hardLimit: z.number().int().positive().optional(),
-    tokenCounter: baseOptionsShape.tokenCounter,
-    onEvent: baseOptionsShape.onEvent,
-    logger: baseOptionsShape.logger,
-  })
-  .strict();
-
-/** The options resolved for one run, and the strategies built from them. */
-interface Plan {
-  readonly key: readonly unknown[];
-  readonly window: number;
-  readonly hardLimit: number;
-  readonly summary: FullSummary;
-  readonly truncate: HardTruncate;
-  readonly summaryModel: SummaryModel | undefined;
-}
+export {
+  DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
+  DEFAULT_AUTO_HIDING_KEEP_GROUPS,
+  DEFAULT_AUTO_HIDING_TRIGGER,
+  DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
+  type AutoCompactionHidingOptions,
+  type AutoCompactionOptions,
+} from "./auto-compaction-options.js";
 
 /**
- * Automatic compaction, a policy that never throws into the agent loop. Before each model
- * call: when the history reaches `threshold` of the window, summarize all but the newest `keepRecent`
- * messages with a separate model call (or the no-model summarizer); if the summary fails or is not
- * enough and the history is over `hardLimit`, truncate to fit it. A failure changes nothing and is
- * reported in the result's `reason` and the event.
+ * Automatic compaction, a policy that never throws into the agent loop. Before each model call, the
+ * cheapest step that keeps the history inside the window:
+ * 1. when the hiding trigger fires (default half the window), batched tool-result hiding: every
+ *    result older than the newest groups becomes a short placeholder with a receipt, at once, if that
+ *    frees at least `clearAtLeast` tokens (and, with a `costModel`, repays its prompt-cache break);
+ * 2. when the history reaches `threshold` of the window and hiding could not bring it under
+ *    `target`, a summary of all but the newest `keepRecent` messages (a separate model call, or the
+ *    no-model summarizer);
+ * 3. if the summary fails or is not enough and the history is over `hardLimit`, truncation to fit it.
+ * Between compactions the history is left as it is, so the provider's prompt cache serves it. A
+ * failure changes nothing and is reported in the result's `reason` and the event.
  *
  * Options may be a function, read at every run, so a configuration change applies at once; the strategies built from them are reused while they stay the same.
  * @see autoCompaction
@@ -121,16 +36,16 @@ interface Plan {
 export class AutoCompaction extends CompactionStrategy {
   readonly strategyName = "autoCompaction";
   readonly #options: AutoCompactionOptions | (() => AutoCompactionOptions);
-  #plan: Plan | undefined;
+  #plan: AutoCompactionPlan | undefined;
 
   constructor(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}) {
     // With a provider, its first answer fixes the token counter and the event sinks; a provider that
     // fails now fails the runs (with the reason), not the construction.
-    let initial: z.output<typeof optionsSchema> = {};
-    if (typeof options !== "function") initial = parseOptions("autoCompaction", optionsSchema, options);
+    let initial: AutoCompactionOptions = {};
+    if (typeof options !== "function") initial = parseOptions("autoCompaction", autoCompactionSchema, options) as AutoCompactionOptions;
     else {
       try {
-        initial = parseOptions("autoCompaction", optionsSchema, options());
+        initial = parseOptions("autoCompaction", autoCompactionSchema, options()) as AutoCompactionOptions;
       } catch {
         initial = {};
       }
@@ -144,7 +59,7 @@ export class AutoCompaction extends CompactionStrategy {
     });
     this.#options = options;
     // Static options are checked now, so a missing context window is an error at construction.
-    if (typeof options !== "function") this.#plan = this.#planFor(initial as AutoCompactionOptions, undefined);
+    if (typeof options !== "function") this.#plan = planFor(initial, undefined, this.tokenCounter, undefined);
   }
 
   /** Never throws, except the caller's own abort. A failure is a `failed` result with the input unchanged. */
@@ -169,53 +84,12 @@ export class AutoCompaction extends CompactionStrategy {
     }
   }
 
-  #planFor(options: AutoCompactionOptions, configModel: SummaryModel | undefined): Plan {
-    const summaryModel = options.summaryModel ?? configModel;
-    const threshold = options.threshold ?? 0.8;
-    const target = options.target ?? threshold * 0.6;
-    const key = [
-      target,
-      options.keepRecent,
-      options.summaryMaxTokens,
-      options.toolOutputBudgetTokens,
-      options.summaryInputTokens,
-      summaryModel,
-      stableKey(options.modelOptions),
-      options.timeoutMs,
-      options.contextWindow,
-      options.hardLimit,
-    ];
-    if (this.#plan && this.#plan.key.length === key.length && this.#plan.key.every((value, position) => value === key[position])) return this.#plan;
-    const window = requireContextWindow("autoCompaction", options.contextWindow, summaryModel, "the threshold is a fraction of the context window");
-    // enabled and threshold are read at every run; only what shapes the strategies is in the key.
-    const keepRecent = options.keepRecent ?? 10;
-    const hardLimit = options.hardLimit ?? window;
-    const tokenCounter = this.tokenCounter;
-    return {
-      key,
-      window,
-      hardLimit,
-      summaryModel,
-      summary: new FullSummary({
-        tokenCounter,
-        keepRecent,
-        summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
-        ...(options.toolOutputBudgetTokens !== undefined ? { toolOutputBudgetTokens: options.toolOutputBudgetTokens } : {}),
-        ...summaryInputOption(options.summaryInputTokens ?? DEFAULT_AUTO_SUMMARY_INPUT_TOKENS),
-        timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
-        targetTokens: Math.max(1, Math.floor(target * window)),
-        ...(summaryModel !== undefined ? { model: summaryModel } : {}),
-        ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
-      }),
-      truncate: new HardTruncate({ tokenCounter, maxTokens: hardLimit, keepRecent }),
-    };
-  }
-
-  protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
+  protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
+    const { messages, tokens, context } = history;
     let options: AutoCompactionOptions;
     if (typeof this.#options === "function") {
       try {
-        options = parseOptions("autoCompaction", optionsSchema, this.#options()) as AutoCompactionOptions;
+        options = parseOptions("autoCompaction", autoCompactionSchema, this.#options()) as AutoCompactionOptions;
       } catch (error) {
         return { status: "failed", reason: `the configuration provider failed: ${error instanceof Error ? error.message : String(error)}` };
       }
@@ -223,85 +97,111 @@ export class AutoCompaction extends CompactionStrategy {
       options = this.#options;
     }
     const configModel = context.config?.configurable?.["summaryModel"] as SummaryModel | undefined;
-    let plan: Plan;
+    let plan: AutoCompactionPlan;
     try {
-      plan = this.#plan = this.#planFor(options, configModel);
+      plan = this.#plan = planFor(options, configModel, this.tokenCounter, this.#plan);
     } catch (error) {
       return { status: "failed", reason: error instanceof Error ? error.message : String(error) };
     }
     if (options.enabled === false) return { status: "noop", reason: "automatic compaction is disabled" };
     const fraction = options.threshold ?? 0.8;
     const threshold = Math.floor(fraction * plan.window);
-    if (context.force !== true && tokens.total < threshold) {
-      return { status: "noop", reason: `${tokens.total} tokens, under the threshold ${threshold} (${fraction} of ${plan.window})` };
+    const size = { tokens: tokens.total, messages: messages.length };
+    const summaryDue = context.force === true || tokens.total >= threshold;
+    const hidingTrigger = plan.hiding && evaluateTrigger(plan.hiding.trigger, size, plan.window, context.force);
+    if (!summaryDue && hidingTrigger === undefined) {
+      return { status: "noop", reason: `${tokens.total} tokens, under the hiding trigger and the threshold ${threshold} (${fraction} of ${plan.window})` };
     }
-    const trigger = context.force ? "forced" : `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)`;
+    const trigger = context.force ? "forced" : summaryDue ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)` : `hiding: ${hidingTrigger}`;
+    const nested = nestedContext(context);
+    let hidden: CompactionResult | undefined;
+    let hidingNote = "";
+    if (plan.hiding && hidingTrigger !== undefined) {
+      const result = await plan.hiding.strategy.compact(messages, nested);
+      if (result.status === "compacted") hidden = result;
+      else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
+    }
+    if (hidden && (!summaryDue || hidden.tokensAfter <= plan.targetTokens)) {
+      if (!summaryDue && options.costModel) {
+        const verdict = this.#judge(history, hidden, options.costModel, plan);
+        if (!verdict.repays) return { status: "noop", trigger, reason: `hiding skipped by the cost model: ${verdict.reason}` };
+      }
+      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, ...(hidingNote ? { reason: hidingNote } : {}) };
+    }
+    if (!summaryDue) return { status: "noop", trigger, reason: `${hidingNote}under the threshold ${threshold}, nothing else done` };
+    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${plan.targetTokens}; `;
+    return this.#summarize(history, plan, trigger, hidingNote, hidden);
+  }
+
+  /** Summary of the input (the originals, as the model last read them), then the hard limit. */
+  async #summarize(history: PreparedHistory, plan: AutoCompactionPlan, trigger: string, hidingNote: string, hidden: CompactionResult | undefined): Promise<StrategyOutcome> {
+    const { messages, tokens, context } = history;
     const nested = nestedContext(context);
     const summarized = await plan.summary.compact(messages, nested);
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
-      return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel };
+      return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: hidingNote } : {}) };
+    }
+    const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
+    // Without a usable summary, the hidden history is the next best thing when it fits.
+    if (!succeeded && hidden && hidden.tokensAfter <= plan.hardLimit) {
+      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}summary ${summaryNote}; kept the hiding`, ...summaryModel };
     }
     const current = succeeded ? summarized : undefined;
     const currentTokens = current ? current.tokensAfter : tokens.total;
-    const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
     if (currentTokens <= plan.hardLimit) {
       // Under the hard limit: nothing forces a cut. The failure is reported; the history stands.
-      return { status: summarized.status === "noop" ? "noop" : "failed", trigger, reason: `summary ${summaryNote}; under the hard limit ${plan.hardLimit}, nothing else done`, ...summaryModel };
+      return { status: summarized.status === "noop" ? "noop" : "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; under the hard limit ${plan.hardLimit}, nothing else done`, ...summaryModel };
     }
     const truncated = await plan.truncate.compact(current ? current.messages : messages, nested);
+    const reason = `${hidingNote}summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`;
     if (truncated.status !== "truncated") {
-      return { status: "failed", trigger, reason: `summary ${summaryNote}; hard-limit truncation ${truncated.status}: ${truncated.reason ?? ""}`, ...summaryModel };
+      return { status: "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; hard-limit truncation ${truncated.status}: ${truncated.reason ?? ""}`, ...summaryModel };
     }
-    if (!current) {
-      return { status: "truncated", messages: truncated.messages, removed: truncated.removed, replaced: truncated.replaced, trigger, reason: `summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`, ...summaryModel };
-    }
+    if (!current) return { status: "truncated", messages: truncated.messages, removed: truncated.removed, replaced: truncated.replaced, trigger, reason, ...summaryModel };
     // Summary then truncation: the truncation ran on the summary's output, which inserted a message.
-    const chained = chainSummaryThenTruncation(messages, current, truncated);
-    return { status: "truncated", ...chained, trigger, reason: `summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`, ...summaryModel };
+    return { status: "truncated", ...chainSummaryThenTruncation(messages, current, truncated), trigger, reason, ...summaryModel };
   }
-}
 
-const functionIds = new WeakMap<object, number>();
-let nextFunctionId = 1;
-/** A key for options that may hold functions: JSON, with each function named by its identity. */
-function stableKey(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, item: unknown) => {
-    if (typeof item !== "function") return item;
-    let id = functionIds.get(item);
-    if (id === undefined) functionIds.set(item, (id = nextFunctionId++));
-    return `[function ${id}]`;
-  });
+  /** The cost model's verdict on a hiding: its saving until the next firing against the cache break. */
+  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, plan: AutoCompactionPlan) {
+    const firstChanged = hidden.replaced.reduce((first, entry) => Math.min(first, entry.index), messages.length);
+    let keptPrefixTokens = 0;
+    for (let position = 0; position < firstChanged; position++) keptPrefixTokens += tokens.perMessage[position]!;
+    // Fresh: from the newest assistant message on (the previous call's reply and what followed it).
+    let lastAssistant = messages.length;
+    let steps = 0;
+    let conversationTokens = 0;
+    for (let position = messages.length - 1; position >= 0; position--) {
+      const message = messages[position]!;
+      if (message.type === "ai") {
+        steps++;
+        if (lastAssistant === messages.length) lastAssistant = position;
+      }
+      if (message.type !== "system") conversationTokens += tokens.perMessage[position]!;
+    }
+    let freshTokens = 0;
+    for (let position = lastAssistant; position < messages.length; position++) freshTokens += tokens.perMessage[position]!;
+    const triggers = Array.isArray(plan.hiding!.trigger) ? plan.hiding!.trigger : [plan.hiding!.trigger];
+    const nextTriggerTokens = Math.min(...triggers.map((size) => tokenLimit(size, plan.window)));
+    return judgeCompactionCost(
+      {
+        tokensBefore: tokens.total,
+        tokensAfter: hidden.tokensAfter,
+        keptPrefixTokens,
+        freshTokens: Math.min(freshTokens, tokens.total),
+        growthPerStep: Math.max(1, conversationTokens / Math.max(1, steps)),
+        nextTriggerTokens,
+      },
+      costModel,
+    );
+  }
 }
 
 /**
- * A summary's result followed by a truncation of its output, reported against the original input.
- * The summary's output is `[system messages..., summary, ...input.slice(tailStart)]`; a tail message
- * the truncation drops is reported as removed (the summary's originals already are).
- */
-function chainSummaryThenTruncation(input: readonly BaseMessage[], summary: CompactionResult, truncation: CompactionResult) {
-  const inputMessages = new Set(input);
-  const summaryPosition = summary.messages.findIndex((message) => !inputMessages.has(message));
-  const tailStart = input.length - (summary.messages.length - summaryPosition - 1);
-  const inputPositionOf = (index: number) => (index > summaryPosition ? tailStart + index - summaryPosition - 1 : undefined);
-  const removed = [...summary.removed];
-  const replaced = new Map(summary.replaced.map((entry) => [entry.index, entry]));
-  for (const { index } of truncation.removed) {
-    const position = inputPositionOf(index);
-    if (position === undefined) continue;
-    removed.push({ index: position, message: input[position]! });
-    replaced.delete(position);
-  }
-  for (const { index, after } of truncation.replaced) {
-    const position = inputPositionOf(index);
-    if (position !== undefined) replaced.set(position, { index: position, before: input[position]!, after });
-  }
-  return { messages: truncation.messages, removed: removed.sort((a, b) => a.index - b.index), replaced: [...replaced.values()].sort((a, b) => a.index - b.index) };
-}
-
-/**
- * Automatic compaction with a hard-limit fallback.
+ * Automatic compaction: batched tool-result hiding, a summary when hiding is not enough, a
+ * hard-limit fallback.
  *
  * @example
  * const auto = autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini" });
@@ -313,4 +213,3 @@ function chainSummaryThenTruncation(input: readonly BaseMessage[], summary: Comp
 export function autoCompaction(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}): AutoCompaction {
   return new AutoCompaction(options);
 }
-

@@ -39,3 +39,30 @@ export function chainResults(input: readonly BaseMessage[], first: CompactionRes
     replaced: [...replaced.values()].sort((a, b) => a.index - b.index),
   };
 }
+
+/**
+ * A summary's result followed by a truncation of its output, reported against the original input.
+ * The summary's output is `[system messages..., summary, ...input.slice(tailStart)]`; a tail message
+ * the truncation drops is reported as removed (the summary's originals already are).
+ * @internal
+ */
+export function chainSummaryThenTruncation(input: readonly BaseMessage[], summary: CompactionResult, truncation: CompactionResult): ChainedChanges {
+  const inputMessages = new Set(input);
+  const summaryPosition = summary.messages.findIndex((message) => !inputMessages.has(message));
+  const tailStart = input.length - (summary.messages.length - summaryPosition - 1);
+  const inputPositionOf = (index: number) => (index > summaryPosition ? tailStart + index - summaryPosition - 1 : undefined);
+  const removed = [...summary.removed];
+  const replaced = new Map(summary.replaced.map((entry) => [entry.index, entry]));
+  for (const { index } of truncation.removed) {
+    const position = inputPositionOf(index);
+    if (position === undefined) continue;
+    removed.push({ index: position, message: input[position]! });
+    replaced.delete(position);
+  }
+  for (const { index, after } of truncation.replaced) {
+    const position = inputPositionOf(index);
+    if (position !== undefined) replaced.set(position, { index: position, before: input[position]!, after });
+  }
+  return { messages: truncation.messages, removed: removed.sort((a, b) => a.index - b.index), replaced: [...replaced.values()].sort((a, b) => a.index - b.index) };
+}
+

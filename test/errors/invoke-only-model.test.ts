@@ -93,7 +93,7 @@ describe("a summary model with only invoke()", () => {
   it("is autoCompaction's summary model", async () => {
     const { model } = invokeOnly(new HumanMessage("<summary>auto summary</summary>"));
     const input = history();
-    const result = await autoCompaction({ summaryModel: model, contextWindow: 100_000, tokenCounter, keepRecent: 4 }).compact(input, { force: true });
+    const result = await autoCompaction({ summaryModel: model, contextWindow: 100_000, tokenCounter, keepRecent: 4, hiding: false }).compact(input, { force: true });
     expect(result.status).toBe("summarized");
     expect(summaryText(input, result)).toContain("auto summary");
   });

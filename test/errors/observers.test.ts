@@ -79,8 +79,8 @@ describe.each(failingObservers)("an observer that %s", (_, observer) => {
   it("leaves a no-op and a policy's run as they are", async () => {
     const input = history();
     const noop = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 10, onEvent: observer }).compact(input);
-    const policy = await autoCompaction({ tokenCounter, contextWindow: 100_000, onEvent: observer, logger: failingLogger(observer) }).compact(input, { force: true });
-    const plainPolicy = await autoCompaction({ tokenCounter, contextWindow: 100_000 }).compact(input, { force: true });
+    const policy = await autoCompaction({ tokenCounter, contextWindow: 100_000, hiding: false, onEvent: observer, logger: failingLogger(observer) }).compact(input, { force: true });
+    const plainPolicy = await autoCompaction({ tokenCounter, contextWindow: 100_000, hiding: false }).compact(input, { force: true });
     await settle();
     expect(noop.status).toBe("noop");
     expect(policy.status).toBe("summarized");

@@ -536,7 +536,7 @@ I will run the suite with coverage next and then grep the other modules for subt
 describe("autoCompaction through ChatOpenAI", () => {
   /** A 400-token window: the 347-token history is over the 0.8 threshold (320), under the hard limit (400). */
   const auto = (options: { hardLimit?: number; timeoutMs?: number; onEvent?: (event: CompactionEvent) => void } = {}) =>
-    autoCompaction({ summaryModel: chatModel(), contextWindow: 400, threshold: 0.8, target: 0.8, keepRecent: 2, summaryMaxTokens: 200, timeoutMs: TIMEOUT_MS, ...options });
+    autoCompaction({ summaryModel: chatModel(), contextWindow: 400, threshold: 0.8, target: 0.8, keepRecent: 2, summaryMaxTokens: 200, timeoutMs: TIMEOUT_MS, hiding: false, ...options });
 
   it("summarizes once the threshold is reached: [system, summary, ...tail]", async () => {
     server.enqueue({ content: SUMMARY });
@@ -625,7 +625,7 @@ describe("the summary policies through ChatOpenAI", () => {
     const policy = hidingThenSummary({
       trigger: { tokens: 300 },
       target: { tokens: 100 },
-      hiding: { keepRecentGroups: 0 },
+      hiding: { keepRecentGroups: 0, receipts: false },
       summary: { model: "gpt-4o-mini", modelOptions: modelOptions(), keepRecent: 2 },
     });
     const result = await policy.compact(input);

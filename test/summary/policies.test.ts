@@ -163,7 +163,7 @@ describe("autoCompaction", () => {
     const model = fakeModel().respond(new Error("timeout"));
     const input = loop();
     const window = Math.ceil((await tokensOf(input)) / 1.2);
-    const result = await autoCompaction({ tokenCounter: counter, contextWindow: window, keepRecent: 4, summaryModel: model }).compact(input);
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: window, keepRecent: 4, summaryModel: model, hiding: false }).compact(input);
     expect(result.status).toBe("truncated");
     expect(result.tokensAfter).toBeLessThanOrEqual(window);
     expect(result.reason).toBe(`summary failed: the summary call failed: timeout; the history is unchanged; truncated to the hard limit ${window}`);

@@ -220,7 +220,7 @@ describe("summaryInputTokens", () => {
     ];
     const run = async (options: Partial<AutoCompactionOptions>) => {
       const model = fakeModel().respond(summaryAnswer());
-      const policy = autoCompaction({ tokenCounter: counter, contextWindow: 40_000, keepRecent: 2, summaryModel: model, ...options });
+      const policy = autoCompaction({ tokenCounter: counter, contextWindow: 40_000, keepRecent: 2, summaryModel: model, hiding: false, ...options });
       expect((await policy.compact(long(), { force: true })).status).toBe("summarized");
       return promptOf(model);
     };

@@ -1,0 +1,137 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  InvalidOptionError,
+  autoCompaction,
+  compactionMarkerOf,
+  createTokenCounter,
+  messageText,
+  validateToolPairing,
+  type AutoCompactionOptions,
+} from "../../src/index.js";
+import { ids, sameObjects, step, system, user } from "../support/builders.js";
+import { caught } from "../support/errors.js";
+
+const counter = createTokenCounter({ mode: "approximate" });
+const summaryAnswer = () => new AIMessage("<summary>the task so far</summary>");
+/** [system, request, n steps whose outputs are `size` repetitions of a short line]. */
+const loop = (steps: number, size = 100): BaseMessage[] => [
+  system("s"),
+  user("u1", "Fix it"),
+  ...Array.from({ length: steps }, (_, n) => step(n + 1, `output ${n + 1} `.repeat(size))).flat(),
+];
+const tokensOf = (messages: readonly BaseMessage[]) => counter.countMessages(messages);
+const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
+
+/** Options for a window in which `input` is at `share` of it. */
+async function at(input: BaseMessage[], share: number, extra: Partial<AutoCompactionOptions> = {}): Promise<AutoCompactionOptions> {
+  // These histories are small: hiding runs whatever it frees unless a test says otherwise.
+  return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, hiding: { clearAtLeast: 0 }, ...extra };
+}
+
+describe("autoCompaction: hiding first", () => {
+  it("does nothing under the hiding trigger", async () => {
+    const input = loop(8);
+    const result = await autoCompaction(await at(input, 0.4)).compact(input);
+    expect(result.status).toBe("noop");
+    expect(sameObjects(result.messages, input)).toBe(true);
+  });
+
+  it("hides every result but the newest groups' in one batch at the hiding trigger, with no summary call", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    const input = loop(8);
+    // At 0.6 of the window: over the hiding trigger (0.5), under the summary threshold (0.8).
+    const result = await autoCompaction(await at(input, 0.6, { summaryModel: model })).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(hiddenIds(result.messages)).toEqual(["t1", "t2", "t3", "t4", "t5"]);
+    expect(messageText(result.messages[3]!).startsWith(DEFAULT_HIDDEN_RESULT_PLACEHOLDER)).toBe(true);
+    expect(model.calls).toHaveLength(0);
+    expect(result.trigger).toMatch(/^hiding: /);
+    expect(validateToolPairing(result.messages)).toEqual([]);
+  });
+
+  it("leaves the history as it is between firings, so the cached prefix holds", async () => {
+    const input = loop(8);
+    // The first firing frees five results; a later one would free one or two, under clearAtLeast.
+    const policy = autoCompaction(await at(input, 0.6, { hiding: { clearAtLeast: 800 } }));
+    let history = (await policy.compact(input)).messages;
+    const firstHidden = hiddenIds(history);
+    for (let n = 9; n <= 11; n++) {
+      const grown = [...history, ...step(n, `output ${n} `.repeat(100))];
+      const result = await policy.compact(grown);
+      expect(result.status).toBe("noop");
+      expect(sameObjects(result.messages, grown)).toBe(true);
+      history = result.messages;
+    }
+    expect(hiddenIds(history)).toEqual(firstHidden);
+  });
+
+  it("hides instead of summarizing at the threshold when hiding reaches the target", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    const input = loop(12, 300);
+    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model })).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(model.calls).toHaveLength(0);
+    expect(hiddenIds(result.messages)).toEqual(["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"]);
+  });
+
+  it("summarizes the originals when hiding cannot reach the target at the threshold", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    // Long user messages, short tool outputs: hiding frees almost nothing.
+    const input: BaseMessage[] = [system("s"), ...Array.from({ length: 6 }, (_, n) => [user(`u${n}`, `request ${n} `.repeat(200)), ...step(n + 1, "ok")]).flat()];
+    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model, target: 0.75 })).compact(input);
+    expect(result.status).toBe("summarized");
+    expect(model.calls).toHaveLength(1);
+    expect(hiddenIds(result.messages)).toEqual([]);
+    expect(result.removed.every(({ message }) => input.includes(message))).toBe(true);
+  });
+
+  it("keeps the hiding when the summary fails and the hidden history fits the hard limit", async () => {
+    const model = fakeModel().respond(new Error("timeout"));
+    const input = loop(8);
+    // Over the threshold; hiding 5 of 8 results stays above a target of 0.2, so the summary is tried.
+    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model, target: 0.2 })).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(hiddenIds(result.messages)).toEqual(["t1", "t2", "t3", "t4", "t5"]);
+    expect(result.reason).toMatch(/^hiding left \d+ tokens, above the target \d+; summary failed: .*; kept the hiding$/);
+  });
+
+  it("does nothing when hiding frees less than clearAtLeast below the threshold", async () => {
+    const input = loop(8);
+    const tokens = await tokensOf(input);
+    const result = await autoCompaction(await at(input, 0.6, { hiding: { clearAtLeast: tokens } })).compact(input);
+    expect(result.status).toBe("noop");
+    expect(sameObjects(result.messages, input)).toBe(true);
+    expect(result.reason).toMatch(/^hiding noop: .*clearAtLeast/);
+  });
+
+  it("skips a hiding the cost model says does not repay its cache break, and runs one that does", async () => {
+    const input = loop(8);
+    const skipped = await autoCompaction(await at(input, 0.6, { costModel: { prices: "anthropic-claude", horizonSteps: 1 } })).compact(input);
+    expect(skipped.status).toBe("noop");
+    expect(sameObjects(skipped.messages, input)).toBe(true);
+    expect(skipped.reason).toMatch(/^hiding skipped by the cost model: saves [\d,]+ per call over 1 call = [\d,]+ < break [\d,]+$/);
+    const ran = await autoCompaction(await at(input, 0.6, { costModel: { prices: "anthropic-claude", horizonSteps: 100 } })).compact(input);
+    expect(ran.status).toBe("compacted");
+    expect(hiddenIds(ran.messages)).toEqual(["t1", "t2", "t3", "t4", "t5"]);
+  });
+
+  it("summarizes as before with hiding off", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    const input = loop(8);
+    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model, hiding: false, target: 0.75 })).compact(input);
+    expect(result.status).toBe("summarized");
+    expect(ids(result.messages)).toEqual(["s", undefined, "a7", "t7", "a8", "t8"]);
+  });
+
+  it("rejects invalid hiding and cost-model options", async () => {
+    const bad = await caught(() => autoCompaction({ contextWindow: 1000, hiding: { keepRecentGroups: -1 } }));
+    expect(InvalidOptionError.isInstance(bad)).toBe(true);
+    expect((bad as Error).message).toMatch(/^autoCompaction: invalid option `hiding/);
+    const price = await caught(() => autoCompaction({ contextWindow: 1000, costModel: { prices: "nope" as never } }));
+    expect(InvalidOptionError.isInstance(price)).toBe(true);
+    expect((price as Error).message).toMatch(/^autoCompaction: invalid option `costModel/);
+  });
+});
