@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { costModelSchema, type CostModel } from "../cost/cost-model.js";
 import type { CompactionEvent, CompactionLogger } from "../observability.js";
 import { baseOptionsShape } from "../strategies/compaction-strategy.js";
-import { requireContextWindow, triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import { requireContextWindow, tokenLimit, triggerSchema, type ContextSize } from "../strategies/context-size.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary } from "../summary/full-summary.js";
@@ -11,8 +11,12 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
-/** autoCompaction's default hiding trigger: this fraction of the context window. */
-export const DEFAULT_AUTO_HIDING_TRIGGER = 0.5;
+/**
+ * autoCompaction compacts when the history reaches this many tokens, or `threshold` of the window if
+ * that comes first: a smaller history costs less at every later call, and beyond this size a
+ * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
+ */
+export const DEFAULT_AUTO_TRIGGER_TOKENS = 20_000;
 /** Tool-call groups whose results autoCompaction's hiding keeps. */
 export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
@@ -20,8 +24,6 @@ export const DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST = 2000;
 
 /** The batched tool-result hiding autoCompaction runs before it considers a summary. */
 export interface AutoCompactionHidingOptions {
-  /** When hiding runs. @default { fraction: DEFAULT_AUTO_HIDING_TRIGGER } (of the context window) */
-  trigger?: ContextSize | ContextSize[];
   /** The newest N tool-call groups keep their results. @default DEFAULT_AUTO_HIDING_KEEP_GROUPS */
   keepRecentGroups?: number;
   /** A hiding that frees fewer tokens does nothing (the cached prefix stays). @default DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST */
@@ -38,13 +40,19 @@ export interface AutoCompactionHidingOptions {
 export interface AutoCompactionOptions {
   /** @default true */
   enabled?: boolean;
-  /** Summarize when the history reaches this fraction of the context window. @default 0.8 */
+  /** Compact when the history reaches this fraction of the context window (or `trigger` first). @default 0.8 */
   threshold?: number;
   /**
+   * Compact when any of these sizes is reached, if before `threshold` (LangChain's `{ tokens }`,
+   * `{ fraction }` or `{ messages }` shape). @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (20 000)
+   */
+  trigger?: ContextSize | ContextSize[];
+  /**
    * Compact down to this fraction of the window (hysteresis): hiding that cannot get the history
-   * under it is followed by a summary when the threshold is reached, and when the newest `keepRecent`
-   * messages are too large for it, the summary keeps fewer, so the next compaction (and prompt-cache
-   * break) comes later rather than at the next step. @default 0.6 × threshold
+   * under it is followed by a summary, and when the newest `keepRecent` messages are too large for
+   * it, the summary keeps fewer, so the next compaction (and prompt-cache break) comes many calls
+   * later rather than at the next one. @default 0.6 × the size that fired (the smaller of `threshold`
+   * of the window and the `trigger`'s token sizes)
    */
   target?: number;
   /**
@@ -113,7 +121,6 @@ export interface AutoCompactionOptions {
 
 const hidingSchema = z
   .object({
-    trigger: triggerSchema.optional(),
     keepRecentGroups: z.number().int().nonnegative().optional(),
     clearAtLeast: z.number().int().nonnegative().optional(),
     receipts: z
@@ -129,6 +136,7 @@ export const autoCompactionSchema = z
   .object({
     enabled: z.boolean().optional(),
     threshold: z.number().gt(0).max(1).optional(),
+    trigger: triggerSchema.optional(),
     target: z.number().gt(0).max(1).optional(),
     hiding: z.union([z.literal(false), hidingSchema]).optional(),
     costModel: costModelSchema.optional(),
@@ -157,8 +165,11 @@ export interface AutoCompactionPlan {
   readonly key: readonly unknown[];
   readonly window: number;
   readonly hardLimit: number;
+  /** Compact at this size (the smaller of `threshold` of the window and the trigger's token sizes). */
+  readonly fireTokens: number;
+  readonly trigger: ContextSize | ContextSize[];
   readonly targetTokens: number;
-  readonly hiding: { readonly strategy: ToolResultHiding; readonly trigger: ContextSize | ContextSize[] } | undefined;
+  readonly hiding: ToolResultHiding | undefined;
   readonly summary: FullSummary;
   readonly truncate: HardTruncate;
   readonly summaryModel: SummaryModel | undefined;
@@ -168,6 +179,7 @@ export interface AutoCompactionPlan {
 function planKey(options: AutoCompactionOptions, summaryModel: SummaryModel | undefined): unknown[] {
   return [
     options.threshold,
+    stableKey(options.trigger),
     options.target,
     stableKey(options.hiding),
     options.keepRecent,
@@ -195,7 +207,10 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   if (previous && previous.key.length === key.length && previous.key.every((value, position) => value === key[position])) return previous;
   const window = requireContextWindow("autoCompaction", options.contextWindow, summaryModel, "the threshold is a fraction of the context window");
   const threshold = options.threshold ?? 0.8;
-  const targetTokens = Math.max(1, Math.floor((options.target ?? threshold * 0.6) * window));
+  const trigger = options.trigger ?? { tokens: DEFAULT_AUTO_TRIGGER_TOKENS };
+  const sizes = Array.isArray(trigger) ? trigger : [trigger as ContextSize];
+  const fireTokens = Math.min(Math.floor(threshold * window), ...sizes.map((size) => tokenLimit(size, window)));
+  const targetTokens = Math.max(1, options.target !== undefined ? Math.floor(options.target * window) : Math.floor(0.6 * fireTokens));
   const keepRecent = options.keepRecent ?? 10;
   const hardLimit = options.hardLimit ?? window;
   const hiding = options.hiding === false ? undefined : (options.hiding ?? {});
@@ -203,11 +218,13 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     key,
     window,
     hardLimit,
+    fireTokens,
+    trigger,
     targetTokens,
     summaryModel,
-    hiding: hiding && {
-      trigger: hiding.trigger ?? { fraction: DEFAULT_AUTO_HIDING_TRIGGER },
-      strategy: new ToolResultHiding({
+    hiding:
+      hiding &&
+      new ToolResultHiding({
         tokenCounter,
         contextWindow: window,
         keepRecentGroups: hiding.keepRecentGroups ?? DEFAULT_AUTO_HIDING_KEEP_GROUPS,
@@ -216,7 +233,6 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
         ...(hiding.excludeTools ? { excludeTools: hiding.excludeTools } : {}),
         ...(hiding.placeholder ? { placeholder: hiding.placeholder } : {}),
       }),
-    },
     summary: new FullSummary({
       tokenCounter,
       keepRecent,

@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { judgeCompactionCost, type CostModel } from "../cost/cost-model.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, tokenLimit } from "../strategies/context-size.js";
+import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { autoCompactionSchema, planFor, type AutoCompactionOptions, type AutoCompactionPlan } from "./auto-compaction-options.js";
@@ -11,8 +11,8 @@ import { chainSummaryThenTruncation } from "./chain-results.js";
 export {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
   DEFAULT_AUTO_HIDING_KEEP_GROUPS,
-  DEFAULT_AUTO_HIDING_TRIGGER,
   DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
+  DEFAULT_AUTO_TRIGGER_TOKENS,
   type AutoCompactionHidingOptions,
   type AutoCompactionOptions,
 } from "./auto-compaction-options.js";
@@ -107,28 +107,26 @@ export class AutoCompaction extends CompactionStrategy {
     const fraction = options.threshold ?? 0.8;
     const threshold = Math.floor(fraction * plan.window);
     const size = { tokens: tokens.total, messages: messages.length };
-    const summaryDue = context.force === true || tokens.total >= threshold;
-    const hidingTrigger = plan.hiding && evaluateTrigger(plan.hiding.trigger, size, plan.window, context.force);
-    if (!summaryDue && hidingTrigger === undefined) {
-      return { status: "noop", reason: `${tokens.total} tokens, under the hiding trigger and the threshold ${threshold} (${fraction} of ${plan.window})` };
+    const fired = context.force === true ? "forced" : tokens.total >= threshold ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)` : evaluateTrigger(plan.trigger, size, plan.window, false);
+    if (fired === undefined) {
+      return { status: "noop", reason: `${tokens.total} tokens, under the trigger ${plan.fireTokens} and the threshold ${threshold} (${fraction} of ${plan.window})` };
     }
-    const trigger = context.force ? "forced" : summaryDue ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)` : `hiding: ${hidingTrigger}`;
-    const nested = nestedContext(context);
+    const trigger = fired;
     let hidden: CompactionResult | undefined;
     let hidingNote = "";
-    if (plan.hiding && hidingTrigger !== undefined) {
-      const result = await plan.hiding.strategy.compact(messages, nested);
+    if (plan.hiding) {
+      const result = await plan.hiding.compact(messages, nestedContext(context));
       if (result.status === "compacted") hidden = result;
       else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
     }
-    if (hidden && (!summaryDue || hidden.tokensAfter <= plan.targetTokens)) {
-      if (!summaryDue && options.costModel) {
+    if (hidden && hidden.tokensAfter <= plan.targetTokens) {
+      // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
+      if (options.costModel && context.force !== true && tokens.total < threshold) {
         const verdict = this.#judge(history, hidden, options.costModel, plan);
         if (!verdict.repays) return { status: "noop", trigger, reason: `hiding skipped by the cost model: ${verdict.reason}` };
       }
-      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, ...(hidingNote ? { reason: hidingNote } : {}) };
+      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
     }
-    if (!summaryDue) return { status: "noop", trigger, reason: `${hidingNote}under the threshold ${threshold}, nothing else done` };
     if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${plan.targetTokens}; `;
     return this.#summarize(history, plan, trigger, hidingNote, hidden);
   }
@@ -141,7 +139,7 @@ export class AutoCompaction extends CompactionStrategy {
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
-      return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: hidingNote } : {}) };
+      return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: `${hidingNote}summarized instead` } : {}) };
     }
     const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
     // Without a usable summary, the hidden history is the next best thing when it fits.
@@ -183,8 +181,6 @@ export class AutoCompaction extends CompactionStrategy {
     }
     let freshTokens = 0;
     for (let position = lastAssistant; position < messages.length; position++) freshTokens += tokens.perMessage[position]!;
-    const triggers = Array.isArray(plan.hiding!.trigger) ? plan.hiding!.trigger : [plan.hiding!.trigger];
-    const nextTriggerTokens = Math.min(...triggers.map((size) => tokenLimit(size, plan.window)));
     return judgeCompactionCost(
       {
         tokensBefore: tokens.total,
@@ -192,7 +188,7 @@ export class AutoCompaction extends CompactionStrategy {
         keptPrefixTokens,
         freshTokens: Math.min(freshTokens, tokens.total),
         growthPerStep: Math.max(1, conversationTokens / Math.max(1, steps)),
-        nextTriggerTokens,
+        nextTriggerTokens: plan.fireTokens,
       },
       costModel,
     );

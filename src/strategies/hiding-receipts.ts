@@ -14,8 +14,12 @@ import { headOf } from "../text/code-points.js";
 export const DEFAULT_RECEIPT_FILES = 8;
 /** How many error lines a receipt quotes at most, by default. */
 export const DEFAULT_RECEIPT_ERRORS = 3;
-/** Longest file path or error line a receipt quotes, in UTF-16 code units (cut on a code-point boundary). */
-export const RECEIPT_LINE_MAX = 160;
+/**
+ * Longest file path or error line a receipt quotes, in UTF-16 code units (cut on a code-point
+ * boundary): the artifact index's own line limit, so a receipt quotes a long error line exactly as a
+ * later summary's index lists it.
+ */
+export const RECEIPT_LINE_MAX = 200;
 
 /** What a receipt lists: at most `files` paths and `errors` error lines. */
 export interface HidingReceiptOptions {
@@ -49,7 +53,7 @@ export function receiptLimits(option: boolean | HidingReceiptOptions | undefined
 /**
  * The receipt of one tool result: the files its call touched (from the call's arguments, read as
  * the artifact index reads them: path arguments and the files a shell command names) and the
- * result's last error lines, e.g. `(files: a.py, b/c.py; errors: "TypeError: x")`. `""` when it
+ * result's last error lines, e.g. `(files: a.py, b/c.py; errors: Traceback (most recent call last): | TypeError: x)`. `""` when it
  * found nothing. Deterministic: the same call and result always give the same receipt.
  *
  * @param call the call the result answers, when known.
@@ -65,10 +69,11 @@ export function hidingReceipt(call: AssistantCall | undefined, result: BaseMessa
   const files = filesOf(artifacts)
     .slice(0, limits.files)
     .map((path) => headOf(path, RECEIPT_LINE_MAX));
-  const errors = limits.errors > 0 ? artifacts.errors.slice(-limits.errors).map((line) => JSON.stringify(headOf(line, RECEIPT_LINE_MAX))) : [];
+  // Quoted as they are (no escaping), so a receipt holds the very line a search for it would find.
+  const errors = limits.errors > 0 ? artifacts.errors.slice(-limits.errors).map((line) => headOf(line, RECEIPT_LINE_MAX)) : [];
   const parts: string[] = [];
   if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
-  if (errors.length > 0) parts.push(`errors: ${errors.join(", ")}`);
+  if (errors.length > 0) parts.push(`errors: ${errors.join(" | ")}`);
   return parts.length === 0 ? "" : `(${parts.join("; ")})`;
 }
 

@@ -5,6 +5,7 @@ import { assistantCalls, type AssistantCall } from "../messages/assistant-calls.
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isToolResultMessage } from "../messages/message-types.js";
+import { extractArtifacts } from "../messages/artifact-index.js";
 import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
 import { parseOptions } from "../options.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type ReplacedMessage } from "../types.js";
@@ -59,7 +60,7 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
   /**
    * After the placeholder, a short receipt of what the hidden result showed: the file paths its call
    * touched and the result's last error lines, e.g.
-   * `[tool result hidden ...] (files: a.py, b/c.py; errors: "TypeError: x")`. `true`: at most
+   * `[tool result hidden ...] (files: a.py, b/c.py; errors: ValueError: bad | TypeError: x)`. `true`: at most
    * `DEFAULT_RECEIPT_FILES` (8) paths and `DEFAULT_RECEIPT_ERRORS` (3) error lines, each cut to
    * `RECEIPT_LINE_MAX` (160) code units; `false`: the placeholder alone. The same result always gets
    * the same receipt. @default true
@@ -179,7 +180,8 @@ export class ToolResultHiding extends CompactionStrategy {
         const call = needCalls ? callsOf().get(result.tool_call_id) : undefined;
         if (this.excludeTools.size > 0 && this.excludeTools.has(result.name ?? call?.name ?? "")) continue;
         const before = tokens.perMessage[resultIndex]!;
-        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
+        // The original's artifacts stay in the marker: a later summary's artifact index merges them.
+        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, artifacts: extractArtifacts([result]) };
         const receipt = this.receipts === undefined ? "" : hidingReceipt(call, result, this.receipts);
         const after = cloneMessage(result, {
           content: hiddenContent(this.placeholder, receipt),
@@ -258,7 +260,7 @@ export class ToolResultHiding extends CompactionStrategy {
       callIds.push(ref.toolUseId);
     }
     if (callIds.length === 0) return undefined;
-    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before };
+    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, artifacts: extractArtifacts([message]) };
     const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
     const afterTokens = await this.tokenCounter.countMessage(after);
     if (afterTokens >= before) {

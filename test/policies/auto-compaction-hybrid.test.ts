@@ -27,8 +27,9 @@ const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message
 
 /** Options for a window in which `input` is at `share` of it. */
 async function at(input: BaseMessage[], share: number, extra: Partial<AutoCompactionOptions> = {}): Promise<AutoCompactionOptions> {
-  // These histories are small: hiding runs whatever it frees unless a test says otherwise.
-  return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, hiding: { clearAtLeast: 0 }, ...extra };
+  // These histories are small: compaction starts at half the window (not at 20 000 tokens), and
+  // hiding runs whatever it frees, unless a test says otherwise.
+  return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, trigger: { fraction: 0.5 }, hiding: { clearAtLeast: 0 }, ...extra };
 }
 
 describe("autoCompaction: hiding first", () => {
@@ -48,7 +49,7 @@ describe("autoCompaction: hiding first", () => {
     expect(hiddenIds(result.messages)).toEqual(["t1", "t2", "t3", "t4", "t5"]);
     expect(messageText(result.messages[3]!).startsWith(DEFAULT_HIDDEN_RESULT_PLACEHOLDER)).toBe(true);
     expect(model.calls).toHaveLength(0);
-    expect(result.trigger).toMatch(/^hiding: /);
+    expect(result.trigger).toMatch(/^\d+ tokens >= \d+ tokens \(0\.5 of a \d+-token window\)$/);
     expect(validateToolPairing(result.messages)).toEqual([]);
   });
 
@@ -58,7 +59,8 @@ describe("autoCompaction: hiding first", () => {
     const policy = autoCompaction(await at(input, 0.6, { hiding: { clearAtLeast: 800 } }));
     let history = (await policy.compact(input)).messages;
     const firstHidden = hiddenIds(history);
-    for (let n = 9; n <= 11; n++) {
+    // Two more steps keep it under the trigger (half the window).
+    for (let n = 9; n <= 10; n++) {
       const grown = [...history, ...step(n, `output ${n} `.repeat(100))];
       const result = await policy.compact(grown);
       expect(result.status).toBe("noop");
@@ -98,13 +100,24 @@ describe("autoCompaction: hiding first", () => {
     expect(result.reason).toMatch(/^hiding left \d+ tokens, above the target \d+; summary failed: .*; kept the hiding$/);
   });
 
-  it("does nothing when hiding frees less than clearAtLeast below the threshold", async () => {
+  it("summarizes at the trigger when hiding would free less than clearAtLeast", async () => {
+    const model = fakeModel().respond(summaryAnswer());
     const input = loop(8);
     const tokens = await tokensOf(input);
-    const result = await autoCompaction(await at(input, 0.6, { hiding: { clearAtLeast: tokens } })).compact(input);
-    expect(result.status).toBe("noop");
-    expect(sameObjects(result.messages, input)).toBe(true);
-    expect(result.reason).toMatch(/^hiding noop: .*clearAtLeast/);
+    const result = await autoCompaction(await at(input, 0.6, { summaryModel: model, hiding: { clearAtLeast: tokens } })).compact(input);
+    expect(result.status).toBe("summarized");
+    expect(model.calls).toHaveLength(1);
+    expect(result.reason).toMatch(/^hiding noop: hiding would free \d+ tokens, less than clearAtLeast \(\d+\); summarized instead$/);
+  });
+
+  it("compacts at the default trigger of 20 000 tokens, before the threshold of a large window", async () => {
+    const input = loop(20, 1000);
+    const tokens = await tokensOf(input);
+    expect(tokens).toBeGreaterThan(20_000);
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(result.trigger).toBe(`${tokens} tokens >= 20000 tokens`);
+    expect(result.tokensAfter).toBeLessThanOrEqual(12_000);
   });
 
   it("skips a hiding the cost model says does not repay its cache break, and runs one that does", async () => {

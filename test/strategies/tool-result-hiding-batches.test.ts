@@ -13,6 +13,7 @@ import {
   DEFAULT_RECEIPT_FILES,
   InvalidOptionError,
   RECEIPT_LINE_MAX,
+  extractArtifacts,
   compactionMarkerOf,
   createTokenCounter,
   hidingThenSummary,
@@ -40,7 +41,7 @@ const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message
 
 describe("toolResultHiding's trigger", () => {
   it("exports its provisional defaults as constants", () => {
-    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([30_000, 0, 8, 3, 160]);
+    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([30_000, 0, 8, 3, 200]);
     const hiding = toolResultHiding();
     expect([hiding.trigger, hiding.clearAtLeast, hiding.receipts]).toEqual([{ tokens: 30_000 }, 0, { files: 8, errors: 3 }]);
   });
@@ -196,9 +197,12 @@ describe("toolResultHiding's receipts", () => {
   it("follow the placeholder with the call's files and the result's last error lines", async () => {
     const input = codingHistory(longOutput(traceback));
     const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
-    expect(result.messages[2]!.content).toBe(`${P} (files: src/a.py, b/c.py; errors: "Traceback (most recent call last):", "TypeError: x")`);
-    // The marker is all that is added besides the content, and a provider never sees it.
-    expect(compactionMarkerOf(result.messages[2]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!) });
+    expect(result.messages[2]!.content).toBe(`${P} (files: src/a.py, b/c.py; errors: Traceback (most recent call last): | TypeError: x)`);
+    // The marker is all that is added besides the content, and a provider never sees it: it keeps the
+    // original's artifact index for a later summary.
+    const marker = compactionMarkerOf(result.messages[2]!);
+    expect(marker).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!), artifacts: extractArtifacts([input[2]!]) });
+    expect(marker?.artifacts?.errors).toEqual(["Traceback (most recent call last):", "TypeError: x"]);
   });
 
   it("list at most `files` paths and the last `errors` error lines; false leaves the placeholder alone", async () => {
@@ -207,17 +211,17 @@ describe("toolResultHiding's receipts", () => {
     const filesOnly = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter, receipts: { errors: 0 } }).compact(input);
     const off = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter, receipts: false }).compact(input);
     expect([capped, filesOnly, off].map((result) => result.messages[2]!.content)).toEqual([
-      `${P} (files: src/a.py; errors: "TypeError: x")`,
+      `${P} (files: src/a.py; errors: TypeError: x)`,
       `${P} (files: src/a.py, b/c.py)`,
       P,
     ]);
   });
 
-  it("cut an error line to 160 code units without splitting a surrogate pair", async () => {
-    const line = `ValueError: ${"x".repeat(147)}😀${"y".repeat(100)}`;
+  it("cut an error line to 200 code units without splitting a surrogate pair", async () => {
+    const line = `ValueError: ${"x".repeat(187)}😀${"y".repeat(100)}`;
     const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(codingHistory(longOutput(line), "make"));
     const content = result.messages[2]!.content as string;
-    expect(content).toBe(`${P} (errors: "ValueError: ${"x".repeat(147)}")`);
+    expect(content).toBe(`${P} (errors: ValueError: ${"x".repeat(187)})`);
     expect(hasLoneSurrogate(content)).toBe(false);
   });
 
@@ -260,7 +264,7 @@ describe("toolResultHiding's receipts", () => {
     const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(result.messages[2]!.content).toEqual([
       { type: "tool_result", tool_use_id: "toolu_1", content: `${P} (files: src/app.ts)` },
-      { type: "tool_result", tool_use_id: "toolu_2", content: `${P} (errors: "FAIL test/app.test.ts", "AssertionError: expected 1")`, is_error: true },
+      { type: "tool_result", tool_use_id: "toolu_2", content: `${P} (errors: FAIL test/app.test.ts | AssertionError: expected 1)`, is_error: true },
       { type: "text", text: "keep going" },
     ]);
     expect(validateToolPairing(result.messages)).toEqual([]);
