@@ -70,7 +70,7 @@ export async function main(options: { useOpenAI?: boolean; print?: (line: string
     systemPrompt: "Answer from the help center. Search each topic the user names, one search per topic.",
     // Once the history reaches 1,000 tokens, hide every tool result but the two newest, in one batch
     // (between firings the history is left as it is, so a provider's prompt cache holds).
-    middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 2, trigger: { tokens: 1_000 } }))],
+    middleware: [compactionMiddleware(toolResultHiding({ keepRecentGroups: 2, trigger: { tokens: 1_000 }, clearAtLeast: 0 }))],
     checkpointer: new MemorySaver(),
     store,
   });

@@ -51,8 +51,8 @@ export interface GoalTargets {
 /** `autoCompaction`, `toolResultHiding` and `ClearToolUsesEdit (createAgent)`. */
 export const DEFAULT_GOAL_TARGETS: GoalTargets = Object.freeze({ recommended: RECOMMENDED_DEFAULT, hiding: "toolResultHiding", createAgent: clearToolUsesCreateAgent.name });
 
-/** Whether `system` is `base` or a variant row of it (`base {json}`). */
-export const isVariantOf = (system: string, base: string): boolean => system === base || system.startsWith(`${base} {`);
+/** Whether `system` is `base` or a variant row of it (`base {json}` or `base (configuration)`). */
+export const isVariantOf = (system: string, base: string): boolean => system === base || system.startsWith(`${base} {`) || system.startsWith(`${base} (`);
 
 const times = (value: number) => `${value.toFixed(3)}×`;
 const KINDS = ["files", "identifiers", "errors"] as const;

@@ -243,6 +243,11 @@ export function ours(name: string, build: (context: SystemContext & { model: Bas
   };
 }
 
+/** The name of our recommended default. */
+export const RECOMMENDED_DEFAULT = "autoCompaction";
+/** The recommended default when the summary model is the agent's own model (`summaryRequest: "shared-prefix"`). */
+export const SHARED_PREFIX_DEFAULT = "autoCompaction (agent's model, shared prefix)";
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
@@ -250,10 +255,10 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("selectiveThenSummary", ({ window, tokenCounter, model }) => selectiveThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
   ours("stateSnapshotSummary", ({ window, tokenCounter, model }) => stateSnapshotSummary({ contextWindow: window, tokenCounter, model })),
   ours("autoCompaction", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model })),
+  // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
+  ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
 ];
 
-/** The name of our recommended default. */
-export const RECOMMENDED_DEFAULT = "autoCompaction";
 
 /** Every system of the evaluation, in report order: the baseline, LangChain's (context editing in both readings), ours. */
 export const ALL_SYSTEMS: readonly SystemSpec[] = [noCompaction, clearToolUsesView, clearToolUsesCreateAgent, summarization, ...OUR_SYSTEMS];

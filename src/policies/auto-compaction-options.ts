@@ -16,7 +16,7 @@ export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
  * that comes first: a smaller history costs less at every later call, and beyond this size a
  * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
  */
-export const DEFAULT_AUTO_TRIGGER_TOKENS = 20_000;
+export const DEFAULT_AUTO_TRIGGER_TOKENS = 16_000;
 /** Tool-call groups whose results autoCompaction's hiding keeps. */
 export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
@@ -44,7 +44,7 @@ export interface AutoCompactionOptions {
   threshold?: number;
   /**
    * Compact when any of these sizes is reached, if before `threshold` (LangChain's `{ tokens }`,
-   * `{ fraction }` or `{ messages }` shape). @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (20 000)
+   * `{ fraction }` or `{ messages }` shape). @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
    */
   trigger?: ContextSize | ContextSize[];
   /**

@@ -27,7 +27,7 @@ const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message
 
 /** Options for a window in which `input` is at `share` of it. */
 async function at(input: BaseMessage[], share: number, extra: Partial<AutoCompactionOptions> = {}): Promise<AutoCompactionOptions> {
-  // These histories are small: compaction starts at half the window (not at 20 000 tokens), and
+  // These histories are small: compaction starts at half the window (not at 16 000 tokens), and
   // hiding runs whatever it frees, unless a test says otherwise.
   return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, trigger: { fraction: 0.5 }, hiding: { clearAtLeast: 0 }, ...extra };
 }
@@ -110,14 +110,14 @@ describe("autoCompaction: hiding first", () => {
     expect(result.reason).toMatch(/^hiding noop: hiding would free \d+ tokens, less than clearAtLeast \(\d+\); summarized instead$/);
   });
 
-  it("compacts at the default trigger of 20 000 tokens, before the threshold of a large window", async () => {
+  it("compacts at the default trigger of 16 000 tokens, before the threshold of a large window", async () => {
     const input = loop(20, 1000);
     const tokens = await tokensOf(input);
-    expect(tokens).toBeGreaterThan(20_000);
+    expect(tokens).toBeGreaterThan(16_000);
     const result = await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(input);
     expect(result.status).toBe("compacted");
-    expect(result.trigger).toBe(`${tokens} tokens >= 20000 tokens`);
-    expect(result.tokensAfter).toBeLessThanOrEqual(12_000);
+    expect(result.trigger).toBe(`${tokens} tokens >= 16000 tokens`);
+    expect(result.tokensAfter).toBeLessThanOrEqual(9600);
   });
 
   it("skips a hiding the cost model says does not repay its cache break, and runs one that does", async () => {

@@ -40,13 +40,13 @@ function history(steps: number): BaseMessage[] {
 const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
 
 describe("toolResultHiding's trigger", () => {
-  it("exports its provisional defaults as constants", () => {
-    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([30_000, 0, 8, 3, 200]);
+  it("exports its defaults as constants", () => {
+    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([10_000, 3000, 8, 3, 200]);
     const hiding = toolResultHiding();
-    expect([hiding.trigger, hiding.clearAtLeast, hiding.receipts]).toEqual([{ tokens: 30_000 }, 0, { files: 8, errors: 3 }]);
+    expect([hiding.trigger, hiding.clearAtLeast, hiding.receipts]).toEqual([{ tokens: 10_000 }, 3000, { files: 8, errors: 3 }]);
   });
 
-  it("by default leaves a history under 30,000 tokens untouched: the same objects, with the reason", async () => {
+  it("by default leaves a history under 10,000 tokens untouched: the same objects, with the reason", async () => {
     const input = history(6);
     const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
     expect(result.status).toBe("noop");
@@ -54,26 +54,26 @@ describe("toolResultHiding's trigger", () => {
     expect(result.reason).toBe(`${result.tokensBefore} tokens, 14 messages: under the trigger`);
   });
 
-  it("by default hides every older result at once when the history reaches 30,000 tokens", async () => {
+  it("by default hides every older result at once when the history reaches 10,000 tokens", async () => {
     const input = [system("s"), user("u1"), ...step(1, "x ".repeat(70_000)), ...step(2, out(2)), ...step(3, out(3))];
     const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(input);
-    expect([result.status, result.trigger]).toEqual(["compacted", `${result.tokensBefore} tokens >= 30000 tokens`]);
+    expect([result.status, result.trigger]).toEqual(["compacted", `${result.tokensBefore} tokens >= 10000 tokens`]);
     expect(hiddenIds(result.messages)).toEqual(["t1", "t2"]);
   });
 
   it("fires on tokens at the threshold, not one token under it", async () => {
     const input = history(4);
     const total = await tokenCounter.countMessages(input);
-    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { tokens: total } }).compact(input);
-    const over = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { tokens: total + 1 } }).compact(input);
+    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { tokens: total } }).compact(input);
+    const over = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { tokens: total + 1 } }).compact(input);
     expect([at.status, at.trigger, hiddenIds(at.messages)]).toEqual(["compacted", `${total} tokens >= ${total} tokens`, ["t1", "t2", "t3"]]);
     expect([over.status, over.reason]).toEqual(["noop", `${total} tokens, 10 messages: under the trigger`]);
   });
 
   it("fires on a message count", async () => {
     const input = history(4);
-    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { messages: 10 } }).compact(input);
-    const under = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { messages: 11 } }).compact(input);
+    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { messages: 10 } }).compact(input);
+    const under = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { messages: 11 } }).compact(input);
     expect([at.status, at.trigger]).toEqual(["compacted", "10 messages >= 10 messages"]);
     expect(under.status).toBe("noop");
   });
@@ -81,8 +81,8 @@ describe("toolResultHiding's trigger", () => {
   it("fires on a fraction of the context window, which it then requires", async () => {
     const input = history(4);
     const total = await tokenCounter.countMessages(input);
-    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { fraction: 0.5 }, contextWindow: total * 2 }).compact(input);
-    const under = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: { fraction: 0.5 }, contextWindow: total * 2 + 2 }).compact(input);
+    const at = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { fraction: 0.5 }, contextWindow: total * 2 }).compact(input);
+    const under = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: { fraction: 0.5 }, contextWindow: total * 2 + 2 }).compact(input);
     expect([at.status, at.trigger]).toEqual(["compacted", `${total} tokens >= ${total} tokens (0.5 of a ${total * 2}-token window)`]);
     expect(under.status).toBe("noop");
     const error = await caught(() => toolResultHiding({ trigger: { fraction: 0.5 } }));
@@ -91,18 +91,18 @@ describe("toolResultHiding's trigger", () => {
 
   it("fires when any size of a list is reached", async () => {
     const input = history(4);
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, trigger: [{ tokens: 1_000_000 }, { messages: 10 }] }).compact(input);
+    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0, trigger: [{ tokens: 1_000_000 }, { messages: 10 }] }).compact(input);
     expect([result.status, result.trigger]).toEqual(["compacted", "10 messages >= 10 messages"]);
   });
 
   it("runs under the trigger when forced", async () => {
-    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter }).compact(history(3), { force: true });
+    const result = await toolResultHiding({ keepRecentGroups: 1, tokenCounter, clearAtLeast: 0 }).compact(history(3), { force: true });
     expect([result.status, result.trigger, hiddenIds(result.messages)]).toEqual(["compacted", "forced", ["t1", "t2"]]);
   });
 
   it("runs inside hidingThenSummary when the policy's trigger fires, whatever its own trigger says", async () => {
     const input = history(4);
-    const policy = hidingThenSummary({ tokenCounter, trigger: { messages: 2 }, target: { tokens: 1_000_000 }, hiding: { keepRecentGroups: 1 } });
+    const policy = hidingThenSummary({ tokenCounter, trigger: { messages: 2 }, target: { tokens: 1_000_000 }, hiding: { keepRecentGroups: 1, clearAtLeast: 0 } });
     expect(policy.hiding.trigger).toEqual({ tokens: DEFAULT_HIDING_TRIGGER_TOKENS });
     const result = await policy.compact(input);
     expect([result.status, hiddenIds(result.messages)]).toEqual(["compacted", ["t1", "t2", "t3"]]);
@@ -115,7 +115,7 @@ describe("toolResultHiding between firings", () => {
   const serialized = (messages: readonly BaseMessage[]) => messages.map((message) => JSON.stringify(message));
 
   it("leaves the history byte-identical until the trigger fires, then hides every older result at once", async () => {
-    const hiding = toolResultHiding({ keepRecentGroups: 5, tokenCounter, trigger: { tokens: 5_000 } });
+    const hiding = toolResultHiding({ keepRecentGroups: 5, tokenCounter, trigger: { tokens: 5_000 }, clearAtLeast: 0 });
     let previous: BaseMessage[] = [system("s"), user("u1")];
     const firings: number[] = [];
     for (let n = 1; n <= 60; n++) {
@@ -173,7 +173,7 @@ describe("toolResultHiding's clearAtLeast", () => {
   });
 
   it("keeps minTokensSaved as a deprecated alias; giving both is an error", async () => {
-    const alias = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, minTokensSaved: 10_000, tokenCounter });
+    const alias = toolResultHiding({ trigger: { messages: 1 }, keepRecentGroups: 1, minTokensSaved: 10_000, tokenCounter });
     expect([alias.clearAtLeast, alias.minTokensSaved]).toEqual([10_000, 10_000]);
     expect((await alias.compact(history(2))).reason).toBe("hiding would free 49 tokens, less than clearAtLeast (10000)");
     const error = await caught(() => toolResultHiding({ clearAtLeast: 1, minTokensSaved: 1 }));

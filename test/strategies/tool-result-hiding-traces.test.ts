@@ -54,7 +54,7 @@ describe("toolResultHiding replayed over the bundled sessions", () => {
   const tau = sessions.get("tau-bench-airline/task2-trial1")!;
 
   it("breaks the cache at 32 of 95 steps at a 10,000-token trigger, against 49 when hiding at every run", async () => {
-    const batches = await replay(swe, { trigger: { tokens: 10_000 } });
+    const batches = await replay(swe, { trigger: { tokens: 10_000 }, clearAtLeast: 0 });
     const everyRun = await replay(swe, EVERY_RUN);
     expect([batches.steps, batches.breaks.length, batches.invalidSteps, batches.compactedSteps]).toEqual([95, 32, 0, 32]);
     expect([everyRun.breaks.length, everyRun.invalidSteps]).toEqual([49, 0]);
@@ -68,7 +68,7 @@ describe("toolResultHiding replayed over the bundled sessions", () => {
   });
 
   it("breaks it once in the shorter session, against 19 times when hiding at every run", async () => {
-    const batches = await replay(tau, { trigger: { tokens: 10_000 } });
+    const batches = await replay(tau, { trigger: { tokens: 10_000 }, clearAtLeast: 0 });
     const everyRun = await replay(tau, EVERY_RUN);
     expect([batches.steps, batches.breaks, batches.invalidSteps]).toEqual([30, [29], 0]);
     expect([everyRun.breaks.length, everyRun.invalidSteps]).toEqual([19, 0]);
@@ -89,7 +89,7 @@ describe("toolResultHiding replayed over every recorded session", () => {
     let invalidSteps = 0;
     let breaksWithoutCompaction = 0;
     for (const session of sessions) {
-      const batches = await replay(session, { trigger: { tokens: 30_000 } });
+      const batches = await replay(session, { trigger: { tokens: 30_000 }, clearAtLeast: 0 });
       const waiting = await replay(session, { trigger: { tokens: 30_000 }, clearAtLeast: 5_000 });
       const everyRun = await replay(session, EVERY_RUN);
       totals.steps += batches.steps;
