@@ -43,7 +43,12 @@ describe("README", () => {
 
   it("runs the summaries example offline and prints what its comments say", async () => {
     const printed = await runExample("summaries", codeUnder("Summaries and policies"));
-    expect(printed).toEqual([["summarized"], [12], [25], [[]], [[["summarized", "none"]]]]);
+    expect(printed).toEqual([["summarized"], [10], [26], [[]], [[["summarized", "none"]]]]);
+  });
+
+  it("runs the prompt-caching example and prints what its comments say", async () => {
+    const printed = await runExample("prompt-caching", codeUnder("Prompt caching"));
+    expect(printed).toEqual([[1.25], [true, "saves 8,000 per call over 30 calls = 240,000 >= break 11,550"]]);
   });
 
   it("runs the LangGraph example and prints what its comments say", async () => {

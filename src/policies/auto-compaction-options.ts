@@ -17,6 +17,17 @@ export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
  * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
  */
 export const DEFAULT_AUTO_TRIGGER_TOKENS = 16_000;
+/**
+ * autoCompaction's summary compacts down to this share of the size that fired (unless `target` is
+ * given): a small history after a summary makes every later call cheaper and the next compaction
+ * (and cache break) come many calls later (see bench/EVAL.md).
+ */
+export const DEFAULT_AUTO_TARGET_SHARE = 0.25;
+/**
+ * autoCompaction's hiding stands on its own, without a summary, when it gets the history under this
+ * share of the size that fired (unless `target` is given).
+ */
+export const DEFAULT_AUTO_HIDING_TARGET_SHARE = 0.6;
 /** Tool-call groups whose results autoCompaction's hiding keeps. */
 export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
@@ -51,8 +62,10 @@ export interface AutoCompactionOptions {
    * Compact down to this fraction of the window (hysteresis): hiding that cannot get the history
    * under it is followed by a summary, and when the newest `keepRecent` messages are too large for
    * it, the summary keeps fewer, so the next compaction (and prompt-cache break) comes many calls
-   * later rather than at the next one. @default 0.6 × the size that fired (the smaller of `threshold`
-   * of the window and the `trigger`'s token sizes)
+   * later rather than at the next one. @default hiding stands when it gets under 0.6
+   * (`DEFAULT_AUTO_HIDING_TARGET_SHARE`) of the size that fired (the smaller of `threshold` of the
+   * window and the `trigger`'s token sizes); a summary compacts down to 0.25
+   * (`DEFAULT_AUTO_TARGET_SHARE`) of it
    */
   target?: number;
   /**
@@ -168,7 +181,10 @@ export interface AutoCompactionPlan {
   /** Compact at this size (the smaller of `threshold` of the window and the trigger's token sizes). */
   readonly fireTokens: number;
   readonly trigger: ContextSize | ContextSize[];
+  /** What the summary compacts down to. */
   readonly targetTokens: number;
+  /** What hiding must get the history under to stand on its own (else a summary follows). */
+  readonly hidingTargetTokens: number;
   readonly hiding: ToolResultHiding | undefined;
   readonly summary: FullSummary;
   readonly truncate: HardTruncate;
@@ -210,7 +226,8 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   const trigger = options.trigger ?? { tokens: DEFAULT_AUTO_TRIGGER_TOKENS };
   const sizes = Array.isArray(trigger) ? trigger : [trigger as ContextSize];
   const fireTokens = Math.min(Math.floor(threshold * window), ...sizes.map((size) => tokenLimit(size, window)));
-  const targetTokens = Math.max(1, options.target !== undefined ? Math.floor(options.target * window) : Math.floor(0.6 * fireTokens));
+  const targetTokens = Math.max(1, options.target !== undefined ? Math.floor(options.target * window) : Math.floor(DEFAULT_AUTO_TARGET_SHARE * fireTokens));
+  const hidingTargetTokens = Math.max(1, options.target !== undefined ? targetTokens : Math.floor(DEFAULT_AUTO_HIDING_TARGET_SHARE * fireTokens));
   const keepRecent = options.keepRecent ?? 10;
   const hardLimit = options.hardLimit ?? window;
   const hiding = options.hiding === false ? undefined : (options.hiding ?? {});
@@ -221,6 +238,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     fireTokens,
     trigger,
     targetTokens,
+    hidingTargetTokens,
     summaryModel,
     hiding:
       hiding &&

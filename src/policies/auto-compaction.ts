@@ -11,7 +11,9 @@ import { chainSummaryThenTruncation } from "./chain-results.js";
 export {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
   DEFAULT_AUTO_HIDING_KEEP_GROUPS,
+  DEFAULT_AUTO_HIDING_TARGET_SHARE,
   DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
+  DEFAULT_AUTO_TARGET_SHARE,
   DEFAULT_AUTO_TRIGGER_TOKENS,
   type AutoCompactionHidingOptions,
   type AutoCompactionOptions,
@@ -119,7 +121,7 @@ export class AutoCompaction extends CompactionStrategy {
       if (result.status === "compacted") hidden = result;
       else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
     }
-    if (hidden && hidden.tokensAfter <= plan.targetTokens) {
+    if (hidden && hidden.tokensAfter <= plan.hidingTargetTokens) {
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
       if (options.costModel && context.force !== true && tokens.total < threshold) {
         const verdict = this.#judge(history, hidden, options.costModel, plan);
@@ -127,7 +129,7 @@ export class AutoCompaction extends CompactionStrategy {
       }
       return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
     }
-    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${plan.targetTokens}; `;
+    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${plan.hidingTargetTokens}; `;
     return this.#summarize(history, plan, trigger, hidingNote, hidden);
   }
 
