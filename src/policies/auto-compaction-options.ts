@@ -4,6 +4,7 @@ import type { CompactionEvent, CompactionLogger } from "../observability.js";
 import { baseOptionsShape } from "../strategies/compaction-strategy.js";
 import { requireContextWindow, tokenLimit, triggerSchema, type ContextSize } from "../strategies/context-size.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
+import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary } from "../summary/full-summary.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, type SummaryModel } from "../summary/summary-model.js";
@@ -40,7 +41,7 @@ export interface AutoCompactionHidingOptions {
   /** A hiding that frees fewer tokens does nothing (the cached prefix stays). @default DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST */
   clearAtLeast?: number;
   /** A short stable receipt (file paths, error lines) after each hidden result's placeholder. @default true */
-  receipts?: boolean | { files?: number; errors?: number };
+  receipts?: boolean | HidingReceiptOptions;
   /** Tool names whose results are never hidden. @default [] */
   excludeTools?: string[];
   /** Content that replaces a hidden result. */
@@ -136,9 +137,7 @@ const hidingSchema = z
   .object({
     keepRecentGroups: z.number().int().nonnegative().optional(),
     clearAtLeast: z.number().int().nonnegative().optional(),
-    receipts: z
-      .union([z.boolean(), z.object({ files: z.number().int().nonnegative().optional(), errors: z.number().int().nonnegative().optional() }).strict()])
-      .optional(),
+    receipts: receiptsSchema.optional(),
     excludeTools: z.array(z.string()).optional(),
     placeholder: z.string().min(1).optional(),
   })

@@ -8,27 +8,18 @@ import type { CompactionContext, CompactionResult } from "../types.js";
 import { autoCompactionSchema, planFor, type AutoCompactionOptions, type AutoCompactionPlan } from "./auto-compaction-options.js";
 import { chainSummaryThenTruncation } from "./chain-results.js";
 
-export {
-  DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
-  DEFAULT_AUTO_HIDING_KEEP_GROUPS,
-  DEFAULT_AUTO_HIDING_TARGET_SHARE,
-  DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
-  DEFAULT_AUTO_TARGET_SHARE,
-  DEFAULT_AUTO_TRIGGER_TOKENS,
-  type AutoCompactionHidingOptions,
-  type AutoCompactionOptions,
-} from "./auto-compaction-options.js";
-
 /**
- * Automatic compaction, a policy that never throws into the agent loop. Before each model call, the
- * cheapest step that keeps the history inside the window:
- * 1. when the hiding trigger fires (default half the window), batched tool-result hiding: every
- *    result older than the newest groups becomes a short placeholder with a receipt, at once, if that
- *    frees at least `clearAtLeast` tokens (and, with a `costModel`, repays its prompt-cache break);
- * 2. when the history reaches `threshold` of the window and hiding could not bring it under
- *    `target`, a summary of all but the newest `keepRecent` messages (a separate model call, or the
- *    no-model summarizer);
- * 3. if the summary fails or is not enough and the history is over `hardLimit`, truncation to fit it.
+ * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
+ * the history reaches `trigger` (16 000 tokens by default) or `threshold` of the window, whichever is
+ * smaller (the size that fired), the cheapest step that is enough:
+ * 1. batched tool-result hiding: every result older than the newest groups becomes a short
+ *    placeholder with a receipt, at once, if that frees at least `clearAtLeast` tokens (and, with a
+ *    `costModel`, below the threshold, repays its prompt-cache break); it stands when it gets the
+ *    history under 0.6 of the size that fired;
+ * 2. else a summary of all but the newest `keepRecent` messages (a separate model call, or the
+ *    no-model summarizer), down to `target` (0.25 of the size that fired by default);
+ * 3. if the summary fails or is not enough and the history is over `hardLimit`, truncation to fit it
+ *    (a hiding that fits is kept instead when the summary fails).
  * Between compactions the history is left as it is, so the provider's prompt cache serves it. A
  * failure changes nothing and is reported in the result's `reason` and the event.
  *
