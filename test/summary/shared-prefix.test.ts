@@ -123,7 +123,7 @@ describe("shared-prefix summary requests", () => {
       tokenCounter: counter,
       trigger: { tokens: 10 },
       target: { tokens: 20 },
-      hiding: { keepRecentGroups: 1 },
+      hiding: { keepRecentGroups: 1, clearAtLeast: 0 },
       summary: { model, summaryRequest: "shared-prefix" },
     });
     const result = await policy.compact(input);
