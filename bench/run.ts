@@ -169,8 +169,9 @@ function theirCounter(kind: CounterKind): LangChainTokenCounter {
 
 function ourStrategy(task: Task, tokenCounter: TokenCounter, maxTokens: number): CompactionStrategy {
   return task === "hide"
-    ? // Fires at every run, like the peer's { tokens: 1 } trigger: the timing is of the hiding itself.
-      toolResultHiding({ keepRecentGroups: KEEP_RECENT_GROUPS, trigger: { messages: 1 }, receipts: false, tokenCounter })
+    ? // Fires at every run and hides whatever that frees, like the peer's { tokens: 1 } trigger and its
+      // clearAtLeast 0: the timing is of the hiding itself.
+      toolResultHiding({ keepRecentGroups: KEEP_RECENT_GROUPS, trigger: { messages: 1 }, clearAtLeast: 0, receipts: false, tokenCounter })
     : hardTruncate({ maxTokens, keepRecent: KEEP_RECENT_UNBOUNDED, tokenCounter });
 }
 
@@ -755,7 +756,7 @@ async function main(): Promise<void> {
   );
   out.push("");
   out.push(`1) One full pass over a synthetic history (seed ${SEED}), cold caches`);
-  out.push(`   toolResultHiding({ keepRecentGroups: ${KEEP_RECENT_GROUPS}, trigger: { messages: 1 }, receipts: false }) vs ClearToolUsesEdit({ trigger: { tokens: 1 }, keep: { messages: 3 } })`);
+  out.push(`   toolResultHiding({ keepRecentGroups: ${KEEP_RECENT_GROUPS}, trigger: { messages: 1 }, clearAtLeast: 0, receipts: false }) vs ClearToolUsesEdit({ trigger: { tokens: 1 }, keep: { messages: 3 } })`);
   out.push(`   hardTruncate({ maxTokens: ${TRUNCATE_MAX_TOKENS}, keepRecent: ${KEEP_RECENT_UNBOUNDED} }) vs trimMessages({ maxTokens: ${TRUNCATE_MAX_TOKENS}, strategy: "last", includeSystem, startOn: ["human","ai"] })`);
   out.push(`   exact: LangChain only up to ${LANGCHAIN_EXACT_MAX_MESSAGES} messages ("—" above), ${plan.langChainExactRuns} run(s) asked; LangChain runs also stop after ~${plan.langChainBudgetMs / 1000} s of timed work`);
   out.push(syntheticTable(comparisons));

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import type { AssistantCall } from "../messages/assistant-calls.js";
-import { extractArtifacts, filesOf } from "../messages/artifact-index.js";
+import { extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
 import { headOf } from "../text/code-points.js";
 
 /**
@@ -57,29 +57,27 @@ export function receiptLimits(option: boolean | HidingReceiptOptions | undefined
  * found nothing. Deterministic: the same call and result always give the same receipt.
  *
  * @param call the call the result answers, when known.
- * @param result the original result: a tool message, or a human message holding the `tool_result` block.
+ * @param resultArtifacts the artifact index of the original result (a tool message, or a
+ *   `tool_result` block: see `blockArtifacts`), extracted once by the caller, which keeps it in the
+ *   hidden result's marker.
  */
-export function hidingReceipt(call: AssistantCall | undefined, result: BaseMessage, limits: ReceiptLimits): string {
-  const messages: BaseMessage[] = [];
-  if (call !== undefined && limits.files > 0) {
-    messages.push(new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] }));
-  }
-  if (limits.errors > 0) messages.push(result);
-  const artifacts = extractArtifacts(messages, [], { errors: Math.max(1, limits.errors) });
-  const files = filesOf(artifacts)
+export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: ArtifactIndex, limits: ReceiptLimits): string {
+  const callMessages =
+    call !== undefined && limits.files > 0 ? [new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] })] : [];
+  const files = (limits.files > 0 ? filesOf(extractArtifacts(callMessages, [resultArtifacts])) : [])
     .slice(0, limits.files)
     .map((path) => headOf(path, RECEIPT_LINE_MAX));
   // Quoted as they are (no escaping), so a receipt holds the very line a search for it would find.
-  const errors = limits.errors > 0 ? artifacts.errors.slice(-limits.errors).map((line) => headOf(line, RECEIPT_LINE_MAX)) : [];
+  const errors = limits.errors > 0 ? resultArtifacts.errors.slice(-limits.errors).map((line) => headOf(line, RECEIPT_LINE_MAX)) : [];
   const parts: string[] = [];
   if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
   if (errors.length > 0) parts.push(`errors: ${errors.join(" | ")}`);
   return parts.length === 0 ? "" : `(${parts.join("; ")})`;
 }
 
-/** The receipt of a `tool_result` block: the block read as its own one-block human message. @internal */
-export function blockReceipt(call: AssistantCall | undefined, block: Record<string, unknown>, limits: ReceiptLimits): string {
-  return hidingReceipt(call, new HumanMessage({ content: [block as never] }), limits);
+/** The artifact index of a `tool_result` block: the block read as its own one-block human message. @internal */
+export function blockArtifacts(block: Record<string, unknown>): ArtifactIndex {
+  return extractArtifacts([new HumanMessage({ content: [block as never] })]);
 }
 
 /** The content of a hidden result: the placeholder, then its receipt when there is one. @internal */

@@ -18,7 +18,7 @@ import {
 } from "./compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "./context-size.js";
 import {
-  blockReceipt,
+  blockArtifacts,
   hiddenContent,
   hidingReceipt,
   isHiddenContent,
@@ -67,8 +67,9 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
    * touched and the result's last error lines, e.g.
    * `[tool result hidden ...] (files: a.py, b/c.py; errors: ValueError: bad | TypeError: x)`. `true`: at most
    * `DEFAULT_RECEIPT_FILES` (8) paths and `DEFAULT_RECEIPT_ERRORS` (3) error lines, each cut to
-   * `RECEIPT_LINE_MAX` (160) code units; `false`: the placeholder alone. The same result always gets
-   * the same receipt. @default true
+   * `RECEIPT_LINE_MAX` (200) code units, quoted as they are; `false`: the placeholder alone. The same
+   * result always gets the same receipt. With receipts, the hidden result's marker also keeps the
+   * original's artifact index (`artifacts`), which a later summary merges into its own. @default true
    */
   receipts?: boolean | HidingReceiptOptions;
   /** Content that replaces a hidden result. Keep it stable: it is part of the cached prefix. @default DEFAULT_HIDDEN_RESULT_PLACEHOLDER */
@@ -185,9 +186,11 @@ export class ToolResultHiding extends CompactionStrategy {
         const call = needCalls ? callsOf().get(result.tool_call_id) : undefined;
         if (this.excludeTools.size > 0 && this.excludeTools.has(result.name ?? call?.name ?? "")) continue;
         const before = tokens.perMessage[resultIndex]!;
-        // The original's artifacts stay in the marker: a later summary's artifact index merges them.
-        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, artifacts: extractArtifacts([result]) };
-        const receipt = this.receipts === undefined ? "" : hidingReceipt(call, result, this.receipts);
+        // With receipts, the original is read once: its artifacts make the receipt and stay in the
+        // marker, where a later summary's artifact index merges them.
+        const artifacts = this.receipts === undefined ? undefined : extractArtifacts([result]);
+        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
+        const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, this.receipts!);
         const after = cloneMessage(result, {
           content: hiddenContent(this.placeholder, receipt),
           response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker },
@@ -260,12 +263,13 @@ export class ToolResultHiding extends CompactionStrategy {
       if (this.excludeTools.size > 0 && this.excludeTools.has(call?.name ?? "")) continue;
       const block = content[ref.position] as Record<string, unknown>;
       if (isHiddenContent(block["content"], this.placeholder)) continue;
-      const receipt = this.receipts === undefined ? "" : blockReceipt(call, block, this.receipts);
+      const receipt = this.receipts === undefined ? "" : hidingReceipt(call, blockArtifacts(block), this.receipts);
       content[ref.position] = { ...block, content: hiddenContent(this.placeholder, receipt) };
       callIds.push(ref.toolUseId);
     }
     if (callIds.length === 0) return undefined;
-    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, artifacts: extractArtifacts([message]) };
+    const artifacts = this.receipts === undefined ? undefined : extractArtifacts([message]);
+    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
     const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
     const afterTokens = await this.tokenCounter.countMessage(after);
     if (afterTokens >= before) {

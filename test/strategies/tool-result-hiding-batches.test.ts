@@ -215,6 +215,8 @@ describe("toolResultHiding's receipts", () => {
       `${P} (files: src/a.py, b/c.py)`,
       P,
     ]);
+    // Without receipts the original is not read again: the marker keeps no artifact index.
+    expect(compactionMarkerOf(off.messages[2]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!) });
   });
 
   it("cut an error line to 200 code units without splitting a surrogate pair", async () => {
