@@ -162,14 +162,14 @@ export class ToolResultHiding extends CompactionStrategy {
       const assistant = messages[group.assistantIndex] as AIMessage;
       // Only hideToolInputs needs to know which calls of the group are hidden.
       const hiddenCallIds = this.hideToolInputs ? new Set<string>() : undefined;
-      // Calls by id, built once per group (a find per result is quadratic in a parallel group), only when needed.
+      // Calls by id, built once per group (a find per result is quadratic in a parallel group), only
+      // when needed (no closure per group: this loop runs over every older group at every step).
       let calls: Map<string | undefined, AssistantCall> | undefined;
-      const callsOf = () => (calls ??= new Map(assistantCalls(assistant).map((call) => [call.id, call])));
       for (const resultIndex of group.resultIndices) {
         const message = messages[resultIndex]!;
         if (!isToolResultMessage(message)) {
           // A human message whose tool_result blocks answer the calls: their content is hidden in place.
-          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, needCalls ? callsOf() : undefined);
+          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, needCalls ? (calls ??= callsById(assistant)) : undefined);
           for (const id of hidden?.callIds ?? []) hiddenCallIds?.add(id);
           if (hidden?.after !== undefined) {
             saved += hidden.saved;
@@ -183,7 +183,7 @@ export class ToolResultHiding extends CompactionStrategy {
           continue;
         }
         if (this.#notWorthHiding.has(result)) continue;
-        const call = needCalls ? callsOf().get(result.tool_call_id) : undefined;
+        const call = needCalls ? (calls ??= callsById(assistant)).get(result.tool_call_id) : undefined;
         if (this.excludeTools.size > 0 && this.excludeTools.has(result.name ?? call?.name ?? "")) continue;
         const before = tokens.perMessage[resultIndex]!;
         // With receipts, the original is read once: its artifacts make the receipt and stay in the
@@ -278,6 +278,11 @@ export class ToolResultHiding extends CompactionStrategy {
     }
     return { callIds, after, saved: before - afterTokens };
   }
+}
+
+/** The calls of an assistant message by id. */
+function callsById(assistant: AIMessage): Map<string | undefined, AssistantCall> {
+  return new Map(assistantCalls(assistant).map((call) => [call.id, call]));
 }
 
 /**
