@@ -145,7 +145,7 @@ describeWithChromium("inspector page in Chromium", () => {
     // The examples' compaction at a window the ~31k-token session overflows several times: repeated summaries.
     await recordThread(sqlitePath, "summarized", swe, exampleCompaction(8_000));
     // Hiding first: older tool results are rewritten in place before anything is summarized.
-    await recordThread(sqlitePath, "hidden", loadReplay(SWE_SESSION_ID), hidingThenSummary({ contextWindow: 8_000, target: { fraction: 0.75 }, hiding: { keepRecentGroups: 2 } }));
+    await recordThread(sqlitePath, "hidden", loadReplay(SWE_SESSION_ID), hidingThenSummary({ contextWindow: 8_000, target: { fraction: 0.75 }, hiding: { keepRecentGroups: 2, clearAtLeast: 0 } }));
     await recordThread(sqlitePath, "plain", airline, undefined);
     summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html");
     hidden = await inspect(sqlitePath, "hidden", "hidden-results-thread.html");
