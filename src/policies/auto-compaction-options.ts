@@ -2,12 +2,9 @@ import { z } from "zod/v4";
 import { costModelSchema, type CostModel } from "../cost/cost-model.js";
 import type { CompactionEvent, CompactionLogger } from "../observability.js";
 import { baseOptionsShape } from "../strategies/compaction-strategy.js";
-import { requireContextWindow, tokenLimit, triggerSchema, type ContextSize } from "../strategies/context-size.js";
-import { HardTruncate } from "../strategies/hard-truncate.js";
+import { triggerSchema, type ContextSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
-import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
-import { FullSummary } from "../summary/full-summary.js";
-import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, type SummaryModel } from "../summary/summary-model.js";
+import type { SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
@@ -55,22 +52,26 @@ export interface AutoCompactionOptions {
   /** Compact when the history reaches this fraction of the context window (or `trigger` first). @default 0.8 */
   threshold?: number;
   /**
-   * Compact when any of these sizes is reached, if before `threshold` (LangChain's `{ tokens }`,
-   * `{ fraction }` or `{ messages }` shape). @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
+   * Compact when the conversation (the history without its system messages, which are never
+   * compacted) reaches any of these sizes, if before `threshold` (LangChain's `{ tokens }`,
+   * `{ fraction }` or `{ messages }` shape). A `messages` size must be over `keepRecent` + 2, what a
+   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
    */
   trigger?: ContextSize | ContextSize[];
   /**
    * Compact down to this fraction of the window (hysteresis): hiding that cannot get the history
    * under it is followed by a summary, and when the newest `keepRecent` messages are too large for
    * it, the summary keeps fewer, so the next compaction (and prompt-cache break) comes many calls
-   * later rather than at the next one. @default hiding stands when it gets under 0.6
-   * (`DEFAULT_AUTO_HIDING_TARGET_SHARE`) of the size that fired (the smaller of `threshold` of the
-   * window and the `trigger`'s token sizes); a summary compacts down to 0.25
-   * (`DEFAULT_AUTO_TARGET_SHARE`) of it
+   * later rather than at the next one. When the `trigger` fired (not the threshold), it is capped at
+   * the hiding share below. @default hiding stands when
+   * it gets under the system messages plus 0.6 (`DEFAULT_AUTO_HIDING_TARGET_SHARE`) of what the size
+   * that fired (`threshold` of the window, or the system messages plus the `trigger`'s tokens) holds
+   * above them; a summary compacts down to the system messages plus 0.25 (`DEFAULT_AUTO_TARGET_SHARE`)
+   * of it
    */
   target?: number;
   /**
-   * Batched tool-result hiding, the first and cheapest step: when its trigger fires, every tool
+   * Batched tool-result hiding, the first and cheapest step: when autoCompaction fires, every tool
    * result older than the newest `keepRecentGroups` groups is replaced by a placeholder at once
    * (nothing changes between firings, so the provider's cached prompt prefix holds), unless that frees
    * fewer than `clearAtLeast` tokens. `false` turns it off (summary and hard limit only).
@@ -135,7 +136,8 @@ export interface AutoCompactionOptions {
 
 const hidingSchema = z
   .object({
-    keepRecentGroups: z.number().int().nonnegative().optional(),
+    // Before a model call, 0 would hide the result the model has not read yet.
+    keepRecentGroups: z.number().int().positive().optional(),
     clearAtLeast: z.number().int().nonnegative().optional(),
     receipts: receiptsSchema.optional(),
     excludeTools: z.array(z.string()).optional(),
@@ -171,115 +173,3 @@ export const autoCompactionSchema = z
     logger: baseOptionsShape.logger,
   })
   .strict();
-
-/** The options resolved for one run, and the strategies built from them. @internal */
-export interface AutoCompactionPlan {
-  readonly key: readonly unknown[];
-  readonly window: number;
-  readonly hardLimit: number;
-  /** Compact at this size (the smaller of `threshold` of the window and the trigger's token sizes). */
-  readonly fireTokens: number;
-  readonly trigger: ContextSize | ContextSize[];
-  /** What the summary compacts down to. */
-  readonly targetTokens: number;
-  /** What hiding must get the history under to stand on its own (else a summary follows). */
-  readonly hidingTargetTokens: number;
-  readonly hiding: ToolResultHiding | undefined;
-  readonly summary: FullSummary;
-  readonly truncate: HardTruncate;
-  readonly summaryModel: SummaryModel | undefined;
-}
-
-/** The key of what shapes the strategies: a plan is rebuilt only when it changes. */
-function planKey(options: AutoCompactionOptions, summaryModel: SummaryModel | undefined): unknown[] {
-  return [
-    options.threshold,
-    stableKey(options.trigger),
-    options.target,
-    stableKey(options.hiding),
-    options.keepRecent,
-    options.summaryMaxTokens,
-    options.toolOutputBudgetTokens,
-    options.summaryInputTokens,
-    options.summaryRequest,
-    summaryModel,
-    stableKey(options.modelOptions),
-    options.timeoutMs,
-    options.contextWindow,
-    options.hardLimit,
-  ];
-}
-
-/**
- * The plan for `options`: `previous` when nothing that shapes the strategies changed (so they keep
- * what they remember of the last run), else new strategies sharing `tokenCounter`.
- * @throws {InvalidOptionError} for an unknown context window.
- * @internal
- */
-export function planFor(options: AutoCompactionOptions, configModel: SummaryModel | undefined, tokenCounter: TokenCounter, previous: AutoCompactionPlan | undefined): AutoCompactionPlan {
-  const summaryModel = options.summaryModel ?? configModel;
-  const key = planKey(options, summaryModel);
-  if (previous && previous.key.length === key.length && previous.key.every((value, position) => value === key[position])) return previous;
-  const window = requireContextWindow("autoCompaction", options.contextWindow, summaryModel, "the threshold is a fraction of the context window");
-  const threshold = options.threshold ?? 0.8;
-  const trigger = options.trigger ?? { tokens: DEFAULT_AUTO_TRIGGER_TOKENS };
-  const sizes = Array.isArray(trigger) ? trigger : [trigger as ContextSize];
-  const fireTokens = Math.min(Math.floor(threshold * window), ...sizes.map((size) => tokenLimit(size, window)));
-  const targetTokens = Math.max(1, options.target !== undefined ? Math.floor(options.target * window) : Math.floor(DEFAULT_AUTO_TARGET_SHARE * fireTokens));
-  const hidingTargetTokens = Math.max(1, options.target !== undefined ? targetTokens : Math.floor(DEFAULT_AUTO_HIDING_TARGET_SHARE * fireTokens));
-  const keepRecent = options.keepRecent ?? 10;
-  const hardLimit = options.hardLimit ?? window;
-  const hiding = options.hiding === false ? undefined : (options.hiding ?? {});
-  return {
-    key,
-    window,
-    hardLimit,
-    fireTokens,
-    trigger,
-    targetTokens,
-    hidingTargetTokens,
-    summaryModel,
-    hiding:
-      hiding &&
-      new ToolResultHiding({
-        tokenCounter,
-        contextWindow: window,
-        keepRecentGroups: hiding.keepRecentGroups ?? DEFAULT_AUTO_HIDING_KEEP_GROUPS,
-        clearAtLeast: hiding.clearAtLeast ?? DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
-        receipts: hiding.receipts ?? true,
-        ...(hiding.excludeTools ? { excludeTools: hiding.excludeTools } : {}),
-        ...(hiding.placeholder ? { placeholder: hiding.placeholder } : {}),
-      }),
-    summary: new FullSummary({
-      tokenCounter,
-      keepRecent,
-      summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
-      ...(options.toolOutputBudgetTokens !== undefined ? { toolOutputBudgetTokens: options.toolOutputBudgetTokens } : {}),
-      ...summaryInputOption(options.summaryInputTokens ?? DEFAULT_AUTO_SUMMARY_INPUT_TOKENS),
-      ...(options.summaryRequest ? { summaryRequest: options.summaryRequest } : {}),
-      contextWindow: window,
-      timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
-      targetTokens,
-      ...(summaryModel !== undefined ? { model: summaryModel } : {}),
-      ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
-    }),
-    truncate: new HardTruncate({ tokenCounter, maxTokens: hardLimit, keepRecent }),
-  };
-}
-
-/** The summary strategy's option for a cap: none for `Infinity` (the whole part is sent). */
-function summaryInputOption(tokens: number): { summaryInputTokens?: number } {
-  return tokens === Number.POSITIVE_INFINITY ? {} : { summaryInputTokens: tokens };
-}
-
-const functionIds = new WeakMap<object, number>();
-let nextFunctionId = 1;
-/** A key for options that may hold functions: JSON, with each function named by its identity. */
-function stableKey(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, item: unknown) => {
-    if (typeof item !== "function") return item;
-    let id = functionIds.get(item);
-    if (id === undefined) functionIds.set(item, (id = nextFunctionId++));
-    return `[function ${id}]`;
-  });
-}

@@ -5,13 +5,16 @@ import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyO
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
-import { autoCompactionSchema, planFor, type AutoCompactionOptions, type AutoCompactionPlan } from "./auto-compaction-options.js";
+import type { FullSummary } from "../summary/full-summary.js";
+import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
+import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
 import { chainSummaryThenTruncation } from "./chain-results.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
- * the history reaches `trigger` (16 000 tokens by default) or `threshold` of the window, whichever is
- * smaller (the size that fired), the cheapest step that is enough:
+ * the conversation (the history without its system messages) reaches `trigger` (16 000 tokens by
+ * default) or the history reaches `threshold` of the window (the size that fired), the cheapest step
+ * that is enough:
  * 1. batched tool-result hiding: every result older than the newest groups becomes a short
  *    placeholder with a receipt, at once, if that frees at least `clearAtLeast` tokens (and, with a
  *    `costModel`, below the threshold, repays its prompt-cache break); it stands when it gets the
@@ -21,7 +24,8 @@ import { chainSummaryThenTruncation } from "./chain-results.js";
  * 3. if the summary fails or is not enough and the history is over `hardLimit`, truncation to fit it
  *    (a hiding that fits is kept instead when the summary fails).
  * Between compactions the history is left as it is, so the provider's prompt cache serves it. A
- * failure changes nothing and is reported in the result's `reason` and the event.
+ * failure changes nothing (except that a hiding that fits is kept when the summary after it fails)
+ * and is reported in the result's `reason` and the event.
  *
  * Options may be a function, read at every run, so a configuration change applies at once; the strategies built from them are reused while they stay the same.
  * @see autoCompaction
@@ -98,13 +102,26 @@ export class AutoCompaction extends CompactionStrategy {
     }
     if (options.enabled === false) return { status: "noop", reason: "automatic compaction is disabled" };
     const fraction = options.threshold ?? 0.8;
-    const threshold = Math.floor(fraction * plan.window);
-    const size = { tokens: tokens.total, messages: messages.length };
-    const fired = context.force === true ? "forced" : tokens.total >= threshold ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)` : evaluateTrigger(plan.trigger, size, plan.window, false);
+    const threshold = plan.thresholdTokens;
+    // The trigger measures the conversation: system messages are never compacted.
+    let systemTokens = 0;
+    for (let position = 0; position < messages.length; position++) if (messages[position]!.type === "system") systemTokens += tokens.perMessage[position]!;
+    const conversation = { tokens: tokens.total - systemTokens, messages: messages.length };
+    const overThreshold = tokens.total >= threshold;
+    const fired =
+      context.force === true
+        ? "forced"
+        : overThreshold
+          ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)`
+          : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
-      return { status: "noop", reason: `${tokens.total} tokens, under the trigger ${plan.fireTokens} and the threshold ${threshold} (${fraction} of ${plan.window})` };
+      return {
+        status: "noop",
+        reason: `${tokens.total} tokens (${conversation.tokens} besides system messages), ${messages.length} messages: under the trigger and the threshold ${threshold} (${fraction} of ${plan.window})`,
+      };
     }
-    const trigger = fired;
+    const trigger = fired === "forced" || overThreshold ? fired : `conversation: ${fired}`;
+    const targets = targetsFor(plan, systemTokens, context.force === true || overThreshold);
     let hidden: CompactionResult | undefined;
     let hidingNote = "";
     if (plan.hiding) {
@@ -112,23 +129,23 @@ export class AutoCompaction extends CompactionStrategy {
       if (result.status === "compacted") hidden = result;
       else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
     }
-    if (hidden && hidden.tokensAfter <= plan.hidingTargetTokens) {
+    if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
-      if (options.costModel && context.force !== true && tokens.total < threshold) {
-        const verdict = this.#judge(history, hidden, options.costModel, plan);
+      if (options.costModel && context.force !== true && !overThreshold) {
+        const verdict = this.#judge(history, hidden, options.costModel, targets.fireTokens);
         if (!verdict.repays) return { status: "noop", trigger, reason: `hiding skipped by the cost model: ${verdict.reason}` };
       }
       return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
     }
-    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${plan.hidingTargetTokens}; `;
-    return this.#summarize(history, plan, trigger, hidingNote, hidden);
+    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${targets.hidingTargetTokens}; `;
+    return this.#summarize(history, plan, plan.summaryFor(targets.summaryTargetTokens), trigger, hidingNote, hidden);
   }
 
   /** Summary of the input (the originals, as the model last read them), then the hard limit. */
-  async #summarize(history: PreparedHistory, plan: AutoCompactionPlan, trigger: string, hidingNote: string, hidden: CompactionResult | undefined): Promise<StrategyOutcome> {
+  async #summarize(history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, trigger: string, hidingNote: string, hidden: CompactionResult | undefined): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
     const nested = nestedContext(context);
-    const summarized = await plan.summary.compact(messages, nested);
+    const summarized = await summary.compact(messages, nested);
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
@@ -156,7 +173,7 @@ export class AutoCompaction extends CompactionStrategy {
   }
 
   /** The cost model's verdict on a hiding: its saving until the next firing against the cache break. */
-  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, plan: AutoCompactionPlan) {
+  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, nextTriggerTokens: number) {
     const firstChanged = hidden.replaced.reduce((first, entry) => Math.min(first, entry.index), messages.length);
     let keptPrefixTokens = 0;
     for (let position = 0; position < firstChanged; position++) keptPrefixTokens += tokens.perMessage[position]!;
@@ -181,7 +198,7 @@ export class AutoCompaction extends CompactionStrategy {
         keptPrefixTokens,
         freshTokens: Math.min(freshTokens, tokens.total),
         growthPerStep: Math.max(1, conversationTokens / Math.max(1, steps)),
-        nextTriggerTokens: plan.fireTokens,
+        nextTriggerTokens,
       },
       costModel,
     );

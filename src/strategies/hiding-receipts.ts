@@ -62,8 +62,7 @@ export function receiptLimits(option: boolean | HidingReceiptOptions | undefined
  *   hidden result's marker.
  */
 export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: ArtifactIndex, limits: ReceiptLimits): string {
-  const callMessages =
-    call !== undefined && limits.files > 0 ? [new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] })] : [];
+  const callMessages = call !== undefined && limits.files > 0 ? [callMessage(call)] : [];
   const files = (limits.files > 0 ? filesOf(extractArtifacts(callMessages, [resultArtifacts])) : [])
     .slice(0, limits.files)
     .map((path) => headOf(path, RECEIPT_LINE_MAX));
@@ -73,6 +72,11 @@ export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: 
   if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
   if (errors.length > 0) parts.push(`errors: ${errors.join(" | ")}`);
   return parts.length === 0 ? "" : `(${parts.join("; ")})`;
+}
+
+/** An assistant message holding `call` alone, for the artifact index to read the call's arguments. @internal */
+export function callMessage(call: AssistantCall): AIMessage {
+  return new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] });
 }
 
 /** The artifact index of a `tool_result` block: the block read as its own one-block human message. @internal */

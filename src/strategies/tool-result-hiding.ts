@@ -19,6 +19,7 @@ import {
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "./context-size.js";
 import {
   blockArtifacts,
+  callMessage,
   hiddenContent,
   hidingReceipt,
   isHiddenContent,
@@ -189,7 +190,9 @@ export class ToolResultHiding extends CompactionStrategy {
         // With receipts, the original is read once: its artifacts make the receipt and stay in the
         // marker, where a later summary's artifact index merges them.
         const artifacts = this.receipts === undefined ? undefined : extractArtifacts([result]);
-        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
+        // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
+        const markerArtifacts = artifacts && this.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
         const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, this.receipts!);
         const after = cloneMessage(result, {
           content: hiddenContent(this.placeholder, receipt),

@@ -226,8 +226,6 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       if (this.model === undefined) {
         text = noModelSnapshot({ messages: replaced, artifacts });
       } else {
-        const perMessage = removed.map(({ index }) => tokens.perMessage[index]!);
-        const leftOut = leftOutMessages(replaced, perMessage, this.summaryInputTokens, this.artifactLimits);
         const request =
           this.summaryRequest === "shared-prefix"
             ? await sharedPrefixRequest(history, cut, this.sharedPrefixInstruction, {
@@ -236,10 +234,13 @@ export abstract class SummaryStrategy extends CompactionStrategy {
                 tokenCounter: this.tokenCounter,
               })
             : undefined;
+        // The standalone prompt's cuts are worked out only when it is the one sent.
+        const perMessage = request ? [] : removed.map(({ index }) => tokens.perMessage[index]!);
+        const leftOut = request ? undefined : leftOutMessages(replaced, perMessage, this.summaryInputTokens, this.artifactLimits);
         const input: SummaryInput = {
           ...(request ? { sharedPrefixRequest: request } : {}),
           messages: replaced,
-          textOverrides: await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
+          textOverrides: request ? new Map() : await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
           leftOut,
           previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
           artifacts,

@@ -49,7 +49,7 @@ describe("autoCompaction: hiding first", () => {
     expect(hiddenIds(result.messages)).toEqual(["t1", "t2", "t3", "t4", "t5"]);
     expect(messageText(result.messages[3]!).startsWith(DEFAULT_HIDDEN_RESULT_PLACEHOLDER)).toBe(true);
     expect(model.calls).toHaveLength(0);
-    expect(result.trigger).toMatch(/^\d+ tokens >= \d+ tokens \(0\.5 of a \d+-token window\)$/);
+    expect(result.trigger).toMatch(/^conversation: \d+ tokens >= \d+ tokens \(0\.5 of a \d+-token window\)$/);
     expect(validateToolPairing(result.messages)).toEqual([]);
   });
 
@@ -116,7 +116,8 @@ describe("autoCompaction: hiding first", () => {
     expect(tokens).toBeGreaterThan(16_000);
     const result = await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(input);
     expect(result.status).toBe("compacted");
-    expect(result.trigger).toBe(`${tokens} tokens >= 16000 tokens`);
+    const system = await counter.countMessage(input[0]!);
+    expect(result.trigger).toBe(`conversation: ${tokens - system} tokens >= 16000 tokens`);
     expect(result.tokensAfter).toBeLessThanOrEqual(9600);
   });
 
@@ -139,10 +140,49 @@ describe("autoCompaction: hiding first", () => {
     expect(ids(result.messages)).toEqual(["s", undefined, "a7", "t7", "a8", "t8"]);
   });
 
+  it("measures its trigger on the conversation: a large system prompt does not make every call compact", async () => {
+    const model = fakeModel().respond(summaryAnswer()).respond(summaryAnswer()).respond(summaryAnswer());
+    const bigSystem = system("s", "You are a careful agent. ".repeat(3000));
+    const systemTokens = await counter.countMessage(bigSystem);
+    expect(systemTokens).toBeGreaterThan(16_000);
+    const policy = autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4, summaryModel: model });
+    let history: BaseMessage[] = [bigSystem, user("u1", "Fix it")];
+    const statuses: string[] = [];
+    for (let n = 1; n <= 30; n++) {
+      const result = await policy.compact([...history, ...step(n, `output ${n} `.repeat(400))]);
+      statuses.push(result.status);
+      expect(validateToolPairing(result.messages)).toEqual([]);
+      history = result.messages;
+    }
+    // About 1,000 tokens a step: the conversation reaches 16,000 tokens at step 17, and hiding (which
+    // the 18,000-token system prompt does not count against) holds it until step 30.
+    expect(statuses.flatMap((status, index) => (status === "noop" ? [] : [[index + 1, status]]))).toEqual([
+      [17, "compacted"],
+      [30, "compacted"],
+    ]);
+  });
+
+  it("caps a target above the trigger's room when the trigger fired, so the next compaction comes calls later", async () => {
+    const input = loop(8);
+    const tokens = await tokensOf(input);
+    // The trigger fires at the history's size in a window ten times larger; target 0.9 of the window is far above it.
+    const result = await autoCompaction({ tokenCounter: counter, contextWindow: tokens * 10, keepRecent: 4, trigger: { tokens: tokens - 100 }, target: 0.9, hiding: { clearAtLeast: 0 } }).compact(input);
+    expect(result.status).toBe("compacted");
+    expect(result.tokensAfter).toBeLessThanOrEqual(Math.floor(0.6 * tokens));
+  });
+
   it("rejects invalid hiding and cost-model options", async () => {
     const bad = await caught(() => autoCompaction({ contextWindow: 1000, hiding: { keepRecentGroups: -1 } }));
     expect(InvalidOptionError.isInstance(bad)).toBe(true);
     expect((bad as Error).message).toMatch(/^autoCompaction: invalid option `hiding/);
+    const zero = await caught(() => autoCompaction({ contextWindow: 1000, hiding: { keepRecentGroups: 0 } }));
+    expect(InvalidOptionError.isInstance(zero)).toBe(true);
+    const messages = await caught(() => autoCompaction({ contextWindow: 1000, keepRecent: 10, trigger: { messages: 12 } }));
+    expect(InvalidOptionError.isInstance(messages) && [messages.option, messages.message]).toEqual([
+      "trigger",
+      "autoCompaction: invalid option `trigger`: a messages trigger must be over keepRecent + 2 (12): a summary leaves that many messages, so 12 would fire at every call",
+    ]);
+    expect(autoCompaction({ contextWindow: 1000, keepRecent: 10, trigger: { messages: 13 } }).strategyName).toBe("autoCompaction");
     const price = await caught(() => autoCompaction({ contextWindow: 1000, costModel: { prices: "nope" as never } }));
     expect(InvalidOptionError.isInstance(price)).toBe(true);
     expect((price as Error).message).toMatch(/^autoCompaction: invalid option `costModel/);
