@@ -14,6 +14,7 @@ import {
   InvalidOptionError,
   RECEIPT_LINE_MAX,
   extractArtifacts,
+  filesOf,
   compactionMarkerOf,
   createTokenCounter,
   hidingThenSummary,
@@ -217,6 +218,15 @@ describe("toolResultHiding's receipts", () => {
     ]);
     // Without receipts the original is not read again: the marker keeps no artifact index.
     expect(compactionMarkerOf(off.messages[2]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!) });
+  });
+
+  it("keep the call's files in the marker when hideToolInputs empties the call's arguments", async () => {
+    const input = codingHistory(longOutput(traceback));
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter, hideToolInputs: true }).compact(input);
+    expect((result.messages[1] as AIMessage).tool_calls![0]!.args).toEqual({});
+    const artifacts = compactionMarkerOf(result.messages[2]!)?.artifacts;
+    expect(filesOf(artifacts!)).toEqual(["src/a.py", "b/c.py"]);
+    expect(artifacts?.errors).toEqual(["Traceback (most recent call last):", "TypeError: x"]);
   });
 
   it("cut an error line to 200 code units without splitting a surrogate pair", async () => {
