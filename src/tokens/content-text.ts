@@ -24,9 +24,10 @@ export interface ContentVisitor {
    * A block read as a placeholder (`[type]`). `text` is what the provider receives for it (reasoning,
    * a refusal, redacted thinking's data, the JSON of a block of another kind); `undefined` for media
    * (image, audio, video, a PDF or a file by reference) and for a block with no JSON (a cycle),
-   * whose cost is a fixed estimate.
+   * whose cost is a fixed estimate. `reference`: for media and documents given by an http(s) URL, the
+   * URL (never a `data:` URL or inline data).
    */
-  opaque(type: string, text: string | undefined): void;
+  opaque(type: string, text: string | undefined, reference?: string): void;
 }
 
 /** Block types that restate a tool call. Skipped when `tool_calls` lists their id, else counted. */
@@ -112,7 +113,7 @@ function walkBlock(block: Record<string, unknown>, visitor: ContentVisitor, rest
     // A v0 data block may carry plain text (`source_type: "text"`); the rest is media.
     const text = block["source_type"] === "text" ? stringOf(block["text"]) : undefined;
     if (text !== undefined) visitor.text(text);
-    else visitor.opaque(type, undefined);
+    else visitor.opaque(type, undefined, mediaReference(block));
     return;
   }
   if (CALL_TYPES.has(type)) {
@@ -166,7 +167,30 @@ function walkDocument(
   const record = typeof source === "object" && source !== null ? (source as Record<string, unknown>) : {};
   if (record["type"] === "text" && typeof record["data"] === "string") nested(record["data"]);
   else if (record["type"] === "content") nested(record["content"]);
-  else visitor.opaque("document", undefined);
+  else visitor.opaque("document", undefined, mediaReference(block));
+}
+
+/** An http(s) URL, else `undefined` (a `data:` URL is inline data, not a reference). */
+function webUrl(value: unknown): string | undefined {
+  return typeof value === "string" && /^https?:\/\//i.test(value) ? value : undefined;
+}
+
+/**
+ * The URL a media or document block refers to, in the shapes LangChain and the providers use:
+ * `image_url` (a string or `{ url }`), a v0 data block (`source_type: "url"`, `url`), a v1 block
+ * (`url`), OpenAI's `input_image` (`image_url`) and `input_file` (`file_url`), Anthropic's
+ * `source: { type: "url", url }`. Only http(s) URLs: inline data is never copied.
+ */
+function mediaReference(block: Record<string, unknown>): string | undefined {
+  const imageUrl = block["image_url"];
+  const source = block["source"];
+  return (
+    webUrl(imageUrl) ??
+    webUrl(typeof imageUrl === "object" && imageUrl !== null ? (imageUrl as Record<string, unknown>)["url"] : undefined) ??
+    webUrl(block["url"]) ??
+    webUrl(block["file_url"]) ??
+    webUrl(typeof source === "object" && source !== null ? (source as Record<string, unknown>)["url"] : undefined)
+  );
 }
 
 /** What the provider receives of a reasoning-like block (OpenAI's reasoning carries a summary list). */

@@ -1,6 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { fillTemplate, formatHistory } from "../../src/index.js";
+import { extractArtifacts, fillTemplate, formatHistory } from "../../src/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
 describe("formatHistory", () => {
@@ -16,6 +16,13 @@ describe("formatHistory", () => {
   it("replaces images by a placeholder", () => {
     const message = new HumanMessage({ id: "u", content: [{ type: "text", text: "see" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] });
     expect(formatHistory([message])).toBe("[user]\nsee\n[image]");
+  });
+
+  it("keeps an image's http(s) URL in the summary prompt", () => {
+    const message = new HumanMessage({ id: "u", content: [{ type: "text", text: "see" }, { type: "image_url", image_url: { url: "https://example.com/chart.png" } }] });
+    expect(formatHistory([message])).toBe("[user]\nsee\n[image: https://example.com/chart.png]");
+    // ...and in the artifact index every summary carries.
+    expect(extractArtifacts([message]).urls).toEqual(["https://example.com/chart.png"]);
   });
 
   it("leaves out calls that have no result among the messages (pending calls)", () => {

@@ -198,7 +198,34 @@ describe("messageText", () => {
       { type: "image_url", image_url: { url: "https://example.com/a.png" } },
       { type: "thinking", thinking: "hidden" },
     ]);
-    expect(messageText(message)).toBe(`exit 0\n${DOC_TEXT}\nfound it\n[document]\n[image]\n[thinking]`);
+    expect(messageText(message)).toBe(`exit 0\n${DOC_TEXT}\nfound it\n[document]\n[image: https://example.com/a.png]\n[thinking]`);
+  });
+
+  it("keeps the http(s) URL of an image, file or document in every shape, never inline data", () => {
+    const message = human([
+      { type: "image_url", image_url: "https://example.com/1.png" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      { type: "image", source_type: "url", url: "https://example.com/2.png" },
+      { type: "image", url: "http://example.com/3.png" },
+      { type: "image", source_type: "base64", data: "AAAA", mime_type: "image/png" },
+      { type: "input_image", image_url: "https://example.com/4.png" },
+      { type: "input_file", file_url: "https://example.com/report.pdf" },
+      { type: "image", source: { type: "url", url: "https://example.com/5.png" } },
+      { type: "document", source: { type: "url", url: "https://example.com/paper.pdf" } },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } },
+    ]);
+    expect(messageText(message).split("\n")).toEqual([
+      "[image: https://example.com/1.png]",
+      "[image]",
+      "[image: https://example.com/2.png]",
+      "[image: http://example.com/3.png]",
+      "[image]",
+      "[image: https://example.com/4.png]",
+      "[input_file: https://example.com/report.pdf]",
+      "[image: https://example.com/5.png]",
+      "[document: https://example.com/paper.pdf]",
+      "[document]",
+    ]);
   });
 
   it("reads object content and skips null blocks", () => {
