@@ -83,7 +83,7 @@ export {
 } from "./strategies/selective-compact.js";
 export { HardTruncate, hardTruncate, type HardTruncateOptions } from "./strategies/hard-truncate.js";
 export { SlidingWindow, slidingWindow, type SlidingWindowOptions } from "./strategies/sliding-window.js";
-export { fires, tokenLimit, withinTarget, contextWindowOf, type ContextSize, type HistorySize } from "./strategies/context-size.js";
+export { fires, tokenLimit, withinTarget, contextWindowOf, type ContextSize, type HistorySize, type TriggerSize } from "./strategies/context-size.js";
 export { PRICE_PRESETS, priceRatesOf, type PricePreset, type PricePresetId, type PriceRates } from "./cost/prices.js";
 export {
   MAX_COST_HORIZON_STEPS,

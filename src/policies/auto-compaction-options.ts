@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { costModelSchema, type CostModel } from "../cost/cost-model.js";
 import type { CompactionEvent, CompactionLogger } from "../observability.js";
 import { baseOptionsShape } from "../strategies/compaction-strategy.js";
-import { triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import { triggerSchema, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
@@ -54,10 +54,10 @@ export interface AutoCompactionOptions {
   /**
    * Compact when the conversation (the history without its system messages, which are never
    * compacted) reaches any of these sizes, if before `threshold` (LangChain's `{ tokens }`,
-   * `{ fraction }` or `{ messages }` shape). A `messages` size must be over `keepRecent` + 2, what a
+   * `{ fraction }` or `{ messages }` shape). A `messages` size alone must be over `keepRecent` + 2, what a
    * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
    */
-  trigger?: ContextSize | ContextSize[];
+  trigger?: TriggerSize | TriggerSize[];
   /**
    * Compact down to this fraction of the window (hysteresis): hiding that cannot get the history
    * under it is followed by a summary, and when the newest `keepRecent` messages are too large for

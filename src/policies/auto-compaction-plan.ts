@@ -1,5 +1,5 @@
 import { InvalidOptionError } from "../errors.js";
-import { requireContextWindow, tokenLimit, type ContextSize } from "../strategies/context-size.js";
+import { hasTokenSize, requireContextWindow, tokenLimit, type TriggerSize } from "../strategies/context-size.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
@@ -23,7 +23,7 @@ export interface AutoCompactionPlan {
   /** `threshold` of the window, in tokens of the whole history. */
   readonly thresholdTokens: number;
   /** The trigger, measured on the conversation (the history without its system messages). */
-  readonly trigger: ContextSize | ContextSize[];
+  readonly trigger: TriggerSize | TriggerSize[];
   /** The smallest token size of the trigger (`Infinity` for a messages trigger alone). */
   readonly triggerTokens: number;
   /** `target` of the window, in tokens, when given. */
@@ -94,11 +94,11 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   const window = requireContextWindow("autoCompaction", options.contextWindow, summaryModel, "the threshold is a fraction of the context window");
   const threshold = options.threshold ?? 0.8;
   const trigger = options.trigger ?? { tokens: DEFAULT_AUTO_TRIGGER_TOKENS };
-  const sizes = Array.isArray(trigger) ? trigger : [trigger as ContextSize];
+  const sizes = Array.isArray(trigger) ? trigger : [trigger as TriggerSize];
   const keepRecent = options.keepRecent ?? 10;
   for (const size of sizes) {
     // A summary leaves the system prompt, itself and keepRecent messages: a count at or under that fires again at once.
-    if ("messages" in size && size.messages <= keepRecent + 2) {
+    if (size.messages !== undefined && !hasTokenSize(size) && size.messages <= keepRecent + 2) {
       throw new InvalidOptionError("autoCompaction", "trigger", `a messages trigger must be over keepRecent + 2 (${keepRecent + 2}): a summary leaves that many messages, so ${size.messages} would fire at every call`);
     }
   }

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { chainResults } from "./chain-results.js";
@@ -34,7 +34,7 @@ const optionsSchema = z
  */
 export class HidingThenSummary extends CompactionStrategy {
   readonly strategyName = "hidingThenSummary";
-  readonly trigger: ContextSize | ContextSize[];
+  readonly trigger: TriggerSize | TriggerSize[];
   readonly target: ContextSize;
   readonly contextWindow: number | undefined;
   readonly hiding: ToolResultHiding;

@@ -3,12 +3,12 @@ import { CompactionStrategy, baseOptionsShape, type BaseStrategyOptions } from "
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { contextSizeSchema, triggerSchema, type ContextSize } from "../strategies/context-size.js";
+import { contextSizeSchema, triggerSchema, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 
 /** Options every policy that triggers by itself accepts. */
 export interface TriggeredPolicyOptions extends BaseStrategyOptions {
   /** When to compact. @default { fraction: 0.8 } */
-  trigger?: ContextSize | ContextSize[];
+  trigger?: TriggerSize | TriggerSize[];
   /**
    * Once triggered, compact down to this (hysteresis: the next compaction, and the prompt-cache break
    * it causes, comes later). @default 0.6 of the first trigger size, e.g. { fraction: 0.48 }
@@ -42,10 +42,10 @@ export function summaryStep(summary: CompactionStrategy | FullSummaryOptions | u
   return { strategy: new FullSummary({ tokenCounter, ...summary }), model: summary?.model };
 }
 
-/** 0.6 of the first trigger size. */
-export function defaultTarget(trigger: ContextSize | readonly ContextSize[]): ContextSize {
-  const first = (Array.isArray(trigger) ? trigger[0] : trigger) as ContextSize;
-  if ("fraction" in first) return { fraction: first.fraction * 0.6 };
-  if ("tokens" in first) return { tokens: Math.floor(first.tokens * 0.6) };
-  return { messages: Math.max(1, Math.floor(first.messages * 0.6)) };
+/** 0.6 of the first trigger size (of its fraction, else its tokens, else its messages). */
+export function defaultTarget(trigger: TriggerSize | readonly TriggerSize[]): ContextSize {
+  const first = (Array.isArray(trigger) ? trigger[0] : trigger) as TriggerSize;
+  if (first.fraction !== undefined) return { fraction: first.fraction * 0.6 };
+  if (first.tokens !== undefined) return { tokens: Math.floor(first.tokens * 0.6) };
+  return { messages: Math.max(1, Math.floor((first.messages ?? 1) * 0.6)) };
 }

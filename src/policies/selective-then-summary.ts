@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, tokenLimit, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, hasTokenSize, tokenLimit, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { SelectiveCompact, type MessageClassifier, type SelectiveRule } from "../strategies/selective-compact.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
@@ -36,7 +36,7 @@ const optionsSchema = z
  */
 export class SelectiveThenSummary extends CompactionStrategy {
   readonly strategyName = "selectiveThenSummary";
-  readonly trigger: ContextSize | ContextSize[];
+  readonly trigger: TriggerSize | TriggerSize[];
   readonly target: ContextSize;
   readonly contextWindow: number | undefined;
   readonly selective: SelectiveCompact;
@@ -47,10 +47,10 @@ export class SelectiveThenSummary extends CompactionStrategy {
     super(parsed);
     this.trigger = parsed.trigger ?? DEFAULT_POLICY_TRIGGER;
     const triggers = Array.isArray(this.trigger) ? this.trigger : [this.trigger];
-    if (parsed.target === undefined && triggers.every((size) => "messages" in size)) {
+    if (parsed.target === undefined && triggers.every((size) => !hasTokenSize(size))) {
       throw new InvalidOptionError("selectiveThenSummary", "target", "a messages trigger needs an explicit token target ({ tokens } or { fraction }): the selective rules stop at a token count");
     }
-    this.target = parsed.target ?? defaultTarget(triggers.find((size) => !("messages" in size)) ?? triggers[0]!);
+    this.target = parsed.target ?? defaultTarget(triggers.find(hasTokenSize) ?? triggers[0]!);
     if ("messages" in this.target) {
       throw new InvalidOptionError("selectiveThenSummary", "target", "the selective rules stop at a token count: give { tokens } or { fraction }");
     }

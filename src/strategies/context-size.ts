@@ -24,8 +24,36 @@ export const contextSizeSchema = z
     message: "give exactly one of fraction, tokens or messages",
   }) as unknown as z.ZodType<ContextSize>;
 
+/**
+ * One size of a trigger, in LangChain's shape: one or more of a `fraction` of the window, a number of
+ * `tokens`, a number of `messages`. Several in one object must all be reached (AND); a list of sizes
+ * fires when any of them is (OR), e.g. `[{ messages: 30 }, { tokens: 3000, messages: 6 }]`.
+ */
+export interface TriggerSize {
+  readonly fraction?: number;
+  readonly tokens?: number;
+  readonly messages?: number;
+}
+
 /** @internal */
-export const triggerSchema = z.union([contextSizeSchema, z.array(contextSizeSchema).min(1)]);
+export const triggerSizeSchema = z
+  .object({
+    fraction: z.number().gt(0).max(1).optional(),
+    tokens: z.number().int().positive().optional(),
+    messages: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((size) => size.fraction !== undefined || size.tokens !== undefined || size.messages !== undefined, {
+    message: "give at least one of fraction, tokens or messages",
+  }) as unknown as z.ZodType<TriggerSize>;
+
+/** @internal */
+export const triggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema).min(1)]);
+
+/** Whether a trigger size has a token figure (`tokens` or `fraction`), not only a message count. */
+export function hasTokenSize(size: TriggerSize): boolean {
+  return size.tokens !== undefined || size.fraction !== undefined;
+}
 
 /** What a history measures, for a trigger. */
 export interface HistorySize {
@@ -34,31 +62,37 @@ export interface HistorySize {
 }
 
 /** True when the size needs the context window to be known. */
-export function needsContextWindow(sizes: ContextSize | readonly ContextSize[] | undefined): boolean {
+export function needsContextWindow(sizes: TriggerSize | readonly TriggerSize[] | undefined): boolean {
   if (sizes === undefined) return false;
-  return (Array.isArray(sizes) ? sizes : [sizes]).some((size: ContextSize) => "fraction" in size);
-}
-
-function describe(size: ContextSize, window: number | undefined): string {
-  if ("messages" in size) return `${size.messages} messages`;
-  if ("tokens" in size) return `${size.tokens} tokens`;
-  return `${Math.floor(size.fraction * window!)} tokens (${size.fraction} of a ${window}-token window)`;
+  return (Array.isArray(sizes) ? sizes : [sizes]).some((size: TriggerSize) => size.fraction !== undefined);
 }
 
 /**
- * Whether a trigger fires for a history: any of the sizes reached. Returns a description of what
- * fired (for events and logs), or `undefined`.
+ * Whether a trigger fires for a history: any of the sizes reached (every part of a size that has
+ * several). Returns a description of what fired (for events and logs), or `undefined`.
  *
  * @example
  * fires({ fraction: 0.8 }, { tokens: 13_000, messages: 40 }, 16_000); // "13000 tokens >= 12800 tokens (0.8 of a 16000-token window)"
+ * fires([{ messages: 30 }, { tokens: 3000, messages: 6 }], { tokens: 3500, messages: 8 }, undefined); // "8 messages >= 6 messages and 3500 tokens >= 3000 tokens"
  */
-export function fires(trigger: ContextSize | readonly ContextSize[], size: HistorySize, window: number | undefined): string | undefined {
-  for (const each of Array.isArray(trigger) ? trigger : [trigger as ContextSize]) {
-    if ("messages" in each) {
-      if (size.messages >= each.messages) return `${size.messages} messages >= ${describe(each, window)}`;
-    } else if (size.tokens >= tokenLimit(each, window)) {
-      return `${size.tokens} tokens >= ${describe(each, window)}`;
+export function fires(trigger: TriggerSize | readonly TriggerSize[], size: HistorySize, window: number | undefined): string | undefined {
+  for (const each of Array.isArray(trigger) ? trigger : [trigger as TriggerSize]) {
+    const parts: string[] = [];
+    let reached = true;
+    if (each.messages !== undefined) {
+      reached = size.messages >= each.messages;
+      parts.push(`${size.messages} messages >= ${each.messages} messages`);
     }
+    if (reached && each.tokens !== undefined) {
+      reached = size.tokens >= each.tokens;
+      parts.push(`${size.tokens} tokens >= ${each.tokens} tokens`);
+    }
+    if (reached && each.fraction !== undefined) {
+      const limit = Math.floor(each.fraction * window!);
+      reached = size.tokens >= limit;
+      parts.push(`${size.tokens} tokens >= ${limit} tokens (${each.fraction} of a ${window}-token window)`);
+    }
+    if (reached && parts.length > 0) return parts.join(" and ");
   }
   return undefined;
 }
@@ -68,7 +102,7 @@ export function fires(trigger: ContextSize | readonly ContextSize[], size: Histo
  * what fired, `"always (no trigger set)"` without a trigger, or `undefined` when it did not fire.
  */
 export function evaluateTrigger(
-  trigger: ContextSize | readonly ContextSize[] | undefined,
+  trigger: TriggerSize | readonly TriggerSize[] | undefined,
   size: HistorySize,
   window: number | undefined,
   force: boolean | undefined,
@@ -83,11 +117,15 @@ export function underTriggerReason(size: HistorySize): string {
   return `${size.tokens} tokens, ${size.messages} messages: under the trigger`;
 }
 
-/** The token figure of a `fraction` or `tokens` size. A `messages` size has none: `Infinity`. */
-export function tokenLimit(size: ContextSize, window: number | undefined): number {
-  if ("tokens" in size) return size.tokens;
-  if ("fraction" in size) return Math.floor(size.fraction * window!);
-  return Number.POSITIVE_INFINITY;
+/**
+ * The token figure of a size: its `tokens`, or its `fraction` of the window (the larger when it has
+ * both, as both must be reached). A `messages` size alone has none: `Infinity`.
+ */
+export function tokenLimit(size: TriggerSize, window: number | undefined): number {
+  const tokens = size.tokens;
+  const fraction = size.fraction === undefined ? undefined : Math.floor(size.fraction * window!);
+  if (tokens === undefined && fraction === undefined) return Number.POSITIVE_INFINITY;
+  return Math.max(tokens ?? 0, fraction ?? 0);
 }
 
 /** Whether a history is at or under a target. */
@@ -138,7 +176,7 @@ export function contextWindowOf(contextWindow: number | undefined, model: unknow
  */
 export function windowForSizes(
   component: string,
-  sizes: readonly (ContextSize | readonly ContextSize[] | undefined)[],
+  sizes: readonly (TriggerSize | readonly TriggerSize[] | undefined)[],
   contextWindow: number | undefined,
   model: unknown,
   why: string,

@@ -16,7 +16,7 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "./context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "./context-size.js";
 import {
   blockArtifacts,
   callMessage,
@@ -52,7 +52,7 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
    * prefix holds; a firing hides every result older than the kept groups at once.
    * @default { tokens: DEFAULT_HIDING_TRIGGER_TOKENS } (10 000)
    */
-  trigger?: ContextSize | ContextSize[];
+  trigger?: TriggerSize | TriggerSize[];
   /** The model's context window in tokens, for a `fraction` trigger. */
   contextWindow?: number;
   /**
@@ -117,7 +117,7 @@ const optionsSchema = z
 export class ToolResultHiding extends CompactionStrategy {
   readonly strategyName = "toolResultHiding";
   readonly keepRecentGroups: number;
-  readonly trigger: ContextSize | ContextSize[];
+  readonly trigger: TriggerSize | TriggerSize[];
   readonly contextWindow: number | undefined;
   readonly clearAtLeast: number;
   readonly placeholder: string;

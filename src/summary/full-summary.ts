@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
 import { formatHistory } from "./format-history.js";
@@ -25,7 +25,7 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
-  trigger?: ContextSize | ContextSize[];
+  trigger?: TriggerSize | TriggerSize[];
   /**
    * The model's context window in tokens, for a fraction trigger, and the size a shared-prefix
    * summary request (see `summaryRequest`) must fit. @default the model's profile, else LangChain's table for its name
@@ -64,7 +64,7 @@ export class FullSummary extends SummaryStrategy {
   readonly strategyName = "fullSummary";
   readonly keepRecent: number;
   readonly prompt: string;
-  readonly trigger: ContextSize | ContextSize[] | undefined;
+  readonly trigger: TriggerSize | TriggerSize[] | undefined;
   readonly contextWindow: number | undefined;
   readonly targetTokens: number | undefined;
   protected readonly sharedPrefixInstruction = SHARED_PREFIX_SUMMARY_INSTRUCTION;

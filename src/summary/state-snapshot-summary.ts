@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize } from "../strategies/context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
@@ -16,7 +16,7 @@ export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** Share of the conversation (by tokens, system messages aside) kept as it is: the newest part. @default 0.3 */
   preserveFraction?: number;
   /** When to compact, unless run with `force`. @default { fraction: 0.5 } */
-  trigger?: ContextSize | ContextSize[];
+  trigger?: TriggerSize | TriggerSize[];
   /**
    * The model's context window in tokens, for fraction triggers, and the size a shared-prefix summary
    * request (see `summaryRequest`) must fit. @default the model's profile, else LangChain's table for its name
@@ -58,7 +58,7 @@ const optionsSchema = z
 export class StateSnapshotSummary extends SummaryStrategy {
   readonly strategyName = "stateSnapshotSummary";
   readonly preserveFraction: number;
-  readonly trigger: ContextSize | ContextSize[];
+  readonly trigger: TriggerSize | TriggerSize[];
   readonly contextWindow: number | undefined;
   readonly verify: boolean;
   readonly prompt: string;

@@ -1,6 +1,7 @@
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { InvalidOptionError, contextWindowOf, fires, stateSnapshotSummary, tokenLimit, withinTarget } from "../../src/index.js";
+import { InvalidOptionError, contextWindowOf, fires, fullSummary, hidingThenSummary, stateSnapshotSummary, tokenLimit, withinTarget } from "../../src/index.js";
+import { step, system, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 
 describe("fires", () => {
@@ -66,8 +67,28 @@ describe("contextWindowOf", () => {
     expect(stateSnapshotSummary({ trigger: { tokens: 500 } }).contextWindow).toBeUndefined();
   });
 
-  it("rejects a size with two keys", async () => {
-    const error = await caught(() => stateSnapshotSummary({ contextWindow: 1000, trigger: { tokens: 5, messages: 3 } as never }));
-    expect((error as InvalidOptionError).option).toBe("trigger");
+  it("rejects a trigger size with no key, and a target with two", async () => {
+    const empty = await caught(() => stateSnapshotSummary({ contextWindow: 1000, trigger: {} }));
+    expect((empty as InvalidOptionError).option).toBe("trigger");
+    const target = await caught(() => hidingThenSummary({ contextWindow: 1000, target: { tokens: 5, messages: 3 } as never }));
+    expect((target as InvalidOptionError).option).toBe("target");
+  });
+
+  it("reads several keys of one trigger size as AND, a list of sizes as OR (LangChain's shape)", () => {
+    const trigger = [{ messages: 30 }, { tokens: 3000, messages: 6 }];
+    expect(fires(trigger, { tokens: 3500, messages: 8 }, undefined)).toBe("8 messages >= 6 messages and 3500 tokens >= 3000 tokens");
+    expect(fires(trigger, { tokens: 2500, messages: 8 }, undefined)).toBeUndefined();
+    expect(fires(trigger, { tokens: 3500, messages: 5 }, undefined)).toBeUndefined();
+    expect(fires(trigger, { tokens: 10, messages: 30 }, undefined)).toBe("30 messages >= 30 messages");
+    expect(fires({ fraction: 0.5, messages: 4 }, { tokens: 600, messages: 4 }, 1000)).toBe("4 messages >= 4 messages and 600 tokens >= 500 tokens (0.5 of a 1000-token window)");
+    expect([tokenLimit({ tokens: 3000, messages: 6 }, undefined), tokenLimit({ tokens: 300, fraction: 0.5 }, 1000), tokenLimit({ messages: 6 }, undefined)]).toEqual([3000, 500, Number.POSITIVE_INFINITY]);
+  });
+
+  it("compacts with an AND trigger only when every part is reached", async () => {
+    const history = [system("s"), user("u1"), ...Array.from({ length: 4 }, (_, n) => step(n + 1, `output ${n + 1} `.repeat(300))).flat()];
+    const messagesOnly = await fullSummary({ keepRecent: 2, trigger: { messages: 10, tokens: 1_000_000 } }).compact(history);
+    expect(messagesOnly.status).toBe("noop");
+    const both = await fullSummary({ keepRecent: 2, trigger: { messages: 10, tokens: 10 } }).compact(history);
+    expect([both.status, both.trigger]).toEqual(["summarized", `10 messages >= 10 messages and ${both.tokensBefore} tokens >= 10 tokens`]);
   });
 });
