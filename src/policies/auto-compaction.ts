@@ -132,7 +132,7 @@ export class AutoCompaction extends CompactionStrategy {
     if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
       if (options.costModel && context.force !== true && !overThreshold) {
-        const verdict = this.#judge(history, hidden, options.costModel, targets.fireTokens);
+        const verdict = this.#judge(history, hidden, options.costModel, targets.fireTokens, conversation.tokens);
         if (!verdict.repays) return { status: "noop", trigger, reason: `hiding skipped by the cost model: ${verdict.reason}` };
       }
       return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
@@ -173,21 +173,17 @@ export class AutoCompaction extends CompactionStrategy {
   }
 
   /** The cost model's verdict on a hiding: its saving until the next firing against the cache break. */
-  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, nextTriggerTokens: number) {
+  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, nextTriggerTokens: number, conversationTokens: number) {
     const firstChanged = hidden.replaced.reduce((first, entry) => Math.min(first, entry.index), messages.length);
     let keptPrefixTokens = 0;
     for (let position = 0; position < firstChanged; position++) keptPrefixTokens += tokens.perMessage[position]!;
     // Fresh: from the newest assistant message on (the previous call's reply and what followed it).
     let lastAssistant = messages.length;
     let steps = 0;
-    let conversationTokens = 0;
     for (let position = messages.length - 1; position >= 0; position--) {
-      const message = messages[position]!;
-      if (message.type === "ai") {
-        steps++;
-        if (lastAssistant === messages.length) lastAssistant = position;
-      }
-      if (message.type !== "system") conversationTokens += tokens.perMessage[position]!;
+      if (messages[position]!.type !== "ai") continue;
+      steps++;
+      if (lastAssistant === messages.length) lastAssistant = position;
     }
     let freshTokens = 0;
     for (let position = lastAssistant; position < messages.length; position++) freshTokens += tokens.perMessage[position]!;

@@ -12,17 +12,22 @@ import { InvalidOptionError } from "../errors.js";
  */
 export type ContextSize = { readonly fraction: number } | { readonly tokens: number } | { readonly messages: number };
 
-/** @internal */
-export const contextSizeSchema = z
+/** The fields of a size: a target takes exactly one of them, a trigger size one or more. */
+const sizeFields = z
   .object({
     fraction: z.number().gt(0).max(1).optional(),
     tokens: z.number().int().positive().optional(),
     messages: z.number().int().positive().optional(),
   })
-  .strict()
-  .refine((size) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length === 1, {
-    message: "give exactly one of fraction, tokens or messages",
-  }) as unknown as z.ZodType<ContextSize>;
+  .strict();
+
+/** How many of fraction, tokens and messages a size gives. */
+const keysGiven = (size: z.output<typeof sizeFields>) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length;
+
+/** @internal */
+export const contextSizeSchema = sizeFields.refine((size) => keysGiven(size) === 1, {
+  message: "give exactly one of fraction, tokens or messages",
+}) as unknown as z.ZodType<ContextSize>;
 
 /**
  * One size of a trigger, in LangChain's shape: one or more of a `fraction` of the window, a number of
@@ -36,16 +41,9 @@ export interface TriggerSize {
 }
 
 /** @internal */
-export const triggerSizeSchema = z
-  .object({
-    fraction: z.number().gt(0).max(1).optional(),
-    tokens: z.number().int().positive().optional(),
-    messages: z.number().int().positive().optional(),
-  })
-  .strict()
-  .refine((size) => size.fraction !== undefined || size.tokens !== undefined || size.messages !== undefined, {
-    message: "give at least one of fraction, tokens or messages",
-  }) as unknown as z.ZodType<TriggerSize>;
+export const triggerSizeSchema = sizeFields.refine((size) => keysGiven(size) >= 1, {
+  message: "give at least one of fraction, tokens or messages",
+}) as unknown as z.ZodType<TriggerSize>;
 
 /** @internal */
 export const triggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema).min(1)]);
