@@ -65,6 +65,12 @@ export {
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
 export {
+  AssistantTextTrimming,
+  DEFAULT_TRIM_KEEP_CHARS,
+  assistantTextTrimming,
+  type AssistantTextTrimmingOptions,
+} from "./strategies/assistant-text-trimming.js";
+export {
   DEFAULT_RECEIPT_ERRORS,
   DEFAULT_RECEIPT_FILES,
   RECEIPT_LINE_MAX,

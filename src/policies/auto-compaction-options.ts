@@ -14,7 +14,7 @@ export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
  * that comes first: a smaller history costs less at every later call, and beyond this size a
  * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
  */
-export const DEFAULT_AUTO_TRIGGER_TOKENS = 16_000;
+export const DEFAULT_AUTO_TRIGGER_TOKENS = 14_000;
 /**
  * autoCompaction's summary compacts down to this share of the size that fired (unless `target` is
  * given): a small history after a summary makes every later call cheaper and the next compaction
@@ -26,8 +26,8 @@ export const DEFAULT_AUTO_TARGET_SHARE = 0.25;
  * share of the size that fired (unless `target` is given).
  */
 export const DEFAULT_AUTO_HIDING_TARGET_SHARE = 0.6;
-/** Tool-call groups whose results autoCompaction's hiding keeps. */
-export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
+/** Tool-call groups whose results (and assistant text) autoCompaction's hiding keeps. */
+export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 2;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
 export const DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST = 2000;
 
@@ -43,6 +43,12 @@ export interface AutoCompactionHidingOptions {
   excludeTools?: string[];
   /** Content that replaces a hidden result. */
   placeholder?: string;
+  /**
+   * Also shorten the text of the same older groups' assistant messages (their reasoning before a
+   * call; the calls stay), in the same batch: see `assistantTextTrimming`. `true`, or the code units
+   * of each text to keep; `false` leaves assistant messages whole. @default true (80 code units kept)
+   */
+  trimAssistantText?: boolean | { keepChars?: number };
 }
 
 /** The configuration of automatic compaction. */
@@ -55,7 +61,7 @@ export interface AutoCompactionOptions {
    * Compact when the conversation (the history without its system messages, which are never
    * compacted) reaches any of these sizes, if before `threshold` (LangChain's `{ tokens }`,
    * `{ fraction }` or `{ messages }` shape). A `messages` size alone must be over `keepRecent` + 2, what a
-   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
+   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (14 000)
    */
   trigger?: TriggerSize | TriggerSize[];
   /**
@@ -142,6 +148,7 @@ const hidingSchema = z
     receipts: receiptsSchema.optional(),
     excludeTools: z.array(z.string()).optional(),
     placeholder: z.string().min(1).optional(),
+    trimAssistantText: z.union([z.boolean(), z.object({ keepChars: z.number().int().positive().optional() }).strict()]).optional(),
   })
   .strict();
 
