@@ -40,6 +40,8 @@ function isStoredMessage(value: Record<string, unknown>): value is Record<string
 
 function convert(value: unknown): BaseMessage {
   if (isBaseMessage(value)) return value;
+  if (typeof value !== "object" && typeof value !== "string") throw new Error(`expected a message, got ${typeof value}`);
+  if (value === null) throw new Error("expected a message, got null");
   if (isRecord(value)) {
     if (isStoredMessage(value)) return mapStoredMessagesToChatMessages([value])[0]!;
     const { type, ...data } = value;
