@@ -66,11 +66,16 @@ function toItem(item: SdkStoreItem): SearchItem {
 export class SdkStore extends BaseStore {
   readonly #client: SdkStoreClient;
 
+  /** @param client an SDK `client.store`; see {@link sdkStore}, which also takes the `Client`. */
   constructor(client: SdkStoreClient) {
     super();
     this.#client = client;
   }
 
+  /**
+   * Run `operations` one after the other, each as one request to the server (`putItem` with
+   * `value: null` deletes); results in the order of the operations, as `BaseStore.batch` specifies.
+   */
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const results: unknown[] = [];
     for (const operation of operations) results.push(await this.#run(operation));
