@@ -12,6 +12,7 @@ export {
 } from "./types.js";
 
 export { cloneMessage } from "./messages/clone-message.js";
+export { fromPlainMessages, type MessageInput, type PlainMessage } from "./messages/from-plain.js";
 export {
   assistantCalls,
   hasSendableContent,
