@@ -62,8 +62,11 @@ export {
   DEFAULT_HIDING_TRIGGER_TOKENS,
   ToolResultHiding,
   toolResultHiding,
+  type ClearAtLeastMode,
+  type KeepRecentResults,
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
+export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isLangChainCleared } from "./strategies/hiding-pass.js";
 export {
   DEFAULT_RECEIPT_ERRORS,
   DEFAULT_RECEIPT_FILES,
