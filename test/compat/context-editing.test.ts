@@ -192,6 +192,8 @@ describe("LangChain's contextEditingMiddleware suite, on langchain-compaction/mi
         new ToolMessage({ content: "", tool_call_id: "call_1" }),
       ]);
       expect(cleared(messages)).toEqual([]);
+      // Deliberate difference: a message with nothing to send is repaired (providers reject it).
+      expect(messages.map((message) => message.content)).toEqual(["(empty message)", "", "", "Response"]);
     });
   });
 
