@@ -14,9 +14,10 @@ function sameMessages(left: readonly BaseMessage[], right: readonly BaseMessage[
   return left.length === right.length && left.every((message, position) => message === right[position]);
 }
 
-/** The name of an edit, for errors: its class name. */
+/** The name of an edit, for errors: its class name (`ContextEdit` for a plain object). */
 function editName(edit: ContextEdit): string {
-  return (edit as { constructor?: { name?: string } }).constructor?.name || "ContextEdit";
+  const name = (edit as { constructor?: { name?: string } }).constructor?.name;
+  return name && name !== "Object" ? name : "ContextEdit";
 }
 
 /**
