@@ -63,8 +63,11 @@ export {
   DEFAULT_HIDING_TRIGGER_TOKENS,
   ToolResultHiding,
   toolResultHiding,
+  type ClearAtLeastMode,
+  type KeepRecentResults,
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
+export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isLangChainCleared } from "./strategies/hiding-pass.js";
 export {
   AssistantTextTrimming,
   DEFAULT_TRIM_KEEP_CHARS,

@@ -1,3 +1,14 @@
 // LangChain `createAgent` integration, published as `langchain-compaction/middleware` because it
 // imports `langchain`, an optional peer dependency. The package root never imports this file.
 export { compactionMiddleware, type CompactionMiddlewareOptions } from "./compaction-middleware.js";
+export { contextEditingMiddleware, type ContextEditingMiddlewareConfig } from "./context-editing-middleware.js";
+export {
+  ClearToolUsesEdit,
+  DEFAULT_CLEARED_PLACEHOLDER,
+  DEFAULT_CLEAR_KEEP,
+  DEFAULT_CLEAR_TRIGGER_TOKENS,
+  type ClearToolUsesEditConfig,
+  type ClearToolUsesRun,
+  type ContextEdit,
+} from "./clear-tool-uses-edit.js";
+export type { LangChainTokenCounter } from "./langchain-token-counter.js";
