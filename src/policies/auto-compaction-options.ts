@@ -8,7 +8,7 @@ import type { SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
-export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
+export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
  * autoCompaction compacts when the history reaches this many tokens, or `threshold` of the window if
  * that comes first: a smaller history costs less at every later call, and beyond this size a
@@ -106,7 +106,7 @@ export interface AutoCompactionOptions {
    * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
    * covers every replaced message. `Infinity` sends the whole part. Not used by a `"shared-prefix"`
    * summary request, which sends the history as it is.
-   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (8000)
+   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (4000, as LangChain's `trimTokensToSummarize`)
    * @example
    * autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini", summaryInputTokens: Infinity });
    */
