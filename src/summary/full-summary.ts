@@ -5,6 +5,7 @@ import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
+import { historyValues, summaryPromptSchema } from "./prompt-placeholders.js";
 import { formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT, SHARED_PREFIX_SUMMARY_INSTRUCTION } from "./prompts.js";
 import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
@@ -18,10 +19,13 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    */
   keepRecent?: number;
   /**
-   * The prompt of the standalone request (see `summaryRequest`), with a `{history}` placeholder,
-   * best placed directly inside a tag pair
+   * The prompt of the standalone request (see `summaryRequest`), with a `{history}` placeholder (or
+   * `{messages}`, LangChain's name for it; both are filled with the conversation), best placed inside
+   * a tag pair
    * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
-   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT
+   * in it can close that tag or the package's own data tags. A prompt with neither placeholder is
+   * rejected (`InvalidOptionError`): the model would never see the conversation.
+   * @default DEFAULT_SUMMARY_PROMPT
    */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
@@ -43,7 +47,7 @@ const optionsSchema = z
   .object({
     ...summaryOptionsShape,
     keepRecent: z.number().int().nonnegative().optional(),
-    prompt: z.string().min(1).optional(),
+    prompt: summaryPromptSchema.optional(),
     trigger: triggerSchema.optional(),
     contextWindow: z.number().int().positive().optional(),
     targetTokens: z.number().int().positive().optional(),
@@ -127,7 +131,7 @@ export class FullSummary extends SummaryStrategy {
     // Fenced: no text in the history can close the prompt's data block.
     const request =
       input.sharedPrefixRequest ??
-      fillPrompt(this.prompt, { history: formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true }) });
+      fillPrompt(this.prompt, historyValues(formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true })));
     const summary = extractBlock(await this.ask(model, request, context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;
