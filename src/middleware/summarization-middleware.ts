@@ -46,6 +46,14 @@ function currentConfig(): RunnableConfig | undefined {
   }
 }
 
+/** LangChain's error for a fraction size whose window no model tells. */
+const windowUnknown = () =>
+  new InvalidOptionError(
+    COMPONENT,
+    "contextWindow",
+    "Model profile information is required to use fractional token limits: pass contextWindow, a summary or agent model whose profile states maxInputTokens, or absolute token counts",
+  );
+
 /** A trigger's token figures rounded up (token counts are whole: reaching 1000.5 is reaching 1001). */
 function wholeTokens(trigger: TriggerSize | TriggerSize[] | undefined): TriggerSize | TriggerSize[] | undefined {
   if (trigger === undefined) return undefined;
@@ -74,7 +82,10 @@ const usesFraction = (trigger: TriggerSize | TriggerSize[] | undefined, keep: Ke
  * the `compactionLog` channel; carries this package's compaction marker and artifact index in the
  * summary message; caps the summary at `summaryMaxTokens` (1000). A `fraction` reads the window from
  * `contextWindow`, else from the summary model as LangChain does, else from the agent model's profile
- * once the agent has called it; when none is known the run throws, as in LangChain.
+ * (`profile.maxInputTokens`, else its name in LangChain's table); when none is known the run throws,
+ * as in LangChain. The agent model is seen at its calls: before the first one of a middleware
+ * instance, a window only it can tell is read at that call, and a summary due then applies to that
+ * call's request, the state being compacted from the next call on.
  *
  * Imported from `langchain-compaction/middleware`.
  *
@@ -123,6 +134,8 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
       : modelName;
   // The agent's own model, seen at its calls: the window of last resort for fraction sizes.
   let agentModel: unknown;
+  // The settings of a run whose window only the agent model can tell, before the agent's first call.
+  let deferred: RunSettings | undefined;
   // The strategy of runs without overrides, rebuilt only when the window changes.
   let cached: { window: number | undefined; strategy: LangChainSummary } | undefined;
 
@@ -173,13 +186,12 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
       let window: number | undefined;
       if (usesFraction(settings.trigger, settings.keep)) {
         window = middlewareWindow(parsed.contextWindow, typeof modelName === "string" ? await resolveModel() : modelName, agentModel);
-        if (window === undefined) {
-          throw new InvalidOptionError(
-            COMPONENT,
-            "contextWindow",
-            "Model profile information is required to use fractional token limits: pass contextWindow, a summary model whose profile states maxInputTokens, or absolute token counts",
-          );
+        if (window === undefined && agentModel === undefined) {
+          // The agent's model is known at its first call: wrapModelCall compacts that call's request.
+          deferred = settings;
+          return undefined;
         }
+        if (window === undefined) throw windowUnknown();
       }
       let strategy: LangChainSummary;
       if (overridden) strategy = strategyFor(settings, window);
@@ -200,9 +212,22 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
       });
       return Object.keys(update).length === 0 ? undefined : update;
     },
-    wrapModelCall: (request, handler) => {
+    wrapModelCall: async (request, handler) => {
       agentModel = request.model;
-      return handler(request);
+      const settings = deferred;
+      deferred = undefined;
+      if (settings === undefined) return handler(request);
+      const window = middlewareWindow(parsed.contextWindow, typeof modelName === "string" ? await resolveModel() : modelName, agentModel);
+      if (window === undefined) throw windowUnknown();
+      // This call only: the state is compacted by beforeModel from the next call on.
+      let messages = request.messages;
+      try {
+        const result = await strategyFor(settings, window).compact(request.messages, { ...(currentConfig() ? { config: currentConfig()! } : {}) });
+        if (result.status === "summarized") messages = result.messages;
+      } catch (error) {
+        if (request.runtime?.signal?.aborted) throw error;
+      }
+      return handler(messages === request.messages ? request : { ...request, messages });
     },
   });
 }

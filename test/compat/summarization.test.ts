@@ -61,7 +61,7 @@ const sixPlusFinal = () => [
 describe("summarizationMiddleware (LangChain's suite, ported)", () => {
   it("should tag the summarization model invocation with lc_source metadata", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const middleware = summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } });
+    const middleware = summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } });
     await invokeHook(middleware, longConversation(), { context: {} });
     expect(summarizationModel.invoke).toHaveBeenCalledTimes(1);
     expect(summarizationModel.invoke.mock.calls[0]![1]).toMatchObject({ metadata: { lc_source: "summarization" } });
@@ -69,7 +69,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should merge lc_source metadata with parent runnable config from runtime", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const middleware = summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } });
+    const middleware = summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } });
     await invokeHook(middleware, longConversation(), { context: {}, metadata: { test_parent: "metadata" }, tags: ["test_parent_tag"] });
     expect(summarizationModel.invoke).toHaveBeenCalledTimes(1);
     const config = summarizationModel.invoke.mock.calls[0]![1] as { metadata: object; tags: string[] };
@@ -79,7 +79,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should trigger summarization when token count exceeds threshold", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
     const input = longConversation();
     const result = await agent.invoke({ messages: input });
     expect(summarizationModel.invoke).toHaveBeenCalledTimes(1);
@@ -96,7 +96,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, maxTokensBeforeSummary: 50, messagesToKeep: 2 })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, maxTokensBeforeSummary: 50, messagesToKeep: 2 })],
     });
     const input = longConversation();
     const result = await agent.invoke({ messages: input });
@@ -112,7 +112,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should not trigger summarization when below token threshold", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 5000 }, keep: { messages: 10 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 5000 }, keep: { messages: 10 } })] });
     const result = await agent.invoke({ messages: [new HumanMessage("Hello"), new AIMessage("Hi there!"), new HumanMessage("How are you?")] });
     expect(summarizationModel.invoke).not.toHaveBeenCalled();
     expect(contents(result.messages)).toEqual(["Hello", "Hi there!", "How are you?", FIRST_ANSWER]);
@@ -122,7 +122,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: [{ messages: 3 }, { tokens: 3000, messages: 6 }], keep: { messages: 2 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: [{ messages: 3 }, { tokens: 3000, messages: 6 }], keep: { messages: 2 } })],
     });
     const input = [new HumanMessage("Message 1"), new AIMessage("Response 1"), new HumanMessage("Message 2"), new AIMessage("Response 2"), new HumanMessage("Message 3")];
     const result = await agent.invoke({ messages: input });
@@ -131,12 +131,12 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     // Difference: the 60-token summary of three 3-token messages would grow the history, so the
     // history is left as it was and the log says why; LangChain replaces it with the summary anyway.
     expect(contents(result.messages)).toEqual([...contents(input), FIRST_ANSWER]);
-    expect(result.compactionLog.map((record: { status: string; reason: string }) => [record.status, record.reason.split(":")[0]])).toEqual([["failed", "inflated"]]);
+    expect(result.compactionLog.map((record) => [record.status, record.reason?.split(":")[0]])).toEqual([["failed", "inflated"]]);
     // With a summary that does shrink it, the same trigger summarizes as LangChain does.
     const shortSummary = { invoke: vi.fn(async () => ({ content: "Greetings." })) };
     const second = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: shortSummary, trigger: [{ messages: 3 }, { tokens: 3000, messages: 6 }], keep: { messages: 2 } })],
+      middleware: [summarizationMiddleware({ model: shortSummary as never, trigger: [{ messages: 3 }, { tokens: 3000, messages: 6 }], keep: { messages: 2 } })],
     });
     const longer = [new HumanMessage(`Message 1 ${"x".repeat(100)}`), ...input.slice(1)];
     const summarized = await second.invoke({ messages: longer });
@@ -150,7 +150,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const toolCallMessage = new AIMessage({ content: "Let me check the weather.", tool_calls: [{ id: "call_123", name: "get_weather", args: { location: "Paris" } }] });
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("Based on the weather, I recommend taking an umbrella.")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, maxTokensBeforeSummary: 400, messagesToKeep: 4 })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, maxTokensBeforeSummary: 400, messagesToKeep: 4 })],
     });
     vi.spyOn(console, "warn").mockImplementationOnce(() => {}).mockImplementationOnce(() => {});
     const input = [
@@ -172,7 +172,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("Response")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { tokens: 50 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { tokens: 50 } })],
     });
     const input = [1, 2, 3].flatMap((n) => [new HumanMessage(`Message ${n}: ${"x".repeat(100)}`), new AIMessage(`Response ${n}: ${"x".repeat(100)}`)]);
     const result = await agent.invoke({ messages: [...input, new HumanMessage("Final question")] });
@@ -191,7 +191,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     summarizationModel.profile = { maxInputTokens: 8192 };
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("Response")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { fraction: 0.1 }, keep: { fraction: 0.05 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { fraction: 0.1 }, keep: { fraction: 0.05 } })],
     });
     const input = Array.from({ length: 10 }, (_, i) => [new HumanMessage(`Message ${i}: ${"x".repeat(200)}`), new AIMessage(`Response ${i}: ${"x".repeat(200)}`)]).flat();
     const result = await agent.invoke({ messages: input });
@@ -207,7 +207,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     summarizationModel.model = "claude-sonnet-4-20250514";
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { fraction: 0.5 }, keep: { fraction: 0.05 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { fraction: 0.5 }, keep: { fraction: 0.05 } })],
     });
     const input = Array.from({ length: 100 }, (_, i) => [new HumanMessage(`Message ${i}: ${"x".repeat(200)}`), new AIMessage(`Response ${i}: ${"x".repeat(200)}`)]).flat();
     const result = await agent.invoke({ messages: input });
@@ -221,10 +221,11 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
   it("should throw error when fraction-based config used without model profile", async () => {
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: createMockSummarizationModel(), trigger: { fraction: 0.5 }, keep: { messages: 10 } })],
+      middleware: [summarizationMiddleware({ model: createMockSummarizationModel() as never, trigger: { fraction: 0.5 }, keep: { messages: 10 } })],
     });
     const error = await caught(() => agent.invoke({ messages: [new HumanMessage("Test message")] }));
-    expect(error).toBeInstanceOf(InvalidOptionError);
+    // createAgent wraps what a wrapModelCall hook throws in its MiddlewareError, the cause kept.
+    expect((error as Error).cause).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toContain("Model profile information is required");
   });
 
@@ -232,7 +233,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 3 }, trimTokensToSummarize: 100 })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 3 }, trimTokensToSummarize: 100 })],
     });
     const input = sixPlusFinal();
     const result = await agent.invoke({ messages: input });
@@ -249,7 +250,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should handle trimTokensToSummarize set to undefined (no trimming)", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
     const input = sixPlusFinal();
     const result = await agent.invoke({ messages: input });
     expect(summarizationModel.invoke).toHaveBeenCalledTimes(1);
@@ -273,7 +274,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     });
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 }, tokenCounter: customTokenCounter })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 }, tokenCounter: customTokenCounter })],
     });
     const input = [
       new HumanMessage(
@@ -294,14 +295,14 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
   it("should handle empty conversation gracefully", async () => {
     vi.spyOn(console, "warn").mockImplementationOnce(() => {}).mockImplementationOnce(() => {});
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, maxTokensBeforeSummary: 100, messagesToKeep: 5 })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, maxTokensBeforeSummary: 100, messagesToKeep: 5 })] });
     const result = await agent.invoke({ messages: [] });
     expect(contents(result.messages)).toEqual([FIRST_ANSWER]);
     expect(summarizationModel.invoke).not.toHaveBeenCalled();
   });
 
   it("should validate context size schema correctly", () => {
-    const model = createMockSummarizationModel();
+    const model = createMockSummarizationModel() as never;
     expect(() => summarizationMiddleware({ model, trigger: { tokens: 1000 }, keep: { messages: 10 } })).not.toThrow();
     expect(() => summarizationMiddleware({ model, trigger: { fraction: 0.8 }, keep: { tokens: 5000 } })).not.toThrow();
     expect(() => summarizationMiddleware({ model, trigger: { fraction: 1.5 }, keep: { messages: 10 } })).toThrow(InvalidOptionError);
@@ -312,7 +313,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should handle trigger set to undefined (disabled)", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, keep: { messages: 10 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, keep: { messages: 10 } })] });
     const input = [new HumanMessage(`Message 1: ${"x".repeat(500)}`), new AIMessage(`Response 1: ${"x".repeat(500)}`), new HumanMessage(`Message 2: ${"x".repeat(500)}`)];
     const result = await agent.invoke({ messages: input });
     expect(summarizationModel.invoke).not.toHaveBeenCalled();
@@ -321,7 +322,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should not start preserved messages with AI message containing tool calls", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 100 }, keep: { messages: 4 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 100 }, keep: { messages: 4 } })] });
     const input = [
       new HumanMessage(`First message with some content to take up tokens. ${"x".repeat(400)}`),
       new AIMessage(`First response. ${"x".repeat(400)}`),
@@ -342,7 +343,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
 
   it("should use default summaryPrefix when not provided", async () => {
     const summarizationModel = createMockSummarizationModel();
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } })] });
     const result = await agent.invoke({ messages: sixPlusFinal().slice(2) });
     expect(result.messages[0]!.content).toBe(`Here is a summary of the conversation to date:\n\n${RICH_SUMMARY}`);
     expect(result.messages[0]!.additional_kwargs).toStrictEqual({ lc_source: "summarization" });
@@ -353,7 +354,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const customPrefix = "Custom summary prefix for testing:";
     const agent = createAgent({
       model: createMockMainModel(),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 }, summaryPrefix: customPrefix })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 }, summaryPrefix: customPrefix })],
     });
     const result = await agent.invoke({ messages: sixPlusFinal().slice(2) });
     expect(result.messages[0]!.content).toBe(`${customPrefix}\n\n${RICH_SUMMARY}`);
@@ -397,7 +398,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("Final response")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 100 }, keep: { tokens: 150 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 100 }, keep: { tokens: 150 } })],
     });
     const input = [
       new HumanMessage("x".repeat(300)),
@@ -417,7 +418,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("Final response")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 2 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 2 } })],
     });
     const input = [
       new HumanMessage("x".repeat(200)),
@@ -431,7 +432,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     // history, so only the repair is written (and logged, with what it dropped).
     expect(contents(result.messages)).toEqual(["x".repeat(200), "No tool calls here", "y".repeat(200), "Final question", "Final response"]);
     expect(
-      result.compactionLog.map((record: { status: string; repair?: { problems: { kind: string }[] } }) => [record.status, record.repair?.problems.map(({ kind }) => kind)]),
+      result.compactionLog.map((record) => [record.status, record.repair?.problems.map(({ kind }) => kind)]),
     ).toEqual([["repaired", ["orphan-result"]]]);
   });
 
@@ -439,7 +440,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
     const summarizationModel = createMockSummarizationModel();
     const agent = createAgent({
       model: fakeModel().respond(new AIMessage("All files read and summarized")),
-      middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 100 }, keep: { messages: 5 } })],
+      middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 100 }, keep: { messages: 5 } })],
     });
     const toolCalls = Array.from({ length: 10 }, (_, i) => ({ id: `call_${i}`, name: "read_file", args: { file: `file${i}.txt` } }));
     const input = [
@@ -463,7 +464,7 @@ describe("summarizationMiddleware (LangChain's suite, ported)", () => {
       getName: () => "mock-summarizer",
       profile: {},
     };
-    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel, trigger: { tokens: 50 }, keep: { messages: 1 } })] });
+    const agent = createAgent({ model: createMockMainModel(), middleware: [summarizationMiddleware({ model: summarizationModel as never, trigger: { tokens: 50 }, keep: { messages: 1 } })] });
     await agent.invoke({
       messages: [
         new HumanMessage("What is the weather in NYC?"),
