@@ -12,3 +12,12 @@ export {
   type ContextEdit,
 } from "./clear-tool-uses-edit.js";
 export type { LangChainTokenCounter } from "./langchain-token-counter.js";
+export { summarizationMiddleware } from "./summarization-middleware.js";
+export {
+  LANGCHAIN_DEFAULT_KEEP,
+  LANGCHAIN_SUMMARY_PREFIX,
+  LANGCHAIN_SUMMARY_PROMPT,
+  LANGCHAIN_TRIM_TOKENS_TO_SUMMARIZE,
+  type SummarizationMiddlewareOptions,
+  type SummarizationRunContext,
+} from "./summarization-options.js";

@@ -5,7 +5,7 @@ import { baseOptionsShape } from "../strategies/compaction-strategy.js";
 import { triggerSchema, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import type { SummaryModel } from "../summary/summary-model.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
@@ -134,7 +134,8 @@ export interface AutoCompactionOptions {
    * truncate to fit it: system messages and the newest `keepRecent` messages. @default the context window
    */
   hardLimit?: number;
-  tokenCounter?: TokenCounter;
+  /** A `TokenCounter`, or a plain function `(messages) => number` (see `tokenCounterFromFunction`). @default the shared exact counter */
+  tokenCounter?: TokenCounter | TokenCounterFunction;
   /** Receives one event per run. */
   onEvent?: (event: CompactionEvent) => void;
   logger?: CompactionLogger;
