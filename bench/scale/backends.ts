@@ -22,14 +22,18 @@ export interface Persistence {
 export type BackendSpec = { kind: "postgres"; url: string; schema: string } | { kind: "sqlite"; path: string };
 
 /**
- * A connection error on an idle pooled client (the server restarted, a failover) is emitted as an
- * `error` event on the pool; without a listener it is an uncaught exception that kills the process.
- * The pool drops the broken client and the next query opens a new connection, so logging is enough.
+ * When the server cuts a connection (a restart, a failover), node-postgres emits an `error` event:
+ * on the pool for an idle client, on the client itself for one checked out between two queries
+ * (PostgresSaver holds one across a transaction). Without a listener either is an uncaught exception
+ * that kills the process. The query in flight still fails (the step fails, and is retried from its
+ * checkpoint); the pool drops the broken client and the next query opens a new connection.
  */
 function survivePoolErrors(pool: pg.Pool, what: string): void {
-  pool.on("error", (error) => {
-    if (process.env["SCALE_DEBUG"]) console.error(`[${what}] idle client error: ${error.message}`);
-  });
+  const report = (error: Error) => {
+    if (process.env["SCALE_DEBUG"]) console.error(`[${what}] connection error: ${error.message}`);
+  };
+  pool.on("error", report);
+  pool.on("connect", (client) => client.on("error", report));
 }
 
 /**

@@ -37,8 +37,11 @@ export interface RunWorkersOptions {
   readonly concurrency?: number;
   /** Faults for the first worker process only (replacements run clean). */
   readonly faults?: WorkerFaults;
-  /** Called when a worker reports it stopped at an injected fault (e.g. to kill it). */
-  readonly onBlocked?: (worker: WorkerHandle, message: Extract<FromWorker, { type: "blocked" }>) => void;
+  /**
+   * Called when a worker reports it stopped at an injected fault; the worker stays stopped there
+   * until the callback kills it (a rejected promise fails the run).
+   */
+  readonly onBlocked?: (worker: WorkerHandle, message: Extract<FromWorker, { type: "blocked" }>) => void | Promise<void>;
   /** Failed units of one thread before the run gives up on it. @default 5 */
   readonly maxFailures?: number;
 }
@@ -112,7 +115,9 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
           if (started === 0) started = performance.now();
           dispatch(handle);
         } else if (message.type === "fatal") fail(new Error(`worker ${handle.index}: ${message.error}`));
-        else if (message.type === "blocked") options.onBlocked?.(handle, message);
+        else if (message.type === "blocked") {
+          Promise.resolve(options.onBlocked?.(handle, message)).catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
+        }
         else if (message.type === "done") {
           handle.inFlight.delete(message.threadId);
           merged.compactionMs.push(...message.metrics.compactionMs);

@@ -9,7 +9,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
-import { autoCompaction, createCompactionNode, validateToolPairing, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type TokenCounter } from "../../src/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -36,6 +36,8 @@ export interface ScaleGraphOptions {
   /** Shared token counter (its per-message cache is per process). */
   readonly tokenCounter: TokenCounter;
   readonly hooks?: ScaleGraphHooks;
+  /** Options of the compaction node. @default its defaults */
+  readonly compactionOptions?: CompactionNodeOptions;
 }
 
 function threadOf(config: LangGraphRunnableConfig | undefined): string {
@@ -66,7 +68,7 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   if (options.window === undefined) {
     return graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile);
   }
-  const node = createCompactionNode(autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter }));
+  const node = createCompactionNode(autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter }), options.compactionOptions);
   const timedNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const started = performance.now();
     const update = await node(state, config);

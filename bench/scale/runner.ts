@@ -4,7 +4,7 @@
  * pairing at every call). Used by the worker processes, the SQLite run and the fault tests.
  */
 import type { BaseStore } from "@langchain/langgraph";
-import { createTokenCounter, type TokenCounter } from "../../src/index.js";
+import { createTokenCounter, type CompactionNodeOptions, type TokenCounter } from "../../src/index.js";
 import { ReplaySession } from "../../examples/replay/index.js";
 import type { TraceSession } from "../../examples/traces.js";
 import { buildScaleGraph, type ScaleGraph, type ScaleGraphHooks, type ScaleStateValues } from "./graph.js";
@@ -38,6 +38,8 @@ export interface ThreadRunnerOptions {
   readonly store?: BaseStore | undefined;
   /** More hooks, called after the runner's own. */
   readonly hooks?: ScaleGraphHooks;
+  /** Options of the compaction node. @default its defaults */
+  readonly compactionOptions?: CompactionNodeOptions;
 }
 
 const emptyMetrics = (): RunnerMetrics => ({ compactionMs: [], compactingMs: [], modelCalls: 0, pairingFailures: [] });
@@ -72,6 +74,7 @@ export class ThreadRunner {
         store: this.store,
         window: this.#options.window,
         tokenCounter: this.#tokenCounter,
+        ...(this.#options.compactionOptions ? { compactionOptions: this.#options.compactionOptions } : {}),
         hooks: {
           onCompactionNode: (ms, threadId, compacted) => {
             this.#metrics.compactionMs.push(ms);
@@ -100,6 +103,26 @@ export class ThreadRunner {
   /** Run units on a thread until its session is over. */
   async runThread(threadId: string, session: number): Promise<void> {
     while ((await this.runUnit(threadId, session)).kind !== "over");
+  }
+
+  /**
+   * Run a thread to the end of its session, going on from its last checkpoint after a unit fails
+   * (a lost connection, a failed step), as a deployment retries a run: up to `maxFailures` failures,
+   * `delayMs` apart. Returns the errors met, in order.
+   *
+   * @throws {Error} the last error, after `maxFailures` failures.
+   */
+  async runThreadResuming(threadId: string, session: number, options: { maxFailures?: number; delayMs?: number } = {}): Promise<string[]> {
+    const errors: string[] = [];
+    for (;;) {
+      try {
+        if ((await this.runUnit(threadId, session)).kind === "over") return errors;
+      } catch (error) {
+        errors.push(error instanceof Error ? error.message : String(error));
+        if (errors.length >= (options.maxFailures ?? 20)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 200));
+      }
+    }
   }
 
   /** The thread's checkpointed state. */

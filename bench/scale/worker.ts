@@ -46,7 +46,7 @@ function faultyRunner(init: WorkerInit, persistence: Persistence): ThreadRunner 
         const log: readonly CompactionRecord[] = (values as Partial<ScaleStateValues>).compactionLog ?? [];
         const known = seen.get(call.threadId) ?? new Set<string>();
         seen.set(call.threadId, known);
-        const fresh = log.filter((record) => record.status === "compacted" && !known.has(record.id));
+        const fresh = log.filter((record) => record.status !== "failed" && record.status !== "noop" && record.status !== "repaired" && !known.has(record.id));
         for (const record of log) known.add(record.id);
         if (fresh.length === 0) return;
         blocked = true;
