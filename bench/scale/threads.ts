@@ -56,8 +56,12 @@ export function nextAction(replay: ReplaySession, positions: ReadonlyMap<string,
  * Run one unit of work on a thread: read its checkpoint, then resume it or start its next turn (one
  * `invoke`, which runs model calls until the turn ends). Returns what was done (`over`: nothing left).
  */
+/**
+ * LangGraph's `durability` for every invocation: `SCALE_DURABILITY` (`async`, `sync` or `exit`), else
+ * LangGraph's default `async`.
+ */
 export async function runUnit(graph: ScaleGraph, replay: ReplaySession, positions: ReadonlyMap<string, number>, threadId: string): Promise<NextAction> {
-  const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000 };
+  const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000, durability: (process.env["SCALE_DURABILITY"] ?? "async") as "async" | "sync" | "exit" };
   const state = await graph.getState(config);
   const action = nextAction(replay, positions, { values: state.values as Partial<ScaleStateValues>, next: state.next });
   if (action.kind === "resume") await graph.invoke(null, config);
