@@ -4,6 +4,8 @@
 #   eval "$(bash scripts/start-postgres.sh)"     # start it (or reuse a running one) and export the URL
 #   npm test                                     # now also runs the PostgreSQL suite
 #   bash scripts/start-postgres.sh --stop        # stop it and delete its data
+#   bash scripts/start-postgres.sh --restart     # restart the running server (fast shutdown: open
+#                                                # connections are cut), keeping its data
 #
 # It installs Debian's `postgresql` package when no PostgreSQL server binaries are on the machine
 # (needs root and apt), creates a cluster in a temporary directory owned by the `postgres` user (the
@@ -60,6 +62,24 @@ stop_server() {
 
 if [[ "${1:-}" == "--stop" ]]; then
   stop_server
+  exit 0
+fi
+
+if [[ "${1:-}" == "--restart" ]]; then
+  # What a deployment sees when its database fails over or is restarted: every open connection is
+  # terminated, the server comes back with the same data. The fault tests use it mid-run.
+  bin="$(server_bin)"
+  if [[ -z "$bin" || ! -f "$data/postmaster.pid" ]]; then
+    log "no server running in $data to restart"
+    exit 1
+  fi
+  log "restarting the server in $data"
+  as_owner "$bin/pg_ctl" -D "$data" -m fast -w -t 60 restart > /dev/null || {
+    cat "$dir/server.log" >&2
+    exit 1
+  }
+  log "ready again: $url"
+  echo "export LANGCHAIN_COMPACTION_POSTGRES_URL=$url"
   exit 0
 fi
 

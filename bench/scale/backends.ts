@@ -1,0 +1,148 @@
+/**
+ * Where the scale run keeps its threads: PostgreSQL (PostgresSaver + PostgresStore, one schema per
+ * run, shared by every worker process) or SQLite (SqliteSaver on a file, one process), and how many
+ * bytes a run left in each.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import pg from "pg";
+
+/** A checkpointer (and store) opened by one process. */
+export interface Persistence {
+  readonly checkpointer: BaseCheckpointSaver;
+  readonly store: BaseStore | undefined;
+  close(): Promise<void>;
+}
+
+/** Where a run's threads live. */
+export type BackendSpec = { kind: "postgres"; url: string; schema: string } | { kind: "sqlite"; path: string };
+
+/**
+ * When the server cuts a connection (a restart, a failover), node-postgres emits an `error` event:
+ * on the pool for an idle client, on the client itself for one checked out between two queries
+ * (PostgresSaver holds one across a transaction). Without a listener either is an uncaught exception
+ * that kills the process. The query in flight still fails (the step fails, and is retried from its
+ * checkpoint); the pool drops the broken client and the next query opens a new connection.
+ */
+function survivePoolErrors(pool: pg.Pool, what: string): void {
+  const report = (error: Error) => {
+    if (process.env["SCALE_DEBUG"]) console.error(`[${what}] connection error: ${error.message}`);
+  };
+  pool.on("error", report);
+  pool.on("connect", (client) => client.on("error", report));
+}
+
+/**
+ * Open PostgreSQL persistence in `schema` (created if missing). The saver gets a pool of ours so its
+ * idle-client errors are handled; PostgresStore creates its pool itself and does not expose it, so
+ * the listener goes on its internal pool.
+ */
+export async function openPostgres(url: string, schema: string, setup = true): Promise<Persistence> {
+  const pool = new pg.Pool({ connectionString: url });
+  survivePoolErrors(pool, "PostgresSaver");
+  const checkpointer = new PostgresSaver(pool, undefined, { schema });
+  const store = PostgresStore.fromConnString(url, { schema });
+  const storePool = (store as unknown as { core?: { pool?: pg.Pool } }).core?.pool;
+  if (storePool) survivePoolErrors(storePool, "PostgresStore");
+  if (setup) {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await checkpointer.setup();
+    await store.setup();
+  }
+  return {
+    checkpointer,
+    store,
+    async close() {
+      await checkpointer.end();
+      await store.stop();
+    },
+  };
+}
+
+/**
+ * Open SQLite persistence on a file (WAL mode, as the examples use it). The archive goes where the
+ * compaction node puts it without a store (the state); when the package ships a SQLite store, pass
+ * it here so the archive is written once.
+ */
+export function openSqlite(path: string): Persistence {
+  mkdirSync(dirname(path), { recursive: true });
+  const checkpointer = SqliteSaver.fromConnString(path);
+  checkpointer.db.pragma("journal_mode = WAL");
+  return {
+    checkpointer,
+    store: undefined,
+    async close() {
+      checkpointer.db.close();
+    },
+  };
+}
+
+export async function openBackend(spec: BackendSpec, setup = true): Promise<Persistence> {
+  return spec.kind === "postgres" ? openPostgres(spec.url, spec.schema, setup) : openSqlite(spec.path);
+}
+
+/** Drop a run's schema, or delete its SQLite file (and WAL). */
+export async function dropBackend(spec: BackendSpec): Promise<void> {
+  if (spec.kind === "sqlite") {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(spec.path + suffix, { force: true });
+    return;
+  }
+  const client = new pg.Client({ connectionString: spec.url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${spec.schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Bytes a run left in its database, by table. */
+export interface StorageSize {
+  readonly total: number;
+  readonly tables: Record<string, number>;
+}
+
+/**
+ * Bytes of every table of a run: PostgreSQL's `pg_total_relation_size` (table, TOAST and indexes)
+ * of each table in the schema, after `VACUUM FULL` so dead rows of upserts do not count; SQLite's
+ * pages in use (page count minus free pages, times the page size) after checkpointing the WAL into
+ * the file, split by table with the `dbstat` virtual table when the build has it.
+ */
+export async function storageSize(spec: BackendSpec): Promise<StorageSize> {
+  if (spec.kind === "sqlite") {
+    const saver = SqliteSaver.fromConnString(spec.path);
+    try {
+      const db = saver.db;
+      db.pragma("wal_checkpoint(TRUNCATE)");
+      const pageSize = Number(db.pragma("page_size", { simple: true }));
+      const used = Number(db.pragma("page_count", { simple: true })) - Number(db.pragma("freelist_count", { simple: true }));
+      const tables: Record<string, number> = {};
+      try {
+        for (const row of db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[]) tables[row.name] = row.bytes;
+      } catch {
+        // This SQLite build has no dbstat: the total is still exact.
+      }
+      return { total: used * pageSize, tables };
+    } finally {
+      saver.db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: spec.url });
+  await client.connect();
+  try {
+    const { rows: names } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1", [spec.schema]);
+    const tables: Record<string, number> = {};
+    for (const { name } of names) {
+      await client.query(`VACUUM FULL "${spec.schema}"."${name}"`);
+      const { rows } = await client.query<{ bytes: string }>("SELECT pg_total_relation_size(format('%I.%I', $1::text, $2::text)) AS bytes", [spec.schema, name]);
+      tables[name] = Number(rows[0]!.bytes);
+    }
+    return { total: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
+  } finally {
+    await client.end();
+  }
+}

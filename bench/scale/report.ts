@@ -1,0 +1,73 @@
+/**
+ * The scale benchmark's table and target verdicts.
+ */
+import { renderTable } from "../measure.js";
+import type { ScenarioResult } from "./scenario.js";
+
+/** One target and whether the run met it. */
+export interface Verdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const ms = (value: number | undefined) => (value === undefined ? "-" : `${value.toFixed(2)} ms`);
+
+/** The results table: one row per scenario. */
+export function resultsTable(results: readonly ScenarioResult[]): string {
+  const header = ["backend", "node", "threads", "workers", "model calls", "wall", "steps/s", "node p50", "node p99", "p99 idle", "p99 compacting (n)", "bytes/thread", "lost", "dup", "unrestorable", "mismatched", "pairing fails", "unit errors"];
+  const rows = results.map((result) => [
+    result.backend,
+    result.compaction ? "compaction" : "none",
+    String(result.threads),
+    result.workers === 0 ? "1 (in-process)" : String(result.workers),
+    String(result.modelCalls),
+    `${(result.wallMs / 1000).toFixed(1)} s`,
+    result.stepsPerSecond.toFixed(1),
+    ms(result.nodeMs?.p50),
+    ms(result.nodeMs?.p99),
+    ms(result.nodeMs?.idleP99),
+    result.nodeMs ? `${ms(result.nodeMs.compactingP99)} (${result.nodeMs.compactingRuns})` : "-",
+    kb(result.bytesPerThread),
+    String(result.checks.lost),
+    String(result.checks.duplicated),
+    String(result.checks.unrestorableThreads),
+    String(result.checks.mismatchedThreads),
+    String(result.pairingFailures.length),
+    String(result.unitErrors),
+  ]);
+  return renderTable(header, rows, new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]));
+}
+
+/** The targets, per backend that ran both with and without the node. */
+export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
+  const out: Verdict[] = [];
+  for (const backend of ["postgres", "sqlite"] as const) {
+    const withNode = results.find((result) => result.backend === backend && result.compaction);
+    const without = results.find((result) => result.backend === backend && !result.compaction);
+    if (!withNode || !without) continue;
+    if (backend === "postgres") {
+      const p99 = withNode.nodeMs?.p99 ?? Number.NaN;
+      out.push({ target: `${backend}: compaction node p99 < 5 ms per step`, measured: ms(p99), met: p99 < 5 });
+    }
+    const throughput = withNode.stepsPerSecond / without.stepsPerSecond;
+    out.push({ target: `${backend}: throughput with the node >= 0.8x without`, measured: `${throughput.toFixed(2)}x`, met: throughput >= 0.8 });
+    const bytes = withNode.bytesPerThread / without.bytesPerThread;
+    out.push({ target: `${backend}: bytes per thread with compaction <= 0.5x without`, measured: `${bytes.toFixed(2)}x (${kb(withNode.bytesPerThread)} vs ${kb(without.bytesPerThread)})`, met: bytes <= 0.5 });
+  }
+  for (const result of results) {
+    const { lost, duplicated, unrestorableThreads, mismatchedThreads } = result.checks;
+    const wrong = lost + duplicated + unrestorableThreads + mismatchedThreads + result.pairingFailures.length;
+    out.push({
+      target: `${result.backend}${result.compaction ? " + compaction" : ""}: 0 lost/duplicated/unrestorable messages, pairing at every call`,
+      measured: `${lost} lost, ${duplicated} duplicated, ${unrestorableThreads} unrestorable threads, ${mismatchedThreads} mismatched threads, ${result.pairingFailures.length} calls with broken pairing over ${result.modelCalls} calls`,
+      met: wrong === 0,
+    });
+  }
+  return out;
+}
+
+export function verdictLines(list: readonly Verdict[]): string {
+  return list.map((verdict) => `${verdict.met ? "met    " : "NOT MET"}  ${verdict.target}: ${verdict.measured}`).join("\n");
+}

@@ -1,0 +1,109 @@
+/**
+ * The scale benchmark (`npm run bench:scale`): N threads replaying the public traces through a
+ * LangGraph ReAct graph with the compaction node before the model, on PostgreSQL (PostgresSaver +
+ * PostgresStore in one schema) driven by W worker processes sharing the database, and on SQLite (one
+ * process); each also without the compaction node, as the baseline. Reports steps per second (a step
+ * is one model call), p50/p99 of the time inside the compaction node, database bytes per thread, and
+ * checks every thread: `restoreHistory` equals the recorded session message by message, and tool
+ * pairing held at every model call.
+ *
+ *   eval "$(bash scripts/start-postgres.sh)"
+ *   npm run bench:scale -- [--threads 200] [--workers 4] [--concurrency 2] [--window 8000]
+ *                          [--traces ../shared/traces/public.jsonl] [--out bench/scale-results.json]
+ *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep]
+ *
+ * Exits non-zero when a correctness check fails (timings and sizes are reported, not enforced).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
+import { resultsTable, verdictLines, verdicts } from "./report.js";
+import { runScenario, type ScenarioResult } from "./scenario.js";
+import { planThreads } from "./threads.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    threads: { type: "string", default: "200" },
+    workers: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "2" },
+    window: { type: "string", default: "8000" },
+    traces: { type: "string" },
+    out: { type: "string" },
+    "postgres-url": { type: "string" },
+    only: { type: "string" },
+    "sqlite-dir": { type: "string" },
+    keep: { type: "boolean", default: false },
+  },
+});
+
+function positive(name: string, value: string | undefined): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer (got ${value})`);
+  return parsed;
+}
+
+const threadsCount = positive("threads", flags.threads);
+const workers = positive("workers", flags.workers);
+const concurrency = positive("concurrency", flags.concurrency);
+const window = positive("window", flags.window);
+const tracesPath = flags.traces ?? defaultTracesPath();
+const postgresUrl = flags["postgres-url"] ?? process.env["LANGCHAIN_COMPACTION_POSTGRES_URL"];
+const only = flags.only;
+if (only !== undefined && only !== "postgres" && only !== "sqlite") throw new Error(`--only must be postgres or sqlite (got ${only})`);
+if (only !== "sqlite" && !postgresUrl) {
+  throw new Error('no PostgreSQL: start one with eval "$(bash scripts/start-postgres.sh)" (exports LANGCHAIN_COMPACTION_POSTGRES_URL), pass --postgres-url, or run --only sqlite');
+}
+
+const sessions = loadTraceSessions(tracesPath);
+const runId = `scale_${Date.now().toString(36)}`;
+const threads = planThreads(sessions, threadsCount, runId);
+const sqliteDir = flags["sqlite-dir"] ?? join(tmpdir(), "langchain-compaction-scale");
+const log = (line: string) => console.error(`[bench:scale] ${line}`);
+
+const results: ScenarioResult[] = [];
+const started = Date.now();
+log(`${threadsCount} threads over ${sessions.length} sessions of ${tracesPath}; window ${window}; ${cpus().length} CPUs`);
+if (only !== "sqlite") {
+  for (const compaction of [false, true]) {
+    log(`PostgreSQL, ${workers} workers x ${concurrency} units, ${compaction ? "with" : "without"} the compaction node ...`);
+    const schema = `${runId}_${compaction ? "with" : "without"}`;
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: compaction ? window : undefined, workers, concurrency, keep: flags.keep });
+    log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
+    results.push(result);
+  }
+}
+if (only !== "postgres") {
+  for (const compaction of [false, true]) {
+    log(`SQLite, one process, ${compaction ? "with" : "without"} the compaction node ...`);
+    const path = join(sqliteDir, `${runId}-${compaction ? "with" : "without"}.sqlite`);
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: compaction ? window : undefined, workers: 0, concurrency, keep: flags.keep });
+    log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
+    results.push(result);
+  }
+}
+
+const list = verdicts(results);
+console.log(resultsTable(results));
+console.log("");
+console.log(verdictLines(list));
+console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+for (const result of results) {
+  for (const bad of result.badThreads.slice(0, 5)) console.log(`  ${result.backend}${result.compaction ? "+compaction" : ""} ${bad.threadId}: ${JSON.stringify(bad)}`);
+}
+if (flags.out) {
+  mkdirSync(dirname(flags.out), { recursive: true });
+  const report = {
+    command: `npm run bench:scale -- ${process.argv.slice(2).join(" ")}`.trim(),
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.version },
+    options: { threads: threadsCount, workers, concurrency, window, traces: tracesPath, sessions: sessions.length },
+    results: results.map(({ badThreads, pairingFailures, ...rest }) => ({ ...rest, pairingFailures: pairingFailures.length, badThreads: badThreads.slice(0, 20) })),
+    verdicts: list,
+  };
+  writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+  log(`results written to ${flags.out}`);
+}
+const correctness = list.filter((verdict) => verdict.target.includes("lost"));
+process.exitCode = correctness.every((verdict) => verdict.met) ? 0 : 1;
