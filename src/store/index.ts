@@ -1,0 +1,4 @@
+// An embedded LangGraph store on SQLite: `langchain-compaction/sqlite`. A subpath of its own, so
+// the root entry never loads @langchain/langgraph-checkpoint-sqlite (an optional peer).
+export { SqliteStore, type SqliteStoreDatabase, type SqliteStoreOptions } from "./sqlite-store.js";
+export { InvalidStoreNamespaceError, UnsupportedStoreOperationError } from "./store-errors.js";
