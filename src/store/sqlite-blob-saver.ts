@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph";
+import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod/v4";
 import { CompactionError } from "../errors.js";
@@ -123,7 +123,7 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
     return tuple && this.resolve(tuple);
   }
 
-  override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+  override async *list(config: RunnableConfig, options?: Parameters<SqliteSaver["list"]>[1]): AsyncGenerator<CheckpointTuple> {
     for await (const tuple of super.list(config, options)) yield await this.resolve(tuple);
   }
 
@@ -136,23 +136,47 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
   /** The tuple with each reference in its checkpoint replaced by the value it refers to. */
   private async resolve(tuple: CheckpointTuple): Promise<CheckpointTuple> {
     const values = tuple.checkpoint.channel_values ?? {};
-    if (!Object.values(values).some((value) => referencedHash(value) !== undefined)) return tuple;
+    if (!hasBlobReferences(values)) return tuple;
     const threadId = String(tuple.config.configurable?.["thread_id"]);
     const namespace = (tuple.config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
-    const select = this.db.prepare(`SELECT type, value FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND hash = ?`);
-    const resolved: Record<string, unknown> = {};
-    for (const [channel, value] of Object.entries(values)) {
-      const hash = referencedHash(value);
-      if (hash === undefined) {
-        resolved[channel] = value;
-        continue;
-      }
-      const row = select.get(threadId, namespace, channel, hash) as { type: string; value: Uint8Array } | undefined;
-      if (!row) throw new CompactionError(`SqliteBlobSaver: checkpoint ${tuple.checkpoint.id} of thread ${threadId} refers to a missing blob of channel ${channel}`);
-      const loaded: unknown = await this.serde.loadsTyped(row.type, row.value);
+    const resolved = await resolveBlobReferences(this.db, this.serde, { threadId, namespace, checkpointId: tuple.checkpoint.id }, values, (channel, hash, loaded) => {
       if (typeof loaded === "object" && loaded !== null) this.stored.set(loaded, { version: tuple.checkpoint.channel_versions?.[channel], hash });
-      resolved[channel] = loaded;
-    }
+    });
     return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: resolved } };
   }
+}
+
+/** Whether a checkpoint's channel values hold references to blobs. @internal */
+export function hasBlobReferences(values: Record<string, unknown>): boolean {
+  return Object.values(values).some((value) => referencedHash(value) !== undefined);
+}
+
+/**
+ * A checkpoint's channel values with each blob reference replaced by the value it refers to, read
+ * from `checkpoint_blobs` in `db` (as {@link SqliteBlobSaver} wrote them). The inspector reads files
+ * with it. @internal
+ * @throws {CompactionError} when a referenced blob is missing.
+ */
+export async function resolveBlobReferences(
+  db: SqliteSaver["db"],
+  serde: SqliteSaver["serde"],
+  at: { threadId: string; namespace: string; checkpointId: string },
+  values: Record<string, unknown>,
+  onLoad?: (channel: string, hash: string, value: unknown) => void,
+): Promise<Record<string, unknown>> {
+  const select = db.prepare(`SELECT type, value FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND hash = ?`);
+  const resolved: Record<string, unknown> = {};
+  for (const [channel, value] of Object.entries(values)) {
+    const hash = referencedHash(value);
+    if (hash === undefined) {
+      resolved[channel] = value;
+      continue;
+    }
+    const row = select.get(at.threadId, at.namespace, channel, hash) as { type: string; value: Uint8Array } | undefined;
+    if (!row) throw new CompactionError(`SqliteBlobSaver: checkpoint ${at.checkpointId} of thread ${at.threadId} refers to a missing blob of channel ${channel}`);
+    const loaded: unknown = await serde.loadsTyped(row.type, row.value);
+    onLoad?.(channel, hash, loaded);
+    resolved[channel] = loaded;
+  }
+  return resolved;
 }

@@ -1,4 +1,4 @@
-import { BaseStore, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type PutOperation, type SearchOperation } from "@langchain/langgraph";
+import { BaseStore, type GetOperation, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type PutOperation, type SearchOperation } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { UnsupportedStoreOperationError, validateStoreNamespace } from "./store-errors.js";
 import { joinNamespace, matchesCondition, matchesFilter } from "./store-matching.js";
@@ -141,14 +141,15 @@ CREATE INDEX IF NOT EXISTS "${this.table}_created" ON "${this.table}" (created_a
       if (Array.isArray(operation.index)) {
         throw new UnsupportedStoreOperationError("put with fields to index", "SqliteStore has no vector index: put with index false or undefined");
       }
-    } else validateStoreNamespace(operation.namespace, { allowEmpty: true, allowReservedRoot: true });
+    } else validateStoreNamespace((operation as GetOperation).namespace, { allowEmpty: true, allowReservedRoot: true });
   }
 
   private execute(operation: Operation): unknown {
     if ("namespacePrefix" in operation) return this.searchOperation(operation);
     if ("matchConditions" in operation) return this.listNamespacesOperation(operation);
     if ("value" in operation) return void this.putOperation(operation);
-    const row = this.db.prepare(`SELECT * FROM "${this.table}" WHERE namespace = ? AND key = ?`).get(joinNamespace(operation.namespace), operation.key);
+    const { namespace, key } = operation as GetOperation;
+    const row = this.db.prepare(`SELECT * FROM "${this.table}" WHERE namespace = ? AND key = ?`).get(joinNamespace(namespace), key);
     return row === undefined ? null : itemOf(row as Row);
   }
 
