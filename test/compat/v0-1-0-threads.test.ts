@@ -2,7 +2,8 @@
  * Threads written by 0.1.0 (test/fixtures/v0.1.0, see make-fixture.ts there): a SQLite checkpoint
  * file with one thread archiving in the `compactionArchive` channel and one archiving in a store.
  * Today's code restores each exactly as 0.1.0 did, then finishes the session on it (compacting
- * again, with today's archive layout) and restores the whole session.
+ * again, with today's archive layout) and restores the whole session; through SqliteSaver, and
+ * through SqliteBlobSaver, which reads the values 0.1.0 wrote inline and writes its own as blobs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { InMemoryStore, type BaseStore } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTokenCounter, restoreHistory } from "../../src/index.js";
+import { SqliteBlobSaver } from "../../src/store/index.js";
 import { buildReactAgent, exampleCompaction } from "../../examples/react-agent.js";
 import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
@@ -28,23 +30,28 @@ const directory = mkdtempSync(join(tmpdir(), "langchain-compaction-v010-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** A copy of the fixture's SQLite file (tests write to it) and a store holding the fixture's store rows. */
-async function openFixture(name: string): Promise<{ checkpointer: SqliteSaver; store: BaseStore }> {
+async function openFixture(name: string, Saver: typeof SqliteSaver | typeof SqliteBlobSaver): Promise<{ checkpointer: SqliteSaver; store: BaseStore }> {
   const path = join(directory, `${name}.sqlite`);
   writeFileSync(path, gunzipSync(readFileSync(join(fixtures, "threads.sqlite.gz"))));
   const store = new InMemoryStore();
   for (const { namespace, key, value } of readJson("store.json") as { namespace: string[]; key: string; value: Record<string, unknown> }[]) {
     await store.put(namespace, key, value, false);
   }
-  return { checkpointer: SqliteSaver.fromConnString(path), store };
+  return { checkpointer: Saver.fromConnString(path), store };
 }
 
-describe.each(["channel", "store"] as const)("a 0.1.0 thread archiving in the %s", (thread) => {
+describe.each([
+  ["channel", SqliteSaver],
+  ["store", SqliteSaver],
+  ["channel", SqliteBlobSaver],
+  ["store", SqliteBlobSaver],
+] as const)("a 0.1.0 thread archiving in the %s, read by %o", (thread, Saver) => {
   const session = loadTraceSessions(BUNDLED_TRACES_PATH).find((each) => each.id === SESSION_ID)!;
   const replay = new ReplaySession(session);
   const config = { configurable: { thread_id: thread }, recursionLimit: 1_000 };
 
   async function agentOn(name: string) {
-    const { checkpointer, store } = await openFixture(name);
+    const { checkpointer, store } = await openFixture(`${Saver.name}-${name}`, Saver);
     const agent = buildReactAgent({
       model: new ReplayChatModel(replay),
       tools: replayTools(replay),
