@@ -37,8 +37,9 @@ function referencedHash(value: unknown): string | undefined {
  * before. This is how `PostgresSaver` stores channel values (per channel version); content addresses
  * also keep forks apart.
  *
- * Reads files written by `SqliteSaver` (their values are inline), and `SqliteSaver` can read the
- * checkpoints it wrote only through this class. Passes LangGraph's checkpointer conformance suite
+ * Reads files written by `SqliteSaver` (their values are inline); the checkpoints it writes are read
+ * back only through this class (or the inspector's `loadThreadFromSqlite`). Blobs are written before
+ * the checkpoint that refers to them, so a crash in between leaves at most an unreferenced blob. Passes LangGraph's checkpointer conformance suite
  * (`@langchain/langgraph-checkpoint-validation`). `deleteThread` deletes the thread's blobs too.
  *
  * @example
@@ -92,10 +93,13 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
     const namespace = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
     const values: Record<string, unknown> = {};
     const blobs: [string, string, string, Uint8Array][] = [];
+    const exists = this.db.prepare(`SELECT 1 FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND hash = ?`);
     for (const [channel, value] of Object.entries(checkpoint.channel_values ?? {})) {
       const version = checkpoint.channel_versions?.[channel];
       const known = typeof value === "object" && value !== null ? this.stored.get(value) : undefined;
-      if (known && known.version === version) {
+      // The same object at the same version was stored before; its blob must still be there for this
+      // thread (another thread may share the object, the thread may have been deleted since).
+      if (known && known.version === version && exists.get(String(threadId), namespace, channel, known.hash) !== undefined) {
         values[channel] = { [BLOB_REFERENCE_KEY]: known.hash };
         continue;
       }

@@ -153,3 +153,28 @@ describe("SqliteBlobSaver", () => {
     expect(() => SqliteBlobSaver.fromConnString(":memory:", { inlineBytes: 1.5 })).toThrow(InvalidOptionError);
   });
 });
+
+describe("SqliteBlobSaver with one large object in several threads", () => {
+  const State = Annotation.Root({ document: Annotation<{ text: string }>(), count: Annotation<number>() });
+  const graphOn = (checkpointer: SqliteBlobSaver) =>
+    new StateGraph(State)
+      .addNode("step", () => ({ count: 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer });
+  const document = { text: "d".repeat(2_000) };
+
+  it("stores the object's blob in each thread, and again after the thread was deleted", async () => {
+    const checkpointer = SqliteBlobSaver.fromConnString(join(directory, "shared-object.sqlite"));
+    const graph = graphOn(checkpointer);
+    await graph.invoke({ document }, { configurable: { thread_id: "one" } });
+    await graph.invoke({ document }, { configurable: { thread_id: "two" } });
+    await checkpointer.deleteThread("one");
+    await graph.invoke({ document }, { configurable: { thread_id: "one" } });
+    for (const threadId of ["one", "two"]) {
+      expect((await graph.getState({ configurable: { thread_id: threadId } })).values).toEqual({ document, count: 1 });
+      // The input (in `__start__`) holds the document too.
+      const blobs = checkpointer.db.prepare("SELECT channel FROM checkpoint_blobs WHERE thread_id = ? ORDER BY channel").all(threadId);
+      expect(blobs).toEqual([{ channel: "__start__" }, { channel: "document" }]);
+    }
+  });
+});
