@@ -14,6 +14,7 @@ import { InMemoryStore, type BaseStore } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTokenCounter, restoreHistory } from "../../src/index.js";
+import { exportThread, loadThreadFromSqlite } from "../../src/inspector/index.js";
 import { SqliteBlobSaver } from "../../src/store/index.js";
 import { buildReactAgent, exampleCompaction } from "../../examples/react-agent.js";
 import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
@@ -69,6 +70,16 @@ describe.each([
     const history = await restoreHistory(values, { store, threadId: thread });
     expect(mapChatMessagesToStoredMessages(history)).toEqual(restoredAtWrite[thread].history);
     expect(history).toHaveLength(25);
+    checkpointer.db.close();
+  });
+
+  it("is read by the inspector's loadThreadFromSqlite as through the saver", async () => {
+    const { checkpointer, store } = await agentOn(`${thread}-inspect`);
+    const fromSaver = await exportThread(checkpointer, thread, thread === "store" ? { store } : {});
+    expect(fromSaver.archives).toHaveLength(6);
+    const fromFile = await loadThreadFromSqlite(join(directory, `${Saver.name}-${thread}-inspect.sqlite`), thread);
+    // The file has no store: the store thread's archives are in the fixture's store.json only.
+    expect(fromFile).toEqual(thread === "store" ? { ...fromSaver, archives: [] } : fromSaver);
     checkpointer.db.close();
   });
 
