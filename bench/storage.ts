@@ -6,6 +6,7 @@
  *   npx tsx bench/storage.ts                                   # the demo's session (bundled SWE-bench run), window 8000
  *   npx tsx bench/storage.ts --traces ../shared/traces/public.jsonl   # every session of a trace file, summed
  *   npx tsx bench/storage.ts --window 16000 --session <id>
+ *   npx tsx bench/storage.ts --file /tmp/langchain-compaction-demo/demo.sqlite   # bytes per thread of an existing file (e.g. the demo's)
  *
  * Layouts: without compaction (SqliteSaver), and with compaction: the archive in the state channel on
  * SqliteSaver (0.1.0's default on SQLite), in a SqliteStore beside a SqliteSaver, in the state
@@ -17,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { createTokenCounter, restoreHistory } from "../src/index.js";
+import { archiveNamespace, createTokenCounter, restoreHistory } from "../src/index.js";
 import { SqliteBlobSaver, SqliteStore } from "../src/store/index.js";
 import { buildReactAgent, exampleCompaction } from "../examples/react-agent.js";
 import { ReplayChatModel, ReplaySession, replayTools } from "../examples/replay/index.js";
@@ -27,6 +28,30 @@ const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
+
+/**
+ * The bytes each thread's rows hold in an existing file (threads share its pages, so rows, not
+ * pages): checkpoints and metadata, writes, SqliteBlobSaver's blobs, the SqliteStore archive.
+ */
+function bytesPerThread(path: string): void {
+  const db = SqliteSaver.fromConnString(path).db;
+  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
+  const sum = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number | null }).n ?? 0;
+  for (const { thread_id: threadId } of db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id").all() as { thread_id: string }[]) {
+    const checkpoints = sum("SELECT sum(length(checkpoint) + length(metadata)) AS n FROM checkpoints WHERE thread_id = ?", threadId);
+    const writes = tables.has("writes") ? sum("SELECT sum(length(value)) AS n FROM writes WHERE thread_id = ?", threadId) : 0;
+    const blobs = tables.has("checkpoint_blobs") ? sum("SELECT sum(length(value)) AS n FROM checkpoint_blobs WHERE thread_id = ?", threadId) : 0;
+    const store = tables.has("store") ? sum("SELECT sum(length(value)) AS n FROM store WHERE namespace = ?", archiveNamespace(threadId).join(":")) : 0;
+    const count = sum("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?", threadId);
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+    console.log(`${threadId}: ${mb(checkpoints + writes + blobs + store)} (${count} checkpoints: ${mb(checkpoints)}, writes ${mb(writes)}, blobs ${mb(blobs)}, store ${mb(store)})`);
+  }
+  db.close();
+}
+if (flag("--file")) {
+  bytesPerThread(flag("--file")!);
+  process.exit(0);
+}
 const tracesPath = flag("--traces") ?? BUNDLED_TRACES_PATH;
 const window = Number(flag("--window") ?? 8_000);
 const all = loadTraceSessions(tracesPath);
