@@ -28,19 +28,20 @@ function referencedHash(value: unknown): string | undefined {
 }
 
 /**
- * A `SqliteSaver` (same file, same tables, same API) that stores each channel value once: a value
- * of `inlineBytes` (default 512) or more serialized bytes goes, content-addressed (SHA-256 of its serialized form), into a
- * `checkpoint_blobs` table of the same database, and the checkpoint holds a reference to it. A
- * channel that did not change since the previous step (the compaction log, a state-channel
- * compaction archive, any large and rarely written value) then costs a few dozen bytes per checkpoint
- * instead of its whole size; a value that changes at every step (the messages) is stored per step as
- * before. This is how `PostgresSaver` stores channel values (per channel version); content addresses
- * also keep forks apart.
+ * A `SqliteSaver` (same file, same tables, same API) that stores each channel value once: a value of
+ * `inlineBytes` (default 512) or more serialized bytes goes, content-addressed (SHA-256 of its
+ * serialized form), into a `checkpoint_blobs` table of the same database, and the checkpoint holds a
+ * reference to it. A channel that did not change since the previous step (the compaction log, a
+ * state-channel compaction archive, any large and rarely written value) then costs a few dozen bytes
+ * per checkpoint instead of its whole size; a value that changes at every step (the messages) is
+ * stored per step as before. This is how `PostgresSaver` stores channel values (per channel
+ * version); content addresses also keep forks apart.
  *
  * Reads files written by `SqliteSaver` (their values are inline); the checkpoints it writes are read
  * back only through this class (or the inspector's `loadThreadFromSqlite`). Blobs are written before
- * the checkpoint that refers to them, so a crash in between leaves at most an unreferenced blob. Passes LangGraph's checkpointer conformance suite
- * (`@langchain/langgraph-checkpoint-validation`). `deleteThread` deletes the thread's blobs too.
+ * the checkpoint that refers to them, so a crash in between leaves at most an unreferenced blob.
+ * `deleteThread` deletes the thread's blobs too. Passes LangGraph's checkpointer conformance suite
+ * (`@langchain/langgraph-checkpoint-validation`).
  *
  * @example
  * const checkpointer = SqliteBlobSaver.fromConnString("./agent.sqlite");
