@@ -1,18 +1,21 @@
 /**
  * Offline demo: the ReAct agent graph of examples/react-agent.ts replays a real recorded session,
- * once without compaction and once with it, checkpointed to a SQLite file; then a before/after table.
+ * once without compaction and once with it, checkpointed to a SQLite file (SqliteBlobSaver, each
+ * channel value stored once, and a SqliteStore in the same file for the archive of originals); then a
+ * before/after table.
  * No API key, no server.
  *
  *   npm run demo                                  # the bundled SWE-bench session
  *   npm run demo -- --session tau-bench-airline/task2-trial1
  *   npm run demo -- --window 16000 --traces ../shared/traces/public.jsonl --session <id>
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
-import { restoreHistory, validateToolPairing } from "../src/index.js";
-import { ReactAgentState, buildReactAgent, exampleCompaction, sqliteCheckpointer } from "./react-agent.js";
+import { archiveNamespace, restoreHistory, validateToolPairing } from "../src/index.js";
+import { SqliteBlobSaver, SqliteStore } from "../src/store/index.js";
+import { ReactAgentState, buildReactAgent, exampleCompaction } from "./react-agent.js";
 import { ContextMeter, ReplayChatModel, ReplaySession, replayTools } from "./replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "./traces.js";
 
@@ -67,8 +70,21 @@ interface RunFigures {
   readonly threadId: string;
 }
 
+/**
+ * The demo's persistence, on SQLite alone: a SqliteBlobSaver (a SqliteSaver that stores each channel
+ * value once, so the compaction log is not rewritten at every step) and, on its connection, a
+ * SqliteStore in the same file, where the compaction node archives the originals once.
+ */
+function sqlitePersistence(path: string): { checkpointer: SqliteBlobSaver; store: SqliteStore } {
+  mkdirSync(dirname(path), { recursive: true });
+  const checkpointer = SqliteBlobSaver.fromConnString(path);
+  checkpointer.db.pragma("journal_mode = WAL");
+  return { checkpointer, store: new SqliteStore(checkpointer.db) };
+}
+
 async function run(label: string, compacting: boolean): Promise<RunFigures> {
   const meter = new ContextMeter();
+  const { checkpointer, store } = sqlitePersistence(sqlitePath);
   const bar = progress(label, replay.modelCalls);
   let pairingProblems = 0;
   const observe = async (messages: readonly BaseMessage[]) => {
@@ -80,7 +96,8 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
     model: new ReplayChatModel(replay),
     tools: replayTools(replay),
     ...(compacting ? { compaction: exampleCompaction(window) } : {}),
-    checkpointer: sqliteCheckpointer(sqlitePath),
+    checkpointer,
+    store,
     observe,
   });
   const threadId = `${session!.id}/${compacting ? "with" : "without"}-compaction`;
@@ -89,13 +106,13 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
   bar.end();
   const state = (await agent.getState(config)).values as typeof ReactAgentState.State;
   const log = state.compactionLog ?? [];
-  const archive = state.compactionArchive ?? [];
-  const restoredIds = (await restoreHistory(state)).map((message) => message.id);
+  const archive = (await store.search(archiveNamespace(threadId), { limit: Number.MAX_SAFE_INTEGER })).map((item) => item.value as (typeof state.compactionArchive)[number]);
+  const restoredIds = (await restoreHistory(state, { store, threadId })).map((message) => message.id);
   return {
     meter,
     pairingProblems,
     compactions: log.filter((record) => record.status !== "failed").length,
-    archived: archive.reduce((sum, entry) => sum + entry.messages.length, 0),
+    archived: [...state.compactionArchive, ...archive].reduce((sum, entry) => sum + entry.messages.length, 0),
     restored: JSON.stringify(restoredIds) === JSON.stringify(replay.expectedHistory.map((message) => message.id)),
     threadId,
   };

@@ -118,8 +118,9 @@ interface CheckpointRow {
 
 /**
  * The latest checkpoint of a thread in a SQLite checkpoint file written by LangGraph's `SqliteSaver`
- * (`@langchain/langgraph-checkpoint-sqlite`, an optional peer). Archives come from the state channel;
- * compactions archived in a store are left out (the inspection warns).
+ * (`@langchain/langgraph-checkpoint-sqlite`, an optional peer) or by `SqliteBlobSaver`. Archives come
+ * from the state channel and, when the file has a `SqliteStore` table (`store`), from that store;
+ * compactions archived in another store are left out (the inspection warns).
  *
  * Reads only: the file is opened read-only and must exist, so nothing is created or written (not even
  * the tables and the WAL journal mode `SqliteSaver` sets up before its first read). A database in WAL
@@ -171,8 +172,18 @@ export async function loadThreadFromSqlite(path: string, threadId: string): Prom
       .get(threadId) as CheckpointRow | undefined;
     if (row === undefined) throw invalid("threadId", `no checkpoint for thread "${threadId}" in ${path}`);
     // The saver's own serializer, so the checkpoint decodes exactly as getTuple would decode it.
-    const checkpoint = (await new SqliteSaver(database).serde.loadsTyped(row.type ?? "json", row.checkpoint)) as { channel_values: unknown };
-    return await exportThreadState(checkpoint.channel_values as ThreadState, threadId);
+    const { serde } = new SqliteSaver(database);
+    const checkpoint = (await serde.loadsTyped(row.type ?? "json", row.checkpoint)) as { id: string; channel_values: Record<string, unknown> };
+    const hasTable = (name: string) => database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+    // A file written by SqliteBlobSaver and SqliteStore (langchain-compaction/sqlite): channel values
+    // kept once in `checkpoint_blobs`, archives in the `store` table.
+    const { SqliteStore, hasBlobReferences, resolveBlobReferences } = await import("../store/sqlite-internals.js");
+    let values = checkpoint.channel_values;
+    if (hasBlobReferences(values) && hasTable("checkpoint_blobs")) {
+      values = await resolveBlobReferences(database, serde, { threadId, namespace: "", checkpointId: checkpoint.id }, values);
+    }
+    const storeOptions = hasTable("store") ? { store: new SqliteStore(database) } : {};
+    return await exportThreadState(values as unknown as ThreadState, threadId, storeOptions);
   } finally {
     database.close();
   }

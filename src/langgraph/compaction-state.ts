@@ -54,6 +54,13 @@ export function mergeCompactionArchive(
  * - `compactionArchive`: the originals that left the context, when the graph has no store or no
  *   thread id to archive them in (see `createCompactionNode`'s `archive` option).
  *
+ * A checkpointer that writes every channel's whole value into every checkpoint (`SqliteSaver`,
+ * `MemorySaver`) writes these channels again at each step, so their cost grows with steps x size.
+ * Compile the graph with a store (e.g. `SqliteStore` of `langchain-compaction/sqlite`), so the
+ * originals are written once, under their compaction's id; and on SQLite use `SqliteBlobSaver`
+ * (same subpath), which writes each channel value once and references it from later checkpoints.
+ * `PostgresSaver` already stores a channel's value once per version.
+ *
  * @example
  * const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
  * const graph = new StateGraph(State).addNode("compact", createCompactionNode(toolResultHiding()))…

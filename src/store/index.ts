@@ -1,0 +1,5 @@
+// Embedded SQLite persistence: `langchain-compaction/sqlite`. A subpath of its own, so the root entry
+// never loads @langchain/langgraph-checkpoint-sqlite (an optional peer).
+export { SqliteStore, type SqliteStoreDatabase, type SqliteStoreOptions } from "./sqlite-store.js";
+export { BLOB_REFERENCE_KEY, SqliteBlobSaver } from "./sqlite-blob-saver.js";
+export { InvalidStoreNamespaceError, UnsupportedStoreOperationError } from "./store-errors.js";
