@@ -131,7 +131,8 @@ describe.concurrent("langchain-compaction inspect", () => {
       statuses: ["summarized", "truncated"],
       lines: [
         `Thread ${THREAD_ID}`,
-        `History: ${totals.originalMessages} messages, ${number(totals.originalTokens)} tokens; context now: ${totals.contextMessages} messages, ${number(totals.contextTokens)} tokens`,
+        `History: ${totals.originalMessages} messages stored, ${number(totals.originalTokens)} tokens; context now: ${totals.contextMessages} messages, ${number(totals.contextTokens)} tokens`,
+        `Model calls: ${number(totals.modelCalls)}; peak context: ${number(totals.peakContextTokens)} tokens sent in one model call`,
         `Compactions: ${totals.compactions} (0 failed), ${totals.summaries} summaries, 0 hidden tool results, ${totals.archivedMessages} messages archived, ` +
           `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,
         ...thread.compactionLog.map(
