@@ -63,7 +63,7 @@ done <<< "$install_lines"
   console.log(names.map((name) => name + " " + require(name + "/package.json").version).join(", "));
 ')
 
-echo "== the README's and docs' examples, from the installed package"
+echo "== the README's and docs' examples, from the installed package (installed after ${SECONDS} s)"
 examples="$(node scripts/readme-examples.mjs write "$app")"
 failed=0
 for name in $examples; do
@@ -82,4 +82,4 @@ if [ "$failed" -gt 0 ]; then
   echo "$failed example runs failed"
   exit 1
 fi
-echo "every example printed what examples/readme-output/ says, as ESM and as CommonJS"
+echo "every example printed what examples/readme-output/ says, as ESM and as CommonJS (${SECONDS} s)"
