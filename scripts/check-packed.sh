@@ -65,13 +65,21 @@ done <<< "$install_lines"
 
 echo "== the README's and docs' examples, from the installed package (installed after ${SECONDS} s)"
 examples="$(node scripts/readme-examples.mjs write "$app")"
+# One example run: its exit code and output in files, compared below.
+run_example() {
+  (cd "$app" && node "$1.$2" > "$1.$2.out" 2> "$1.$2.err"; echo $? > "$1.$2.code")
+}
 failed=0
 for name in $examples; do
+  # ESM and CommonJS side by side (two processes; the machine has two cores).
+  run_example "$name" mjs &
+  run_example "$name" cjs &
+  wait
   for format in mjs cjs; do
-    if (cd "$app" && node "$name.$format" > "$name.$format.out" 2> "$name.$format.err") && cmp -s "$app/$name.$format.out" "$app/$name.txt"; then
+    if [ "$(cat "$app/$name.$format.code")" = 0 ] && cmp -s "$app/$name.$format.out" "$app/$name.txt"; then
       echo "ok   $name ($format)"
     else
-      echo "FAIL $name ($format)"
+      echo "FAIL $name ($format): exit code $(cat "$app/$name.$format.code")"
       diff "$app/$name.txt" "$app/$name.$format.out" | head -n 20 || true
       head -n 20 "$app/$name.$format.err"
       failed=$((failed + 1))
