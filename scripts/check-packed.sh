@@ -47,7 +47,7 @@ app="$scratch/app"
 mkdir -p "$app"
 printf '{ "name": "packed-check", "version": "1.0.0", "private": true }\n' > "$app/package.json"
 # The first sh block under "## Install": its `npm install` lines, as a user would type them.
-install_lines="$(awk '/^## Install$/ { section = 1; next } /^## / { section = 0 } section && /^```sh$/ { block++; next } section && block == 1 && /^```$/ { exit } section && block == 1' README.md | sed 's/#.*//' | grep '^npm install ')"
+install_lines="$(awk '/^## Install$/ { section = 1; next } /^## / { section = 0 } section && /^```sh$/ { block++; next } section && block == 1 && /^```$/ { exit } section && block == 1' README.md | sed 's/[[:space:]]*#.*//' | grep '^npm install ')"
 [ -n "$install_lines" ] || { echo "no npm install line in README.md's Install section"; exit 1; }
 while IFS= read -r line; do
   # The package itself comes from the tarball; every other package from the registry.
@@ -62,6 +62,11 @@ done <<< "$install_lines"
   const names = ["@langchain/core", "@langchain/langgraph", "langchain", "langchain-compaction"];
   console.log(names.map((name) => name + " " + require(name + "/package.json").version).join(", "));
 ')
+
+# The bin, as `npx langchain-compaction` finds it in a project.
+usage="$(cd "$app" && ./node_modules/.bin/langchain-compaction inspect --help | head -n 1)"
+[ "$usage" = "Usage: langchain-compaction inspect <source> [options]" ] || { echo "the installed bin printed: $usage"; exit 1; }
+echo "the bin runs: $usage"
 
 echo "== the README's and docs' examples, from the installed package (installed after ${SECONDS} s)"
 examples="$(node scripts/readme-examples.mjs write "$app")"
