@@ -80,8 +80,9 @@ describe("README", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const docs = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => join("docs", name))];
 
-  it("names the demo command a fresh clone uses, and how to install from a clone", () => {
+  it("names the demo and test commands a fresh clone (and CI) uses, and how to install from a clone", () => {
     expect(readme).toContain("npm ci && npm run demo");
+    expect(readme).toContain("npm ci && npm test");
     expect(readme).toContain("**Install from a clone**");
     expect(readme).toContain("npm ci && npm pack");
   });
