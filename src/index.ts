@@ -12,6 +12,7 @@ export {
 } from "./types.js";
 
 export { cloneMessage } from "./messages/clone-message.js";
+export { fromPlainMessages, type MessageInput, type PlainMessage } from "./messages/from-plain.js";
 export {
   assistantCalls,
   hasSendableContent,
@@ -44,7 +45,9 @@ export {
   TOKENS_PER_TOOL_CALL,
   createTokenCounter,
   defaultTokenCounter,
+  tokenCounterFromFunction,
   type TokenCounter,
+  type TokenCounterFunction,
   type TokenCounterMode,
   type TokenCounterOptions,
   type TokenMeasurement,
@@ -62,8 +65,17 @@ export {
   DEFAULT_HIDING_TRIGGER_TOKENS,
   ToolResultHiding,
   toolResultHiding,
+  type ClearAtLeastMode,
+  type KeepRecentResults,
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
+export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isLangChainCleared } from "./strategies/hiding-pass.js";
+export {
+  AssistantTextTrimming,
+  DEFAULT_TRIM_KEEP_CHARS,
+  assistantTextTrimming,
+  type AssistantTextTrimmingOptions,
+} from "./strategies/assistant-text-trimming.js";
 export {
   DEFAULT_RECEIPT_ERRORS,
   DEFAULT_RECEIPT_FILES,

@@ -90,6 +90,8 @@ export interface CompactionMarker {
   readonly hidden?: boolean;
   /** The message's text was cut to fit a hard limit. */
   readonly truncated?: boolean;
+  /** An assistant message's text was shortened (its tool calls kept). */
+  readonly trimmedText?: boolean;
   /** Tool call ids whose arguments were emptied. */
   readonly hiddenToolInputs?: readonly string[];
   /** The message is a compaction summary (never dropped by selective rules). */

@@ -1,28 +1,38 @@
 import { mapStoredMessagesToChatMessages, type BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
+import { fromPlainMessages, type MessageInput } from "../messages/from-plain.js";
 import { ArchiveAnchors } from "./archive-anchors.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
-/** The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. */
+/**
+ * The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. The
+ * messages may be `BaseMessage`s or their plain JSON form (a thread's state read through
+ * `@langchain/langgraph-sdk`, see `PlainMessage`).
+ */
 export interface RestorableState {
-  messages: readonly BaseMessage[];
+  messages: readonly MessageInput[];
   compactionLog?: readonly CompactionRecord[];
   compactionArchive?: readonly ArchivedCompaction[];
 }
 
 /** Options of {@link restoreHistory}. */
 export interface RestoreHistoryOptions {
-  /** The graph's store, for compactions archived there. */
-  store?: BaseStore;
+  /**
+   * The graph's store, for compactions archived there: a LangGraph `BaseStore`, or, for a thread
+   * served by a LangGraph API server, an `@langchain/langgraph-sdk` `Client` (or its `client.store`),
+   * read through `sdkStore`.
+   */
+  store?: BaseStore | SdkClientWithStore | SdkStoreClient;
   /** The thread whose archive to read (only that thread's namespace is read). */
   threadId?: string;
   /** The namespace prefix the node was given. @default DEFAULT_ARCHIVE_NAMESPACE */
   namespace?: string[];
 }
 
-async function archivesOf(state: RestorableState, options: RestoreHistoryOptions): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
+async function archivesOf(state: RestorableState, options: RestoreHistoryOptions & { store?: BaseStore | undefined }): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
   const inState = new Map((state.compactionArchive ?? []).map((archive) => [archive.compactionId, archive] as const));
   const archives: { sequence: number; archive: ArchivedCompaction }[] = [];
   const log = state.compactionLog ?? [];
@@ -53,8 +63,12 @@ async function archivesOf(state: RestorableState, options: RestoreHistoryOptions
  * messages they replaced. Messages that compactions added (summaries) are left out.
  *
  * Reads the `compactionLog` and `compactionArchive` channels of `state` (e.g.
- * `(await graph.getState(config)).values`) and, for compactions archived in a store, that store under
- * the given thread's namespace only. Linear in the history and the archive (a binary search per
+ * `(await graph.getState(config)).values`, or `(await client.threads.getState(threadId)).values`
+ * from `@langchain/langgraph-sdk`) and, for compactions archived in a store, that store under the
+ * given thread's namespace only. Always returns real `BaseMessage`s: plain messages (the SDK's JSON)
+ * are converted with LangChain's own conversion (see `fromPlainMessages`), ids, tool calls and
+ * metadata kept; for a thread served by a LangGraph API server pass the SDK `Client` as `store`
+ * (or use `restoreThreadHistory`). Linear in the history and the archive (a binary search per
  * message among the compactions that touched it). Messages removed outside compaction (your own
  * `RemoveMessage`s) were never archived and do not come back.
  *
@@ -64,12 +78,16 @@ async function archivesOf(state: RestorableState, options: RestoreHistoryOptions
  * const history = await restoreHistory(values, { store, threadId: "t1" });
  * @throws {CompactionArchiveError} when an archive the log names is missing, or is in a store and no
  *   `store` and `threadId` were given.
- * @throws {InvalidHistoryError} when `state.messages` is not an array.
+ * @throws {InvalidHistoryError} when `state.messages` is not an array, or holds something that is
+ *   not a message.
+ * @throws {InvalidOptionError} when `store` is neither a `BaseStore` nor an SDK client.
  */
 export async function restoreHistory(state: RestorableState, options: RestoreHistoryOptions = {}): Promise<BaseMessage[]> {
   if (!Array.isArray(state?.messages)) throw new InvalidHistoryError("restoreHistory: state.messages is not an array");
+  const messages = fromPlainMessages(state.messages, "restoreHistory");
+  const store = asBaseStore("restoreHistory", options.store);
   const anchors = new ArchiveAnchors();
-  for (const { sequence, archive } of await archivesOf(state, options)) {
+  for (const { sequence, archive } of await archivesOf(state, { ...options, store })) {
     anchors.addArchive(sequence, archive, mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message)));
   }
   /**
@@ -82,7 +100,7 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   const pushInOrder = (messages: readonly BaseMessage[], bound: number) => {
     for (let position = messages.length - 1; position >= 0; position--) pending.push([messages[position]!, bound]);
   };
-  pushInOrder(state.messages, Number.POSITIVE_INFINITY);
+  pushInOrder(messages, Number.POSITIVE_INFINITY);
   // A compaction that kept nothing put its originals before everything that came after it.
   const { starts } = anchors;
   for (let position = starts.length - 1; position >= 0; position--) pushInOrder(starts[position]!.messages, starts[position]!.sequence);

@@ -5,16 +5,16 @@ import { baseOptionsShape } from "../strategies/compaction-strategy.js";
 import { triggerSchema, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import type { SummaryModel } from "../summary/summary-model.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter.js";
 
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
-export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 8000;
+export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
  * autoCompaction compacts when the history reaches this many tokens, or `threshold` of the window if
  * that comes first: a smaller history costs less at every later call, and beyond this size a
  * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
  */
-export const DEFAULT_AUTO_TRIGGER_TOKENS = 16_000;
+export const DEFAULT_AUTO_TRIGGER_TOKENS = 14_000;
 /**
  * autoCompaction's summary compacts down to this share of the size that fired (unless `target` is
  * given): a small history after a summary makes every later call cheaper and the next compaction
@@ -26,8 +26,8 @@ export const DEFAULT_AUTO_TARGET_SHARE = 0.25;
  * share of the size that fired (unless `target` is given).
  */
 export const DEFAULT_AUTO_HIDING_TARGET_SHARE = 0.6;
-/** Tool-call groups whose results autoCompaction's hiding keeps. */
-export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
+/** Tool-call groups whose results (and assistant text) autoCompaction's hiding keeps. */
+export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 2;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
 export const DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST = 2000;
 
@@ -43,6 +43,12 @@ export interface AutoCompactionHidingOptions {
   excludeTools?: string[];
   /** Content that replaces a hidden result. */
   placeholder?: string;
+  /**
+   * Also shorten the text of the same older groups' assistant messages (their reasoning before a
+   * call; the calls stay), in the same batch: see `assistantTextTrimming`. `true`, or the code units
+   * of each text to keep; `false` leaves assistant messages whole. @default true (80 code units kept)
+   */
+  trimAssistantText?: boolean | { keepChars?: number };
 }
 
 /** The configuration of automatic compaction. */
@@ -55,7 +61,7 @@ export interface AutoCompactionOptions {
    * Compact when the conversation (the history without its system messages, which are never
    * compacted) reaches any of these sizes, if before `threshold` (LangChain's `{ tokens }`,
    * `{ fraction }` or `{ messages }` shape). A `messages` size alone must be over `keepRecent` + 2, what a
-   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (16 000)
+   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (14 000)
    */
   trigger?: TriggerSize | TriggerSize[];
   /**
@@ -100,7 +106,7 @@ export interface AutoCompactionOptions {
    * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
    * covers every replaced message. `Infinity` sends the whole part. Not used by a `"shared-prefix"`
    * summary request, which sends the history as it is.
-   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (8000)
+   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (4000, as LangChain's `trimTokensToSummarize`)
    * @example
    * autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini", summaryInputTokens: Infinity });
    */
@@ -128,7 +134,8 @@ export interface AutoCompactionOptions {
    * truncate to fit it: system messages and the newest `keepRecent` messages. @default the context window
    */
   hardLimit?: number;
-  tokenCounter?: TokenCounter;
+  /** A `TokenCounter`, or a plain function `(messages) => number` (see `tokenCounterFromFunction`). @default the shared exact counter */
+  tokenCounter?: TokenCounter | TokenCounterFunction;
   /** Receives one event per run. */
   onEvent?: (event: CompactionEvent) => void;
   logger?: CompactionLogger;
@@ -142,6 +149,7 @@ const hidingSchema = z
     receipts: receiptsSchema.optional(),
     excludeTools: z.array(z.string()).optional(),
     placeholder: z.string().min(1).optional(),
+    trimAssistantText: z.union([z.boolean(), z.object({ keepChars: z.number().int().positive().optional() }).strict()]).optional(),
   })
   .strict();
 

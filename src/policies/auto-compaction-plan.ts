@@ -1,5 +1,6 @@
 import { InvalidOptionError } from "../errors.js";
 import { hasTokenSize, requireContextWindow, tokenLimit, type TriggerSize } from "../strategies/context-size.js";
+import { AssistantTextTrimming } from "../strategies/assistant-text-trimming.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
@@ -29,6 +30,8 @@ export interface AutoCompactionPlan {
   /** `target` of the window, in tokens, when given. */
   readonly explicitTarget: number | undefined;
   readonly hiding: ToolResultHiding | undefined;
+  /** Trims the older assistant texts in the hiding's batch, when asked. */
+  readonly trimming: AssistantTextTrimming | undefined;
   /** The summary strategy compacting down to `targetTokens` (one per target, built on first use). */
   summaryFor(targetTokens: number): FullSummary;
   readonly truncate: HardTruncate;
@@ -138,6 +141,14 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
         ...(hiding.excludeTools ? { excludeTools: hiding.excludeTools } : {}),
         ...(hiding.placeholder ? { placeholder: hiding.placeholder } : {}),
       }),
+    trimming:
+      hiding && hiding.trimAssistantText !== false
+        ? new AssistantTextTrimming({
+            tokenCounter,
+            keepRecentGroups: hiding.keepRecentGroups ?? DEFAULT_AUTO_HIDING_KEEP_GROUPS,
+            ...(typeof hiding.trimAssistantText === "object" && hiding.trimAssistantText.keepChars !== undefined ? { keepChars: hiding.trimAssistantText.keepChars } : {}),
+          })
+        : undefined,
     summaryFor(targetTokens) {
       let summary = summaries.get(targetTokens);
       if (!summary) summaries.set(targetTokens, (summary = new FullSummary({ ...summaryOptions, targetTokens })));

@@ -8,15 +8,17 @@ import type { CompactionContext, CompactionResult } from "../types.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
-import { chainSummaryThenTruncation } from "./chain-results.js";
+import { chainResults, chainSummaryThenTruncation } from "./chain-results.js";
+import { DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST } from "./auto-compaction-options.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
- * the conversation (the history without its system messages) reaches `trigger` (16 000 tokens by
+ * the conversation (the history without its system messages) reaches `trigger` (14 000 tokens by
  * default) or the history reaches `threshold` of the window (the size that fired), the cheapest step
  * that is enough:
  * 1. batched tool-result hiding: every result older than the newest groups becomes a short
- *    placeholder with a receipt, at once, if that frees at least `clearAtLeast` tokens (and, with a
+ *    placeholder with a receipt, and the assistant text of those groups is cut to a short head (see
+ *    `assistantTextTrimming`; the calls stay), at once, if that frees at least `clearAtLeast` tokens (and, with a
  *    `costModel`, below the threshold, repays its prompt-cache break); it stands when it gets the
  *    history under 0.6 of the size that fired;
  * 2. else a summary of all but the newest `keepRecent` messages (a separate model call, or the
@@ -128,6 +130,14 @@ export class AutoCompaction extends CompactionStrategy {
       const result = await plan.hiding.compact(messages, nestedContext(context));
       if (result.status === "compacted") hidden = result;
       else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
+    }
+    if (plan.trimming) {
+      const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
+      // Trimming alone must free clearAtLeast, as hiding must: a cache break has to pay.
+      if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= (options.hiding ? options.hiding.clearAtLeast ?? DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST : 0))) {
+        hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
+        hidingNote = "";
+      }
     }
     if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.

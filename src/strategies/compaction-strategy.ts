@@ -4,7 +4,7 @@ import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runn
 import { z } from "zod/v4";
 import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
 import type { ToolCallIndex } from "../messages/tool-call-groups.js";
-import { defaultTokenCounter, tokenCounterSchema, type TokenCounter, type TokenMeasurement } from "../tokens/token-counter.js";
+import { defaultTokenCounter, tokenCounterFromFunction, tokenCounterSchema, type TokenCounter, type TokenCounterFunction, type TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
 import { analyse, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
 
@@ -12,8 +12,12 @@ export type { InvalidHistoryHandling } from "./prepare-history.js";
 
 /** Options every strategy accepts. */
 export interface BaseStrategyOptions {
-  /** Counter for all token figures. @default the shared exact o200k_base counter */
-  tokenCounter?: TokenCounter;
+  /**
+   * Counter for all token figures: a `TokenCounter`, or a plain function `(messages) => number`
+   * (LangChain's shape, e.g. `countTokensApproximately`), used through `tokenCounterFromFunction`.
+   * @default the shared exact o200k_base counter
+   */
+  tokenCounter?: TokenCounter | TokenCounterFunction;
   /**
    * `"throw"`: a history with broken tool pairing, or with a lone surrogate (half of a UTF-16 pair)
    * in a text it sends, is rejected with an `InvalidHistoryError` listing the problems.
@@ -111,7 +115,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
 
   protected constructor(options: BaseStrategyOptions) {
     super();
-    this.tokenCounter = options.tokenCounter ?? defaultTokenCounter();
+    const counter = options.tokenCounter;
+    this.tokenCounter = typeof counter === "function" ? tokenCounterFromFunction(counter) : (counter ?? defaultTokenCounter());
     this.invalidHistory = options.invalidHistory ?? "throw";
     this.#onEvent = options.onEvent;
     this.#logger = options.logger;

@@ -30,6 +30,28 @@ export const contextSizeSchema = sizeFields.refine((size) => keysGiven(size) ===
 }) as unknown as z.ZodType<ContextSize>;
 
 /**
+ * How much of a history a summary keeps, in the shape of LangChain's `summarizationMiddleware`
+ * `keep`: exactly one of the newest `messages` (a count, 0 keeps none), the newest messages within
+ * `tokens`, or within a `fraction` of the context window.
+ *
+ * @example
+ * const keep: KeepSize = { messages: 20 };
+ */
+export type KeepSize = { readonly messages: number } | { readonly tokens: number } | { readonly fraction: number };
+
+/** @internal */
+export const keepSizeSchema = z
+  .object({
+    fraction: z.number().min(0).max(1).optional(),
+    tokens: z.number().min(0).optional(),
+    messages: z.number().int().min(0).optional(),
+  })
+  .strict()
+  .refine((size) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length === 1, {
+    message: "give exactly one of fraction, tokens or messages",
+  }) as unknown as z.ZodType<KeepSize>;
+
+/**
  * One size of a trigger, in LangChain's shape: one or more of a `fraction` of the window, a number of
  * `tokens`, a number of `messages`. Several in one object must all be reached (AND); a list of sizes
  * fires when any of them is (OR), e.g. `[{ messages: 30 }, { tokens: 3000, messages: 6 }]`.
@@ -139,8 +161,12 @@ interface ModelLike {
   readonly modelName?: unknown;
 }
 
-/** The window of a model name from LangChain's table; `undefined` for a name it does not know. */
-function windowOfModelName(name: string): number | undefined {
+/**
+ * The window of a model name from LangChain's table; `undefined` for a name it does not know. A
+ * `provider:` prefix (`"openai:gpt-4o"`, as `initChatModel` takes) is ignored.
+ */
+function windowOfModelName(qualified: string): number | undefined {
+  const name = qualified.replace(/^[a-z][\w-]*:(?!\/)/, "");
   const size = getModelContextSize(name);
   // 4097 is the table's fallback for names it does not know.
   return size === 4097 && !name.startsWith("text-davinci-003") ? undefined : size;

@@ -1,14 +1,8 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
-import { assistantCalls, type AssistantCall } from "../messages/assistant-calls.js";
-import { cloneMessage } from "../messages/clone-message.js";
-import { editToolCalls } from "../messages/edit-tool-calls.js";
-import { isToolResultMessage } from "../messages/message-types.js";
-import { extractArtifacts } from "../messages/artifact-index.js";
-import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
+import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
-import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker, type ReplacedMessage } from "../types.js";
 import {
   CompactionStrategy,
   baseOptionsShape,
@@ -16,18 +10,9 @@ import {
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "./context-size.js";
-import {
-  blockArtifacts,
-  callMessage,
-  hiddenContent,
-  hidingReceipt,
-  isHiddenContent,
-  receiptLimits,
-  receiptsSchema,
-  type HidingReceiptOptions,
-  type ReceiptLimits,
-} from "./hiding-receipts.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
+import { HidingPass } from "./hiding-pass.js";
+import { receiptLimits, receiptsSchema, type HidingReceiptOptions, type ReceiptLimits } from "./hiding-receipts.js";
 
 /** The default placeholder: short, stable, and plainly a notice rather than a tool's output. */
 export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save context; call the tool again if you need it]";
@@ -43,9 +28,32 @@ export const DEFAULT_HIDING_TRIGGER_TOKENS = 10_000;
 /** The default `clearAtLeast` of `toolResultHiding`: a firing that frees fewer tokens leaves the cached prefix alone. */
 export const DEFAULT_HIDING_CLEAR_AT_LEAST = 3000;
 
+/**
+ * How many of the newest tool results keep their content, counted in results (tool messages, and
+ * human messages carrying `tool_result` blocks), excluded and already hidden ones included: a
+ * number of results, or the newest results whose tokens add up to at most `tokens` (or `fraction`
+ * of the context window), stopping at the first that does not fit.
+ */
+export type KeepRecentResults = number | { readonly tokens: number } | { readonly fraction: number };
+
+/**
+ * What a firing does when hiding every result older than the kept ones would free fewer than
+ * `clearAtLeast` tokens: `"skip"` hides nothing (the history and its cached prefix stay as they
+ * are); `"extend"` hides them anyway and then kept results too, newest first, until at least
+ * `clearAtLeast` tokens are freed or none is left (LangChain.js's `ClearToolUsesEdit`).
+ */
+export type ClearAtLeastMode = "skip" | "extend";
+
 export interface ToolResultHidingOptions extends BaseStrategyOptions {
-  /** The newest N tool-call groups keep their results. @default 5 */
+  /** The newest N tool-call groups keep their results. Not with `keepRecentResults`. @default 5 */
   keepRecentGroups?: number;
+  /**
+   * Keep the newest results by result instead of by group (see {@link KeepRecentResults}): e.g. `3`
+   * keeps the three newest results even when they answer one parallel call. Not with `keepRecentGroups`.
+   */
+  keepRecentResults?: KeepRecentResults;
+  /** See {@link ClearAtLeastMode}. @default "skip" */
+  clearAtLeastMode?: ClearAtLeastMode;
   /**
    * Hide only when this fires (any of the sizes reached, measured on the whole history), unless run
    * with `force`. Between firings the history is returned untouched, so a provider's cached prompt
@@ -85,6 +93,14 @@ const optionsSchema = z
   .object({
     ...baseOptionsShape,
     keepRecentGroups: z.number().int().nonnegative().optional(),
+    keepRecentResults: z
+      .union([
+        z.number().int().nonnegative(),
+        z.object({ tokens: z.number().nonnegative() }).strict(),
+        z.object({ fraction: z.number().min(0).max(1) }).strict(),
+      ])
+      .optional(),
+    clearAtLeastMode: z.enum(["skip", "extend"]).optional(),
     trigger: triggerSchema.optional(),
     contextWindow: z.number().int().positive().optional(),
     clearAtLeast: z.number().int().nonnegative().optional(),
@@ -102,9 +118,13 @@ const optionsSchema = z
  * untouched, so a provider's cached prompt prefix holds. When the trigger fires (or the run is
  * forced), the newest `keepRecentGroups` tool-call groups keep their results and EVERY result of an
  * older group is replaced, at once, by a short stable placeholder followed by its receipt (see
- * `receipts`), unless that frees fewer than `clearAtLeast` tokens. Hidden results keep
- * `tool_call_id`, `name`, `id` and every other field, and carry `response_metadata.compaction.hidden`
- * (with `originalTokens`), so they are never hidden twice. A result whose hidden form is not smaller
+ * `receipts`), unless that frees fewer than `clearAtLeast` tokens (see `clearAtLeastMode`). Hidden
+ * results keep `tool_call_id`, `name`, `id` and every other field, and carry
+ * `response_metadata.compaction.hidden` (with `originalTokens`) and LangChain's marker
+ * `response_metadata.context_editing` (`{ cleared: true, strategy: "clear_tool_uses" }`), so they are
+ * never hidden twice; a result either marker flags is left as it is. With `hideToolInputs` the
+ * assistant message lists the emptied calls in `compaction.hiddenToolInputs` and in LangChain's
+ * `context_editing.cleared_tool_inputs`. A result whose hidden form is not smaller
  * is left as it is. Results sent as `tool_result` blocks in a human message (Anthropic's form) are
  * hidden in a copy of that message: each block keeps its `tool_use_id` (and `is_error`) with the
  * placeholder and its receipt as its content, the message's other content stays. Assistant and user
@@ -116,7 +136,10 @@ const optionsSchema = z
  */
 export class ToolResultHiding extends CompactionStrategy {
   readonly strategyName = "toolResultHiding";
-  readonly keepRecentGroups: number;
+  /** The groups kept; `undefined` when `keepRecentResults` is given. */
+  readonly keepRecentGroups: number | undefined;
+  readonly keepRecentResults: KeepRecentResults | undefined;
+  readonly clearAtLeastMode: ClearAtLeastMode;
   readonly trigger: TriggerSize | TriggerSize[];
   readonly contextWindow: number | undefined;
   readonly clearAtLeast: number;
@@ -133,10 +156,16 @@ export class ToolResultHiding extends CompactionStrategy {
     if (parsed.clearAtLeast !== undefined && parsed.minTokensSaved !== undefined) {
       throw new InvalidOptionError("toolResultHiding", "minTokensSaved", "a deprecated name of clearAtLeast: give only clearAtLeast");
     }
+    if (parsed.keepRecentGroups !== undefined && parsed.keepRecentResults !== undefined) {
+      throw new InvalidOptionError("toolResultHiding", "keepRecentResults", "give keepRecentGroups or keepRecentResults, not both");
+    }
     super(parsed);
-    this.keepRecentGroups = parsed.keepRecentGroups ?? 5;
+    this.keepRecentResults = parsed.keepRecentResults;
+    this.keepRecentGroups = this.keepRecentResults === undefined ? (parsed.keepRecentGroups ?? 5) : undefined;
+    this.clearAtLeastMode = parsed.clearAtLeastMode ?? "skip";
     this.trigger = parsed.trigger ?? { tokens: DEFAULT_HIDING_TRIGGER_TOKENS };
-    this.contextWindow = windowForSizes("toolResultHiding", [this.trigger], parsed.contextWindow, undefined, "the trigger is a fraction of the context window");
+    const keepFraction = typeof this.keepRecentResults === "object" && "fraction" in this.keepRecentResults ? { fraction: this.keepRecentResults.fraction } : undefined;
+    this.contextWindow = windowForSizes("toolResultHiding", [this.trigger, keepFraction], parsed.contextWindow, undefined, "the trigger or keepRecentResults is a fraction of the context window");
     this.clearAtLeast = parsed.clearAtLeast ?? parsed.minTokensSaved ?? DEFAULT_HIDING_CLEAR_AT_LEAST;
     this.placeholder = parsed.placeholder ?? DEFAULT_HIDDEN_RESULT_PLACEHOLDER;
     this.excludeTools = new Set(parsed.excludeTools ?? []);
@@ -153,65 +182,39 @@ export class ToolResultHiding extends CompactionStrategy {
     const size = { tokens: tokens.total, messages: messages.length };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
-    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
-    /** input index -> new message */
-    const replacements = new Map<number, BaseMessage>();
-    let saved = 0;
-    const needCalls = this.excludeTools.size > 0 || this.receipts !== undefined;
-    for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
-      const group = index.groups[groupNumber]!;
-      const assistant = messages[group.assistantIndex] as AIMessage;
-      // Only hideToolInputs needs to know which calls of the group are hidden.
-      const hiddenCallIds = this.hideToolInputs ? new Set<string>() : undefined;
-      // Calls by id, built once per group (a find per result is quadratic in a parallel group), only
-      // when needed (no closure per group: this loop runs over every older group at every step).
-      let calls: Map<string | undefined, AssistantCall> | undefined;
-      for (const resultIndex of group.resultIndices) {
-        const message = messages[resultIndex]!;
-        if (!isToolResultMessage(message)) {
-          // A human message whose tool_result blocks answer the calls: their content is hidden in place.
-          const hidden = await this.#hideBlocks(message, tokens.perMessage[resultIndex]!, needCalls ? (calls ??= callsById(assistant)) : undefined);
-          for (const id of hidden?.callIds ?? []) hiddenCallIds?.add(id);
-          if (hidden?.after !== undefined) {
-            saved += hidden.saved;
-            replacements.set(resultIndex, hidden.after);
-          }
-          continue;
-        }
-        const result: ToolMessage = message;
-        if (compactionMarkerOf(result)?.hidden) {
-          hiddenCallIds?.add(result.tool_call_id);
-          continue;
-        }
-        if (this.#notWorthHiding.has(result)) continue;
-        const call = needCalls ? (calls ??= callsById(assistant)).get(result.tool_call_id) : undefined;
-        if (this.excludeTools.size > 0 && this.excludeTools.has(result.name ?? call?.name ?? "")) continue;
-        const before = tokens.perMessage[resultIndex]!;
-        // With receipts, the original is read once: its artifacts make the receipt and stay in the
-        // marker, where a later summary's artifact index merges them.
-        const artifacts = this.receipts === undefined ? undefined : extractArtifacts([result]);
-        // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
-        const markerArtifacts = artifacts && this.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
-        const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
-        const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, this.receipts!);
-        const after = cloneMessage(result, {
-          content: hiddenContent(this.placeholder, receipt),
-          response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker },
-        });
-        const afterTokens = await this.tokenCounter.countMessage(after);
-        // A result shorter than its hidden form stays: hiding it would cost tokens.
-        if (afterTokens >= before) {
-          this.#notWorthHiding.add(result);
-          continue;
-        }
-        hiddenCallIds?.add(result.tool_call_id);
-        saved += before - afterTokens;
-        replacements.set(resultIndex, after);
-      }
-      if (hiddenCallIds && hiddenCallIds.size > 0) saved += await this.#hideInputs(assistant, group.assistantIndex, hiddenCallIds, tokens.perMessage, replacements);
+    const results = HidingPass.results(index);
+    const kept = this.#keptResults(results, index, tokens.perMessage);
+    const pass = new HidingPass(
+      {
+        strategyName: this.strategyName,
+        placeholder: this.placeholder,
+        excludeTools: this.excludeTools,
+        hideToolInputs: this.hideToolInputs,
+        receipts: this.receipts,
+        tokenCounter: this.tokenCounter,
+        notWorthHiding: this.#notWorthHiding,
+      },
+      messages,
+      tokens.perMessage,
+    );
+    let previousAssistant = -1;
+    for (const { resultIndex, assistantIndex } of results.slice(0, results.length - kept)) {
+      if (assistantIndex !== previousAssistant && previousAssistant >= 0) await pass.hideInputs(previousAssistant);
+      previousAssistant = assistantIndex;
+      await pass.hideResult(resultIndex, assistantIndex);
     }
+    if (previousAssistant >= 0) await pass.hideInputs(previousAssistant);
+    if (this.clearAtLeastMode === "extend") {
+      // LangChain's rule: short of clearAtLeast, the kept results go too, newest first.
+      for (let position = results.length - 1; position >= results.length - kept && pass.saved < this.clearAtLeast; position--) {
+        const { resultIndex, assistantIndex } = results[position]!;
+        await pass.hideResult(resultIndex, assistantIndex);
+        await pass.hideInputs(assistantIndex);
+      }
+    }
+    const { replacements, saved } = pass;
     if (replacements.size === 0) return { status: "noop", trigger, reason: "no tool result older than the kept groups is left to hide" };
-    if (saved < this.clearAtLeast) {
+    if (this.clearAtLeastMode === "skip" && saved < this.clearAtLeast) {
       return { status: "noop", trigger, reason: `hiding would free ${saved} tokens, less than clearAtLeast (${this.clearAtLeast})` };
     }
     const output = [...messages];
@@ -223,69 +226,27 @@ export class ToolResultHiding extends CompactionStrategy {
     return { status: "compacted", messages: output, replaced, preservesStructure: true, trigger };
   }
 
-  /** Empty the arguments of the hidden calls of an assistant message (in a copy); returns the tokens saved. */
-  async #hideInputs(
-    assistant: AIMessage,
-    position: number,
-    hiddenCallIds: ReadonlySet<string>,
-    perMessage: readonly number[],
-    replacements: Map<number, BaseMessage>,
-  ): Promise<number> {
-    const alreadyHidden = new Set(compactionMarkerOf(assistant)?.hiddenToolInputs ?? []);
-    const toClear = new Set<number>();
-    const calls = assistantCalls(assistant);
-    calls.forEach((call, callPosition) => {
-      if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(callPosition);
-    });
-    if (toClear.size === 0) return 0;
-    const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
-    const hiddenInputs = [...alreadyHidden, ...[...toClear].map((callPosition) => calls[callPosition]!.id!)].sort();
-    const marker: CompactionMarker = { ...compactionMarkerOf(assistant), strategy: this.strategyName, hiddenToolInputs: hiddenInputs };
-    const after = cloneMessage(cleared, { response_metadata: { ...cleared.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
-    replacements.set(position, after);
-    return perMessage[position]! - (await this.tokenCounter.countMessage(after));
+  /** How many of the newest results keep their content. */
+  #keptResults(results: readonly { resultIndex: number }[], index: PreparedHistory["index"], perMessage: readonly number[]): number {
+    const keep = this.keepRecentResults;
+    if (keep === undefined) {
+      const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups!);
+      let kept = 0;
+      for (let groupNumber = olderGroups; groupNumber < index.groups.length; groupNumber++) kept += index.groups[groupNumber]!.resultIndices.length;
+      return kept;
+    }
+    if (typeof keep === "number") return Math.min(keep, results.length);
+    const budget = "tokens" in keep ? keep.tokens : Math.floor(keep.fraction * this.contextWindow!);
+    let used = 0;
+    let kept = 0;
+    for (let position = results.length - 1; position >= 0; position--) {
+      const cost = perMessage[results[position]!.resultIndex]!;
+      if (used + cost > budget) break;
+      used += cost;
+      kept++;
+    }
+    return kept;
   }
-
-  /**
-   * Hide the `tool_result` blocks of a human message: a copy whose blocks (but those of excluded
-   * tools) hold the placeholder and their receipt, its other content untouched. `callIds`: the calls
-   * whose results are hidden (already or now); `after` is left out when nothing is to change or it
-   * would not save tokens.
-   */
-  async #hideBlocks(message: BaseMessage, before: number, calls: ReadonlyMap<string | undefined, AssistantCall> | undefined) {
-    const refs = toolResultBlocksOf(message);
-    if (compactionMarkerOf(message)?.hidden) {
-      const content = message.content as Record<string, unknown>[];
-      return { callIds: refs.filter((ref) => isHiddenContent(content[ref.position]!["content"], this.placeholder)).map((ref) => ref.toolUseId), saved: 0 };
-    }
-    if (this.#notWorthHiding.has(message)) return undefined;
-    const content = [...(message.content as unknown[])];
-    const callIds: string[] = [];
-    for (const ref of refs) {
-      const call = calls?.get(ref.toolUseId);
-      if (this.excludeTools.size > 0 && this.excludeTools.has(call?.name ?? "")) continue;
-      const block = content[ref.position] as Record<string, unknown>;
-      if (isHiddenContent(block["content"], this.placeholder)) continue;
-      const receipt = this.receipts === undefined ? "" : hidingReceipt(call, blockArtifacts(block), this.receipts);
-      content[ref.position] = { ...block, content: hiddenContent(this.placeholder, receipt) };
-      callIds.push(ref.toolUseId);
-    }
-    if (callIds.length === 0) return undefined;
-    const artifacts = this.receipts === undefined ? undefined : extractArtifacts([message]);
-    const marker: CompactionMarker = { strategy: this.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
-    const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
-    const afterTokens = await this.tokenCounter.countMessage(after);
-    if (afterTokens >= before) {
-      this.#notWorthHiding.add(message);
-      return undefined;
-    }
-    return { callIds, after, saved: before - afterTokens };
-  }
-}
-
-/** The calls of an assistant message by id. */
-function callsById(assistant: AIMessage): Map<string | undefined, AssistantCall> {
-  return new Map(assistantCalls(assistant).map((call) => [call.id, call]));
 }
 
 /**

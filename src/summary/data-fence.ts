@@ -12,8 +12,8 @@ import { fillTemplate } from "./format-history.js";
  */
 export const DATA_FENCE_TAGS: readonly string[] = Object.freeze(["history", "conversation", "previous_snapshot", "snapshot"]);
 
-/** `<name>` immediately around a `{placeholder}` (whitespace between them allowed). */
-const FENCE_AROUND_PLACEHOLDER = /<([A-Za-z_][\w.-]*)>\s*\{\w+\}\s*<\/\1>/g;
+/** `<name>` around a `{placeholder}`, with only text (no other tag) between them, e.g. `<messages>\nMessages:\n{messages}\n</messages>`. */
+const FENCE_AROUND_PLACEHOLDER = /<([A-Za-z_][\w.-]*)>[^<]*\{\w+\}[^<]*<\/\1>/g;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -21,7 +21,8 @@ function escapeRegExp(text: string): string {
 
 /**
  * The fence tags of some prompt templates: {@link DATA_FENCE_TAGS}, and every tag a template puts
- * directly around a placeholder (as a custom prompt's `<messages>\n{history}\n</messages>`).
+ * around a placeholder with only text between them (as a custom prompt's
+ * `<transcript>\n{history}\n</transcript>`, or LangChain's `<messages>\nMessages to summarize:\n{messages}\n</messages>`).
  *
  * @example
  * fenceTags("<transcript>\n{history}\n</transcript>"); // ["history", "conversation", "previous_snapshot", "snapshot", "transcript"]

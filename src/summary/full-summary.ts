@@ -2,9 +2,10 @@ import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
+import { evaluateTrigger, keepSizeSchema, triggerSchema, underTriggerReason, windowForSizes, type KeepSize, type TriggerSize } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
+import { historyValues, summaryPromptSchema } from "./prompt-placeholders.js";
 import { formatHistory } from "./format-history.js";
 import { DEFAULT_SUMMARY_PROMPT, SHARED_PREFIX_SUMMARY_INSTRUCTION } from "./prompts.js";
 import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
@@ -18,10 +19,24 @@ export interface FullSummaryOptions extends SummaryStrategyOptions {
    */
   keepRecent?: number;
   /**
-   * The prompt of the standalone request (see `summaryRequest`), with a `{history}` placeholder,
-   * best placed directly inside a tag pair
+   * What to keep, in LangChain's `keep` shape (give it or `keepRecent`, not both): `{ messages: n }`
+   * is `keepRecent: n`; `{ tokens: n }` keeps the newest conversation messages whose tokens add up to
+   * at most `n` (at least the newest message), `{ fraction: f }` the same within `f` of the context
+   * window; the cut then moves back to the nearest point that separates no tool call from its results
+   * (so sometimes a little more is kept). A conversation already within the tokens to keep is not
+   * summarized. @default { messages: 2 }
+   * @example
+   * fullSummary({ model, trigger: { tokens: 8000 }, keep: { tokens: 2000 } });
+   */
+  keep?: KeepSize;
+  /**
+   * The prompt of the standalone request (see `summaryRequest`), with a `{history}` placeholder (or
+   * `{messages}`, LangChain's name for it; both are filled with the conversation), best placed inside
+   * a tag pair
    * (`<transcript>\n{history}\n</transcript>`): the history is fenced (see `fillPrompt`), so no text
-   * in it can close that tag or the package's own data tags. @default DEFAULT_SUMMARY_PROMPT
+   * in it can close that tag or the package's own data tags. A prompt with neither placeholder is
+   * rejected (`InvalidOptionError`): the model would never see the conversation.
+   * @default DEFAULT_SUMMARY_PROMPT
    */
   prompt?: string;
   /** Compact only when this fires, unless run with `force`. @default none: every run summarizes */
@@ -43,12 +58,17 @@ const optionsSchema = z
   .object({
     ...summaryOptionsShape,
     keepRecent: z.number().int().nonnegative().optional(),
-    prompt: z.string().min(1).optional(),
+    keep: keepSizeSchema.optional(),
+    prompt: summaryPromptSchema.optional(),
     trigger: triggerSchema.optional(),
     contextWindow: z.number().int().positive().optional(),
     targetTokens: z.number().int().positive().optional(),
   })
-  .strict();
+  .strict()
+  .refine((options) => options.keep === undefined || options.keepRecent === undefined, {
+    message: "give keep or keepRecent, not both",
+    path: ["keep"],
+  });
 
 /**
  * One LLM summary of everything: the whole conversation (system messages excluded)
@@ -63,6 +83,8 @@ const optionsSchema = z
 export class FullSummary extends SummaryStrategy {
   readonly strategyName = "fullSummary";
   readonly keepRecent: number;
+  /** The tokens to keep (from `keep: { tokens }` or `keep: { fraction }`), when the cut is by tokens. */
+  readonly keepTokens: number | undefined;
   readonly prompt: string;
   readonly trigger: TriggerSize | TriggerSize[] | undefined;
   readonly contextWindow: number | undefined;
@@ -72,10 +94,14 @@ export class FullSummary extends SummaryStrategy {
   constructor(options: FullSummaryOptions = {}) {
     const parsed = parseOptions("fullSummary", optionsSchema, options) as FullSummaryOptions;
     super(parsed);
-    this.keepRecent = parsed.keepRecent ?? 2;
+    const keep = parsed.keep;
+    this.keepRecent = keep !== undefined && "messages" in keep ? keep.messages : (parsed.keepRecent ?? 2);
     this.prompt = parsed.prompt ?? DEFAULT_SUMMARY_PROMPT;
     this.trigger = parsed.trigger;
-    this.contextWindow = windowForSizes("fullSummary", [this.trigger], parsed.contextWindow, parsed.model, "the trigger is a fraction of the context window");
+    const keepFraction = keep !== undefined && "fraction" in keep ? { fraction: keep.fraction } : undefined;
+    this.contextWindow = windowForSizes("fullSummary", [this.trigger, keepFraction], parsed.contextWindow, parsed.model, "the trigger or keep is a fraction of the context window");
+    if (keep !== undefined && "tokens" in keep) this.keepTokens = Math.max(1, Math.floor(keep.tokens));
+    else if (keepFraction) this.keepTokens = Math.max(1, Math.floor(this.contextWindow! * keepFraction.fraction));
     this.targetTokens = parsed.targetTokens;
   }
 
@@ -84,13 +110,20 @@ export class FullSummary extends SummaryStrategy {
     const size = { tokens: tokens.total, messages: messages.length };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
-    // The newest keepRecent non-system messages stay; the cut moves back to a safe point.
-    let cut = messages.length;
-    for (let kept = 0; cut > 0 && kept < this.keepRecent; ) {
-      cut--;
-      if (messages[cut]!.type !== "system") kept++;
-    }
     const safe = safeCutPoints(messages, index);
+    let cut = messages.length;
+    if (this.keepTokens !== undefined) {
+      const byTokens = this.#cutForKeepTokens(history, this.keepTokens);
+      if (byTokens === undefined) return { status: "noop", trigger, reason: `the conversation is within the ${this.keepTokens} tokens to keep` };
+      cut = byTokens;
+    } else {
+      // The newest keepRecent non-system messages stay.
+      for (let kept = 0; cut > 0 && kept < this.keepRecent; ) {
+        cut--;
+        if (messages[cut]!.type !== "system") kept++;
+      }
+    }
+    // The cut moves back to a safe point.
     while (cut > 0 && safe[cut] !== 1) cut--;
     if (this.targetTokens !== undefined) cut = this.#cutForTarget(history, safe, cut, this.targetTokens);
     // The pending calls' message is kept whatever keepRecent says: the tools are about to answer it.
@@ -99,6 +132,27 @@ export class FullSummary extends SummaryStrategy {
       return { status: "noop", trigger, reason: `nothing older than the ${this.keepRecent} message(s) to keep` };
     }
     return this.summarizeBefore(history, cut, trigger);
+  }
+
+  /**
+   * The earliest cut whose kept conversation messages add up to at most `keepTokens` (the newest
+   * message at least); `undefined` when the whole conversation is within it.
+   */
+  #cutForKeepTokens({ messages, tokens }: PreparedHistory, keepTokens: number): number | undefined {
+    let kept = 0;
+    let cut = messages.length;
+    let lastConversation = -1;
+    for (let position = messages.length - 1; position >= 0; position--) {
+      if (messages[position]!.type === "system") continue;
+      if (lastConversation < 0) lastConversation = position;
+      if (kept + tokens.perMessage[position]! > keepTokens) {
+        // Nothing fits: the newest message stays anyway.
+        return cut === messages.length ? lastConversation : cut;
+      }
+      kept += tokens.perMessage[position]!;
+      cut = position;
+    }
+    return undefined;
   }
 
   /** The cut moved forward (keeping fewer messages) until the kept part fits what the target leaves. */
@@ -127,7 +181,7 @@ export class FullSummary extends SummaryStrategy {
     // Fenced: no text in the history can close the prompt's data block.
     const request =
       input.sharedPrefixRequest ??
-      fillPrompt(this.prompt, { history: formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true }) });
+      fillPrompt(this.prompt, historyValues(formatHistory(input.messages, { textOverrides: input.textOverrides, leftOut: input.leftOut, dropUnansweredCalls: true })));
     const summary = extractBlock(await this.ask(model, request, context), "summary");
     if (summary === "") throw new SummaryCallError("empty", "the summary model returned an empty summary");
     return summary;

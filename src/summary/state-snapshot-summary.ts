@@ -7,6 +7,7 @@ import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, typ
 import type { CompactionContext } from "../types.js";
 import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
+import { historyValues, summaryPromptSchema } from "./prompt-placeholders.js";
 import { NO_PREVIOUS_SNAPSHOT, PREVIOUS_SNAPSHOT_TEMPLATE, SHARED_PREFIX_SNAPSHOT_INSTRUCTION, STATE_SNAPSHOT_PROMPT, VERIFY_SNAPSHOT_PROMPT } from "./prompts.js";
 import { SummaryCallError, type SummaryChatModel } from "./summary-model.js";
 import { extractBlock } from "./summary-text.js";
@@ -25,8 +26,9 @@ export interface StateSnapshotSummaryOptions extends SummaryStrategyOptions {
   /** A second model pass that checks the snapshot against the history and corrects omissions; always a standalone request. @default false */
   verify?: boolean;
   /**
-   * The prompt of the standalone request (see `summaryRequest`), with `{history}` and
-   * `{previous_snapshot}` placeholders. The history and the earlier snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
+   * The prompt of the standalone request (see `summaryRequest`), with `{history}` (or `{messages}`,
+   * LangChain's name for it) and `{previous_snapshot}` placeholders; a prompt with neither
+   * `{history}` nor `{messages}` is rejected (`InvalidOptionError`). The history and the earlier snapshot are fenced (see `fillPrompt`): no text in them can close a tag put directly around a
    * placeholder, nor the package's own data tags. @default STATE_SNAPSHOT_PROMPT
    */
   prompt?: string;
@@ -39,7 +41,7 @@ const optionsSchema = z
     trigger: triggerSchema.optional(),
     contextWindow: z.number().int().positive().optional(),
     verify: z.boolean().optional(),
-    prompt: z.string().min(1).optional(),
+    prompt: summaryPromptSchema.optional(),
   })
   .strict();
 
@@ -129,7 +131,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
     if (input.sharedPrefixRequest) request = input.sharedPrefixRequest;
     else {
       const previous = input.previousSummary ? fillTemplate(PREVIOUS_SNAPSHOT_TEMPLATE, { snapshot: fenceData(input.previousSummary, tags) }) : NO_PREVIOUS_SNAPSHOT;
-      request = fillTemplate(this.prompt, { history: formatted(), previous_snapshot: previous });
+      request = fillTemplate(this.prompt, { ...historyValues(formatted()), previous_snapshot: previous });
     }
     const first = extractBlock(await this.ask(model, request, context), "state_snapshot");
     if (first === "") throw new SummaryCallError("empty", "the summary model returned an empty state snapshot");

@@ -13,7 +13,12 @@ export interface SummaryChatModel {
   invoke(input: BaseMessage[], options?: RunnableConfig): Promise<BaseMessage>;
 }
 
-/** A chat model, or a model name that becomes `ChatOpenAI` from `@langchain/openai`. */
+/**
+ * A chat model, or a model name: a provider-prefixed name (`"anthropic:claude-sonnet-4-5"`,
+ * `"openai:gpt-4o-mini"`) or a bare name LangChain infers another provider for (`"claude-..."`,
+ * `"gemini-..."`) goes through LangChain's `initChatModel`, as `createAgent` does; any other bare
+ * name becomes `ChatOpenAI` from `@langchain/openai` (so an OpenAI-compatible server's model names work).
+ */
 export type SummaryModel = SummaryChatModel | string;
 
 /** Tags every summary call carries: `nostream` keeps its tokens out of LangGraph's `streamMode: "messages"`. */
@@ -65,12 +70,36 @@ export function modelNameOf(model: SummaryModel | undefined): string | undefined
   return typeof className === "string" && className !== "" && className !== "Object" ? className : undefined;
 }
 
+/** The providers `initChatModel` knows, read from LangChain (`undefined` when `langchain` is not installed). */
+async function loadUniversal(): Promise<typeof import("langchain/chat_models/universal") | undefined> {
+  try {
+    return await import("langchain/chat_models/universal");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The chat model for a summary model option. A name becomes `ChatOpenAI` (imported on first use, so
- * `@langchain/openai` is only needed by those who name a model), with `maxTokens` set to the
- * summary cap and `modelOptions` passed to its constructor. Strategies resolve once and keep the
- * model; nothing is cached across strategies (options may hold functions, e.g. a custom `fetch`).
- * @throws {CompactionError} when `@langchain/openai` is not installed.
+ * Whether a model name goes through `initChatModel`: it has a `provider:` prefix LangChain knows, or
+ * it is a bare name LangChain infers a provider other than OpenAI for.
+ */
+function usesInitChatModel(universal: typeof import("langchain/chat_models/universal"), name: string): boolean {
+  const colon = name.indexOf(":");
+  if (colon > 0 && Object.hasOwn(universal.MODEL_PROVIDER_CONFIG, name.slice(0, colon))) return true;
+  const inferred = universal._inferModelProvider(name);
+  return inferred !== undefined && inferred !== "openai";
+}
+
+/**
+ * The chat model for a summary model option. A provider-prefixed name (`"anthropic:claude-sonnet-4-5"`,
+ * `"openai:gpt-4o-mini"`), or a bare name LangChain infers a provider other than OpenAI for
+ * (`"claude-sonnet-4-5"`), goes through LangChain's `initChatModel` (from `langchain`, with the
+ * provider's package installed), as `createAgent` does, with `maxTokens` set to the summary cap and
+ * `modelOptions` as its fields (e.g. `{ configuration: { baseURL } }` for OpenAI). Any other name
+ * becomes `ChatOpenAI` (imported on first use, so `@langchain/openai` is only needed by those who
+ * name a model), with the same cap and options. Strategies resolve once and keep the model; nothing
+ * is cached across strategies (options may hold functions, e.g. a custom `fetch`).
+ * @throws {CompactionError} when the package the name needs is not installed.
  */
 export async function resolveSummaryModel(
   model: SummaryModel,
@@ -78,6 +107,19 @@ export async function resolveSummaryModel(
   modelOptions: Readonly<Record<string, unknown>> = {},
 ): Promise<SummaryChatModel> {
   if (typeof model !== "string") return model;
+  const universal = await loadUniversal();
+  if (universal !== undefined && usesInitChatModel(universal, model)) {
+    try {
+      return (await universal.initChatModel(model, { maxTokens, ...modelOptions })) as unknown as SummaryChatModel;
+    } catch (cause) {
+      throw new CompactionError(`summary model "${model}": LangChain's initChatModel could not build it: ${cause instanceof Error ? cause.message : String(cause)}`, {
+        cause,
+      });
+    }
+  }
+  if (universal === undefined && /^[\w-]+:/.test(model)) {
+    throw new CompactionError(`summary model "${model}" names a provider, which needs langchain's initChatModel: install langchain or pass a chat model object`);
+  }
   let openai: typeof import("@langchain/openai");
   try {
     openai = await import("@langchain/openai");
@@ -139,17 +181,23 @@ export interface SummaryCallOptions {
   readonly signal?: AbortSignal;
   /** Which strategy asks, for the call's metadata. */
   readonly strategy: string;
+  /**
+   * Send a prompt (a string request) to `invoke` as the string itself, as LangChain's summarization
+   * middleware does, not as one human message. Chat models read both alike. @default false
+   */
+  readonly promptAsText?: boolean;
 }
 
 /**
- * Ask the model for a summary. `request` is either the filled prompt, sent as one human message, or
+ * Ask the model for a summary. `request` is either the filled prompt, sent as one human message (or
+ * as the string itself with `promptAsText`), or
  * the request's messages, sent as they are (a new array holding the same message objects, in order).
  * Resolves to the answer's text, trimmed.
  * @throws {SummaryCallError} on an error, a timeout or an empty answer.
  * @throws the caller's abort reason when `signal` aborts.
  */
 export async function callSummaryModel(model: SummaryChatModel, request: string | readonly BaseMessage[], options: SummaryCallOptions): Promise<string> {
-  const messages = typeof request === "string" ? [new HumanMessage(request)] : [...request];
+  const input = typeof request === "string" ? (options.promptAsText ? request : [new HumanMessage(request)]) : [...request];
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new SummaryCallError("timeout", `the summary call timed out after ${options.timeoutMs} ms`)),
@@ -165,7 +213,8 @@ export async function callSummaryModel(model: SummaryChatModel, request: string 
   const config: RunnableConfig = {
     ...(options.config?.callbacks ? { callbacks: options.config.callbacks } : {}),
     tags: [...new Set([...parentTags, ...SUMMARY_CALL_TAGS])],
-    metadata: { ...options.config?.metadata, compaction: true, compaction_strategy: options.strategy },
+    // lc_source: what LangChain's own summarization call carries, for tracers and UIs that look for it.
+    metadata: { ...options.config?.metadata, compaction: true, compaction_strategy: options.strategy, lc_source: "summarization" },
     runName: "compaction_summary",
     signal,
   };
@@ -178,7 +227,7 @@ export async function callSummaryModel(model: SummaryChatModel, request: string 
       signal.addEventListener("abort", onAbort, { once: true });
       // Through a promise: an invoke() that throws, or returns a plain value, is handled alike.
       Promise.resolve()
-        .then(() => model.invoke(messages, config))
+        .then(() => model.invoke(input as BaseMessage[], config))
         .then(resolve, reject)
         .finally(() => signal.removeEventListener("abort", onAbort));
     });

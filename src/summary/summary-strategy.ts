@@ -1,20 +1,15 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { z } from "zod/v4";
+import { InvalidOptionError } from "../errors.js";
 import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
-import {
-  CompactionStrategy,
-  baseOptionsShape,
-  type BaseStrategyOptions,
-  type PreparedHistory,
-  type StrategyOutcome,
-} from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { replaceLoneSurrogates } from "../text/code-points.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshot } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
-import { sharedPrefixRequest, summaryRequestSchema, type SummaryRequestMode } from "./shared-prefix-request.js";
+import { sharedPrefixRequest, type SummaryRequestMode } from "./shared-prefix-request.js";
+import type { SummaryStrategyOptions } from "./summary-options.js";
 import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
 import { summaryBody } from "./summary-text.js";
 import {
@@ -29,112 +24,18 @@ import {
   type SummaryModel,
 } from "./summary-model.js";
 
-/** Options every summary strategy accepts. */
-export interface SummaryStrategyOptions extends BaseStrategyOptions {
-  /**
-   * The model that writes the summary: any chat model, or a name (e.g. `"gpt-4o-mini"`) that becomes
-   * `ChatOpenAI` from `@langchain/openai`. Without one, the deterministic no-model summarizer writes
-   * the summary from the artifact index and the messages, offline.
-   */
-  model?: SummaryModel;
-  /** Constructor fields for the `ChatOpenAI` made from a model name (e.g. `{ configuration: { baseURL } }`). */
-  modelOptions?: Record<string, unknown>;
-  /** Cap on the summary's length in tokens: the model's `maxTokens`, and the summary is cut at it. @default 1000 */
-  summaryMaxTokens?: number;
-  /** Time the summary call may take; then the run fails and changes nothing. @default 30000 */
-  timeoutMs?: number;
-  /**
-   * Tool outputs in the part being summarized are sent whole up to this many tokens (newest first);
-   * older ones beyond it are cut to their head and tail with a marker before the summary call.
-   * @default 20000
-   */
-  toolOutputBudgetTokens?: number;
-  /**
-   * Cap, in tokens (the token counter's per-message counts), on the part being summarized as sent to
-   * the summary model: its newest messages are sent whole while they fit (the newest one always); the
-   * older ones are left out of the prompt, and one line saying how many, followed by their artifact
-   * index, stands in their place. An earlier summary among them is always sent whole and does not
-   * count against the cap (it carries everything before it). Tool outputs sent are still cut to
-   * `toolOutputBudgetTokens`. The summary message's artifact index covers every replaced message either
-   * way; the no-model summarizer (no prompt) is unaffected. LangChain's summarization middleware sends
-   * the newest 4000 tokens (`trimTokensToSummarize`).
-   * @default unlimited: the whole part is sent
-   * @example
-   * // A summary call of about 8000 tokens, however long the part it replaces:
-   * fullSummary({ model: "gpt-4o-mini", keepRecent: 10, summaryInputTokens: 8000 });
-   */
-  summaryInputTokens?: number;
-  /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
-  artifactLimits?: ArtifactIndexLimits;
-  /**
-   * How the summary call sends the conversation.
-   *
-   * `"standalone"`: one human message, the strategy's prompt with the part being replaced formatted
-   * as text (tool outputs cut to `toolOutputBudgetTokens`, older messages left out by
-   * `summaryInputTokens`). It shares no prefix with the agent's own calls, so the provider bills all
-   * of it as uncached input.
-   *
-   * `"shared-prefix"`: the history's own message objects, in order (system messages, earlier
-   * summaries, the part being replaced and the part kept), up to but not including a last assistant
-   * message whose tool calls are pending; then one human message with the instruction
-   * (`SHARED_PREFIX_SUMMARY_INSTRUCTION` or `SHARED_PREFIX_SNAPSHOT_INSTRUCTION`): summarize all but
-   * the last K non-system messages, which stay verbatim, in the strategy's format, treating the
-   * conversation as data. That start is what the agent's model received at its previous call plus
-   * what was added since, so a provider with prompt caching serves it from its cache. Nothing is cut:
-   * `toolOutputBudgetTokens` and `summaryInputTokens` do not apply, and a strategy's `prompt` is used
-   * only by the standalone request. The answer is read, and fails, exactly as the standalone one.
-   * When the request's tokens (the token counter's count) plus `summaryMaxTokens` exceed the context
-   * window (the strategy's `contextWindow`, else the model's profile or name), the standalone request
-   * is sent instead, silently; with an unknown window the shared-prefix request is always sent.
-   * `stateSnapshotSummary`'s `verify` pass stays standalone. Without `model` (the no-model
-   * summarizer) nothing is sent and the option changes nothing.
-   *
-   * The cache serves the prefix only if the request's start matches the agent's call: `model` must be
-   * the agent's own chat model (same provider and model name), with the same tools bound (tool
-   * definitions are part of the cached prefix; pass the model returned by `bindTools`; one bound to
-   * force a tool call, `tool_choice` `"required"` or `"any"`, answers with a call and the summary
-   * fails as empty), and the same system prompt in the messages. `createAgent` keeps its
-   * `systemPrompt` outside the state, so the history has no system message: the request differs
-   * from the agent's from the system prompt on, so at most the tool definitions before it come from
-   * the cache, and the rest (the whole history, kept part and uncut tool outputs included) is billed
-   * as uncached input, more than a standalone request (there, put the system prompt in the
-   * messages, or use `"standalone"`). Likewise in a
-   * policy, the summary step receives the history as the earlier step left it (e.g. older tool
-   * results hidden): the match ends at the first message that step changed.
-   * @default "standalone"
-   * @example
-   * // The agent's model, tools bound, summarizes through the provider's prompt cache:
-   * const agentModel = new ChatOpenAI({ model: "gpt-4o" }).bindTools(tools);
-   * fullSummary({ model: agentModel, keepRecent: 6, summaryRequest: "shared-prefix", contextWindow: 128_000 });
-   */
-  summaryRequest?: SummaryRequestMode;
+export { summaryOptionsShape, type SummaryStrategyOptions } from "./summary-options.js";
+
+/** `text` without `prefix` (and the blank line after it) when it starts with it. */
+function withoutPrefix(text: string, prefix: string): string {
+  return text.startsWith(prefix) ? text.slice(prefix.length).trimStart() : text;
 }
 
-/** @internal */
-export const summaryOptionsShape = {
-  ...baseOptionsShape,
-  model: z
-    .union([
-      z.string().min(1),
-      z.custom<SummaryChatModel>((value) => typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function", "expected a chat model"),
-    ])
-    .optional(),
-  modelOptions: z.record(z.string(), z.unknown()).optional(),
-  summaryMaxTokens: z.number().int().positive().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  toolOutputBudgetTokens: z.number().int().nonnegative().optional(),
-  summaryInputTokens: z.number().int().positive().optional(),
-  summaryRequest: summaryRequestSchema.optional(),
-  artifactLimits: z
-    .object({
-      commands: z.number().int().nonnegative().optional(),
-      identifiers: z.number().int().nonnegative().optional(),
-      urls: z.number().int().nonnegative().optional(),
-      errors: z.number().int().nonnegative().optional(),
-    })
-    .strict()
-    .optional(),
-};
+/** The factory name of a strategy's class (`FullSummary` -> `fullSummary`), for errors raised before its fields are set. */
+function componentName(strategy: object): string {
+  const name = strategy.constructor.name;
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
 
 /** What a summary writer gets: the messages being replaced and what they touched. */
 export interface SummaryInput {
@@ -167,12 +68,15 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   readonly toolOutputBudgetTokens: number;
   readonly summaryInputTokens: number | undefined;
   readonly summaryRequest: SummaryRequestMode;
+  readonly summaryPrefix: string;
   /** The summary model's context window in tokens, when known: a shared-prefix request must fit it. */
   abstract readonly contextWindow: number | undefined;
   /** The instruction, with a `{kept}` placeholder, that ends a shared-prefix request. */
   protected abstract readonly sharedPrefixInstruction: string;
   protected readonly modelOptions: Record<string, unknown>;
   protected readonly artifactLimits: ArtifactIndexLimits;
+  /** Send a standalone prompt to the model as a string, not as one human message (see `callSummaryModel`). */
+  protected readonly promptAsText: boolean = false;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
   #resolved: Promise<SummaryChatModel> | undefined;
 
@@ -183,7 +87,11 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     this.summaryMaxTokens = options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
     this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
-    this.summaryInputTokens = options.summaryInputTokens;
+    if (options.summaryInputTokens !== undefined && options.trimTokensToSummarize !== undefined) {
+      throw new InvalidOptionError(componentName(this), "trimTokensToSummarize", "it is another name for summaryInputTokens: give one of them");
+    }
+    this.summaryInputTokens = options.summaryInputTokens ?? options.trimTokensToSummarize;
+    this.summaryPrefix = options.summaryPrefix ?? SUMMARY_MESSAGE_PREFIX;
     this.summaryRequest = options.summaryRequest ?? "standalone";
     this.artifactLimits = options.artifactLimits ?? {};
   }
@@ -196,6 +104,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     return callSummaryModel(model, request, {
       timeoutMs: this.timeoutMs,
       strategy: this.strategyName,
+      promptAsText: this.promptAsText,
       ...(context.config ? { config: context.config } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     });
@@ -242,7 +151,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
           messages: replaced,
           textOverrides: request ? new Map() : await cutToolOutputs(replaced, perMessage, leftOut?.before ?? 0, this.toolOutputBudgetTokens, this.tokenCounter),
           leftOut,
-          previousSummary: previousSummary ? summaryBody(messageText(previousSummary)) : undefined,
+          previousSummary: previousSummary ? summaryBody(withoutPrefix(messageText(previousSummary), this.summaryPrefix)) : undefined,
           artifacts,
         };
         text = await this.writeWithModel(await this.#summaryModel(this.model), input, context);
@@ -287,7 +196,9 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     const index = renderArtifacts(artifacts);
     return new HumanMessage({
       // Lone surrogates (from the input, or a token cut of the summary) would make providers reject it.
-      content: replaceLoneSurrogates(`${SUMMARY_MESSAGE_PREFIX}\n\n${text}${index ? `\n\n${index}` : ""}`),
+      content: replaceLoneSurrogates(`${this.summaryPrefix}\n\n${text}${index ? `\n\n${index}` : ""}`),
+      // LangChain's summary marker too, for UIs and code that look for it.
+      additional_kwargs: { lc_source: "summarization" },
       response_metadata: { [COMPACTION_METADATA_KEY]: marker },
     });
   }

@@ -8,8 +8,10 @@ import { jsonOf, walkContent } from "./content-text.js";
 import { encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement } from "./token-counter-types.js";
+import { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
 export { LONG_RUN_PIECE } from "./encoder.js";
+export { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
 /** Tokens the chat format adds around every message (OpenAI's documented count). */
 export const TOKENS_PER_MESSAGE = 3;
@@ -236,12 +238,23 @@ export function defaultTokenCounter(): TokenCounter {
   return sharedCounter;
 }
 
-/** Zod schema accepting a {@link TokenCounter}, for strategy options. @internal */
-export const tokenCounterSchema = z.custom<TokenCounter>(
-  (value) =>
+/** Whether a value is a {@link TokenCounter} (an object with `measure` and `countMessage`). @internal */
+export function isTokenCounter(value: unknown): value is TokenCounter {
+  return (
     typeof value === "object" &&
     value !== null &&
     typeof (value as TokenCounter).measure === "function" &&
-    typeof (value as TokenCounter).countMessage === "function",
-  { message: "expected a TokenCounter from createTokenCounter()" },
-);
+    typeof (value as TokenCounter).countMessage === "function"
+  );
+}
+
+/**
+ * Zod schema accepting a {@link TokenCounter}, or a plain counting function (LangChain's shape,
+ * e.g. `countTokensApproximately`), which becomes a counter with `tokenCounterFromFunction`. The
+ * parsed value is always a `TokenCounter`. @internal
+ */
+export const tokenCounterSchema = z
+  .custom<TokenCounter | TokenCounterFunction>((value) => isTokenCounter(value) || typeof value === "function", {
+    message: "expected a TokenCounter from createTokenCounter() or a function (messages) => number",
+  })
+  .transform((value): TokenCounter => (typeof value === "function" ? tokenCounterFromFunction(value) : value));

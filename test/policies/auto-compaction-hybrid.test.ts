@@ -27,9 +27,9 @@ const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message
 
 /** Options for a window in which `input` is at `share` of it. */
 async function at(input: BaseMessage[], share: number, extra: Partial<AutoCompactionOptions> = {}): Promise<AutoCompactionOptions> {
-  // These histories are small: compaction starts at half the window (not at 16 000 tokens), and
-  // hiding runs whatever it frees, unless a test says otherwise.
-  return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, trigger: { fraction: 0.5 }, hiding: { clearAtLeast: 0 }, ...extra };
+  // These histories are small: compaction starts at half the window (not at 14 000 tokens), and
+  // hiding runs whatever it frees, keeps 3 groups and leaves assistant text whole, unless a test says otherwise.
+  return { tokenCounter: counter, contextWindow: Math.ceil((await tokensOf(input)) / share), keepRecent: 4, trigger: { fraction: 0.5 }, hiding: { clearAtLeast: 0, keepRecentGroups: 3, trimAssistantText: false }, ...extra };
 }
 
 describe("autoCompaction: hiding first", () => {
@@ -110,15 +110,16 @@ describe("autoCompaction: hiding first", () => {
     expect(result.reason).toMatch(/^hiding noop: hiding would free \d+ tokens, less than clearAtLeast \(\d+\); summarized instead$/);
   });
 
-  it("compacts at the default trigger of 16 000 tokens, before the threshold of a large window", async () => {
+  it("compacts at the default trigger of 14 000 tokens, before the threshold of a large window, keeping the newest 2 groups", async () => {
     const input = loop(20, 1000);
     const tokens = await tokensOf(input);
-    expect(tokens).toBeGreaterThan(16_000);
+    expect(tokens).toBeGreaterThan(14_000);
     const result = await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(input);
     expect(result.status).toBe("compacted");
     const system = await counter.countMessage(input[0]!);
-    expect(result.trigger).toBe(`conversation: ${tokens - system} tokens >= 16000 tokens`);
-    expect(result.tokensAfter).toBeLessThanOrEqual(9600);
+    expect(result.trigger).toBe(`conversation: ${tokens - system} tokens >= 14000 tokens`);
+    expect(result.tokensAfter).toBeLessThanOrEqual(system + 8400);
+    expect(hiddenIds(result.messages)).toEqual(Array.from({ length: 18 }, (_, n) => `t${n + 1}`));
   });
 
   it("skips a hiding the cost model says does not repay its cache break, and runs one that does", async () => {
@@ -154,11 +155,11 @@ describe("autoCompaction: hiding first", () => {
       expect(validateToolPairing(result.messages)).toEqual([]);
       history = result.messages;
     }
-    // About 1,000 tokens a step: the conversation reaches 16,000 tokens at step 17, and hiding (which
-    // the 18,000-token system prompt does not count against) holds it until step 30.
+    // About 1,000 tokens a step: the conversation reaches 14,000 tokens at step 15, and hiding (which
+    // the 18,000-token system prompt does not count against) holds it until step 27.
     expect(statuses.flatMap((status, index) => (status === "noop" ? [] : [[index + 1, status]]))).toEqual([
-      [17, "compacted"],
-      [30, "compacted"],
+      [15, "compacted"],
+      [27, "compacted"],
     ]);
   });
 

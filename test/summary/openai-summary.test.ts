@@ -126,6 +126,7 @@ const INFLATED = (tag: string) => `<${tag}>\n${"The agent ran the tests and look
 const summaryMessage = (strategy: string, text: string, artifactBlock = ARTIFACT_BLOCK, artifacts: object = ARTIFACTS, summarizedMessages = 5) =>
   new HumanMessage({
     content: `${SUMMARY_MESSAGE_PREFIX}\n\n${text}\n\n${artifactBlock}`,
+    additional_kwargs: { lc_source: "summarization" },
     response_metadata: { compaction: { strategy, summary: true, artifacts, summarizedMessages, summaryModel: "gpt-4o-mini" } },
   });
 

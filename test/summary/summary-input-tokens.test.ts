@@ -225,13 +225,13 @@ describe("summaryInputTokens", () => {
       return promptOf(model);
     };
 
-    it("sends the newest 8000 tokens of the part it summarizes whole, and the rest as one line and its artifact index", async () => {
-      expect(DEFAULT_AUTO_SUMMARY_INPUT_TOKENS).toBe(8000);
+    it("sends the newest 4000 tokens of the part it summarizes whole, and the rest as one line and its artifact index", async () => {
+      expect(DEFAULT_AUTO_SUMMARY_INPUT_TOKENS).toBe(4000);
       const input = long();
-      // The part is input[1..59] (keepRecent 2); newest first, whole while the running total fits 8000.
+      // The part is input[1..59] (keepRecent 2); newest first, whole while the running total fits 4000.
       let first = 60;
-      for (let used = 0; first > 1 && used + (await costOf([input[first - 1]!])) <= 8000; first--) used += await costOf([input[first - 1]!]);
-      expect(first).toBe(36); // 24 messages (12 steps of about 650 tokens) are sent, 35 left out
+      for (let used = 0; first > 1 && used + (await costOf([input[first - 1]!])) <= 4000; first--) used += await costOf([input[first - 1]!]);
+      expect(first).toBe(48); // 12 messages (6 steps of about 650 tokens) are sent, 47 left out
       const leftOut = input.slice(1, first);
       const sent = input.slice(first, 60);
       const note = `[${leftOut.length} earlier messages left out of this prompt; their files, commands, identifiers and errors are in this artifact index]`;

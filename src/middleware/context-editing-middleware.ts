@@ -1,0 +1,133 @@
+import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { Command, REMOVE_ALL_MESSAGES, getConfig, messagesStateReducer } from "@langchain/langgraph";
+import { createMiddleware, type ContextEdit } from "langchain";
+import { z } from "zod/v4";
+import { parseOptions } from "../options.js";
+import { threadIdOf } from "../langgraph/compaction-archive.js";
+import { CompactionStateSchema } from "../langgraph/compaction-state.js";
+import { graphCompactionOptionsShape, runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { ClearToolUsesEdit } from "./clear-tool-uses-edit.js";
+import { contextEditsCompactor } from "./context-edits.js";
+import { contextEditingCounter } from "./langchain-token-counter.js";
+
+/**
+ * Options of {@link contextEditingMiddleware}: LangChain's `ContextEditingMiddlewareConfig` (`edits`,
+ * `tokenCountMethod`), plus those of `compactionMiddleware` (`onError`, `archive`, `namespace`,
+ * `invalidHistory`) and the middleware's `name`.
+ */
+export interface ContextEditingMiddlewareConfig extends GraphCompactionOptions {
+  /**
+   * The edits, applied in order before every model call. Any object with LangChain's
+   * `ContextEdit.apply({ messages, countTokens, model })` works (it edits the array in place).
+   * @default [new ClearToolUsesEdit()] (100 000-token trigger, keeps the 3 newest results)
+   */
+  edits?: ContextEdit[];
+  /**
+   * `"approx"`: LangChain's `countTokensApproximately` (characters / 4) on the messages. `"model"`:
+   * the model's `getNumTokensFromMessages` on the system prompt and the messages (OpenAI chat models
+   * only; another model fails the editing, which then changes nothing). @default "approx"
+   */
+  tokenCountMethod?: "approx" | "model";
+  /** The middleware's name (unique among an agent's middleware). @default "ContextEditingMiddleware" */
+  name?: string;
+}
+
+const editSchema = z.custom<ContextEdit>(
+  (value) => typeof value === "object" && value !== null && typeof (value as ContextEdit).apply === "function",
+  "expected a ContextEdit (an object with an apply() method), e.g. new ClearToolUsesEdit()",
+);
+const optionsSchema = z
+  .object({
+    ...graphCompactionOptionsShape,
+    edits: z.array(editSchema).optional(),
+    tokenCountMethod: z.enum(["approx", "model"]).optional(),
+    name: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** The run's config, where LangGraph exposes it (inside a graph node). */
+function currentConfig(): RunnableConfig | undefined {
+  try {
+    return getConfig();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The history once LangGraph's messages reducer has applied `update` to `messages`. */
+function applyUpdate(messages: BaseMessage[], update: BaseMessage[] | undefined): BaseMessage[] {
+  if (update === undefined || update.length === 0) return messages;
+  const first = update[0]!;
+  if (RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES) return update.slice(1);
+  return messagesStateReducer(messages, update) as BaseMessage[];
+}
+
+/**
+ * A drop-in for LangChain's `contextEditingMiddleware` (same options and defaults: change the
+ * import to `langchain-compaction/middleware`), running its edits on this package's machinery.
+ * Before every model call it applies the `edits` in order (by default one {@link ClearToolUsesEdit}:
+ * once the messages reach 100 000 tokens, every tool result but the 3 newest is replaced by
+ * `[cleared]`), and the model gets the edited messages.
+ *
+ * What it adds to LangChain's:
+ * - The edit is written to the agent's state (the checkpointed `messages`: cleared results under
+ *   their own ids) with the model's answer, so the history stays byte-identical between firings and
+ *   a provider's prompt cache holds; the originals are archived (store per thread, else the
+ *   `compactionArchive` channel) and `restoreHistory` gives them back; each edit is logged in
+ *   `compactionLog`. LangChain's edits the array the state holds in place, which LangGraph may or
+ *   may not checkpoint. When a middleware before this one gave the model other messages than the
+ *   state's, or the model call ends in a structured response, the edit applies to that call only.
+ * - A history whose tool calls and results do not pair up is repaired first (orphan results
+ *   dropped, as LangChain does, and unanswered calls removed): `invalidHistory`, default `"repair"`.
+ * - An edit that throws, or whose result a provider would reject, changes nothing: the model gets
+ *   the history as it was and `compactionLog` gets a `failed` record (`onError: "continue"`, the
+ *   default; `"throw"` fails the call as LangChain does).
+ *
+ * @example
+ * import { createAgent } from "langchain";
+ * import { ClearToolUsesEdit, contextEditingMiddleware } from "langchain-compaction/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools,
+ *   middleware: [contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 50_000 }, keep: { messages: 5 } })] })],
+ *   checkpointer,
+ * });
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig = {}) {
+  const { name, edits: givenEdits, tokenCountMethod, ...graphOptions } = parseOptions("contextEditingMiddleware", optionsSchema, config);
+  const edits = givenEdits ?? [new ClearToolUsesEdit()];
+  const method = tokenCountMethod ?? "approx";
+  return createMiddleware({
+    name: name ?? "ContextEditingMiddleware",
+    stateSchema: CompactionStateSchema,
+    wrapModelCall: async (request, handler) => {
+      const messages = request.messages as BaseMessage[] | undefined;
+      if (!messages || messages.length === 0) return handler(request);
+      // Only the state's own messages can be edited in the state: another middleware may have given other ones.
+      const persist = messages === (request.state as { messages?: unknown } | undefined)?.messages;
+      const countTokens = contextEditingCounter(method, request.model, request.systemPrompt);
+      const update: CompactionStateUpdate = await runGraphCompaction({
+        component: "contextEditingMiddleware",
+        compactor: contextEditsCompactor(edits, { countTokens, model: request.model }),
+        messages,
+        options: persist ? graphOptions : { ...graphOptions, archive: "state" },
+        config: currentConfig(),
+        signal: request.runtime.signal,
+        store: persist ? request.runtime.store : undefined,
+        threadId: persist ? threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined) : undefined,
+        keepPendingCalls: false,
+      });
+      const edited = applyUpdate(messages, update.messages);
+      const response = await handler(edited === messages ? request : { ...request, messages: edited });
+      if (!persist || Object.keys(update).length === 0 || !AIMessage.isInstance(response)) return response;
+      const first = update.messages?.[0];
+      // The agent writes the answer before this update: a replace-everything update must keep it.
+      const replacesAll = first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
+      const written: Record<string, unknown> = replacesAll ? { ...update, messages: [...update.messages!, response] } : { ...update };
+      return new Command({ update: written });
+    },
+  });
+}

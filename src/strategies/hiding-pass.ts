@@ -1,0 +1,206 @@
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { assistantCalls, type AssistantCall } from "../messages/assistant-calls.js";
+import { extractArtifacts } from "../messages/artifact-index.js";
+import { cloneMessage } from "../messages/clone-message.js";
+import { editToolCalls } from "../messages/edit-tool-calls.js";
+import { isToolResultMessage } from "../messages/message-types.js";
+import type { ToolCallIndex } from "../messages/tool-call-groups.js";
+import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
+import { blockArtifacts, callMessage, hiddenContent, hidingReceipt, isHiddenContent, type ReceiptLimits } from "./hiding-receipts.js";
+
+/**
+ * The key of LangChain's context-editing marker in `response_metadata`: LangChain's
+ * `ClearToolUsesEdit` writes `{ cleared: true, strategy: "clear_tool_uses" }` there on a cleared tool
+ * message, and `{ cleared_tool_inputs: [ids] }` on an assistant message whose call arguments it emptied.
+ */
+export const CONTEXT_EDITING_METADATA_KEY = "context_editing";
+
+/** LangChain's marker of a cleared tool result, as its `ClearToolUsesEdit` writes it. */
+export const LANGCHAIN_CLEARED_MARKER = Object.freeze({ cleared: true, strategy: "clear_tool_uses" });
+
+/** Whether LangChain's context editing (or this package) marked a message as a cleared tool result. */
+export function isLangChainCleared(message: BaseMessage): boolean {
+  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY];
+  return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
+}
+
+/** What a hiding pass needs from its strategy. @internal */
+export interface HidingSettings {
+  readonly strategyName: string;
+  readonly placeholder: string;
+  readonly excludeTools: ReadonlySet<string>;
+  readonly hideToolInputs: boolean;
+  readonly receipts: ReceiptLimits | undefined;
+  readonly tokenCounter: TokenCounter;
+  /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
+  readonly notWorthHiding: WeakSet<BaseMessage>;
+}
+
+/** The calls of an assistant message by id. */
+function callsById(assistant: AIMessage): Map<string | undefined, AssistantCall> {
+  return new Map(assistantCalls(assistant).map((call) => [call.id, call]));
+}
+
+/**
+ * One run's hiding: results are hidden one at a time (`hideResult`), the arguments of their calls
+ * once per assistant message (`hideInputs`); `replacements` and `saved` accumulate. Never mutates
+ * the history. @internal
+ */
+export class HidingPass {
+  /** input index -> new message */
+  readonly replacements = new Map<number, BaseMessage>();
+  /** Tokens freed so far. */
+  saved = 0;
+  /** Per assistant index: the ids of its calls whose results are hidden (already or now). */
+  readonly #hiddenCalls = new Map<number, Set<string>>();
+  /** Per assistant index: the tokens its inputs hiding freed so far (replaced when it is redone). */
+  readonly #inputSavings = new Map<number, number>();
+  readonly #calls = new Map<number, Map<string | undefined, AssistantCall>>();
+
+  constructor(
+    private readonly settings: HidingSettings,
+    private readonly messages: readonly BaseMessage[],
+    private readonly perMessage: readonly number[],
+  ) {}
+
+  #callsOf(assistantIndex: number): Map<string | undefined, AssistantCall> {
+    let calls = this.#calls.get(assistantIndex);
+    if (calls === undefined) this.#calls.set(assistantIndex, (calls = callsById(this.messages[assistantIndex] as AIMessage)));
+    return calls;
+  }
+
+  #noteHidden(assistantIndex: number, ids: Iterable<string>): void {
+    if (!this.settings.hideToolInputs) return;
+    let set = this.#hiddenCalls.get(assistantIndex);
+    if (set === undefined) this.#hiddenCalls.set(assistantIndex, (set = new Set()));
+    for (const id of ids) set.add(id);
+  }
+
+  /** Hide the result message at `resultIndex`, of the group whose assistant message is at `assistantIndex`. */
+  async hideResult(resultIndex: number, assistantIndex: number): Promise<void> {
+    const { settings } = this;
+    const message = this.messages[resultIndex]!;
+    const needCalls = settings.excludeTools.size > 0 || settings.receipts !== undefined;
+    if (!isToolResultMessage(message)) {
+      // A human message whose tool_result blocks answer the calls: their content is hidden in place.
+      const hidden = await this.#hideBlocks(message, this.perMessage[resultIndex]!, needCalls ? this.#callsOf(assistantIndex) : undefined);
+      this.#noteHidden(assistantIndex, hidden?.callIds ?? []);
+      if (hidden?.after !== undefined) {
+        this.saved += hidden.saved;
+        this.replacements.set(resultIndex, hidden.after);
+      }
+      return;
+    }
+    const result: ToolMessage = message;
+    if (compactionMarkerOf(result)?.hidden || isLangChainCleared(result)) {
+      this.#noteHidden(assistantIndex, [result.tool_call_id]);
+      return;
+    }
+    if (settings.notWorthHiding.has(result)) return;
+    const call = needCalls ? this.#callsOf(assistantIndex).get(result.tool_call_id) : undefined;
+    if (settings.excludeTools.size > 0 && settings.excludeTools.has(result.name ?? call?.name ?? "")) return;
+    const before = this.perMessage[resultIndex]!;
+    // With receipts, the original is read once: its artifacts make the receipt and stay in the
+    // marker, where a later summary's artifact index merges them.
+    const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
+    // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
+    const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
+    const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
+    const after = cloneMessage(result, {
+      content: hiddenContent(settings.placeholder, receipt),
+      response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
+    });
+    const afterTokens = await settings.tokenCounter.countMessage(after);
+    // A result shorter than its hidden form stays: hiding it would cost tokens.
+    if (afterTokens >= before) {
+      settings.notWorthHiding.add(result);
+      return;
+    }
+    this.#noteHidden(assistantIndex, [result.tool_call_id]);
+    this.saved += before - afterTokens;
+    this.replacements.set(resultIndex, after);
+  }
+
+  /**
+   * With `hideToolInputs`, empty the arguments of the calls of the assistant message at `position`
+   * whose results are hidden (in a copy). Redoing it after more results of the same message were
+   * hidden replaces the earlier copy, and its savings.
+   */
+  async hideInputs(position: number): Promise<void> {
+    const hiddenCallIds = this.#hiddenCalls.get(position);
+    if (hiddenCallIds === undefined || hiddenCallIds.size === 0) return;
+    const assistant = this.messages[position] as AIMessage;
+    const existing = compactionMarkerOf(assistant);
+    const alreadyHidden = new Set(existing?.hiddenToolInputs ?? []);
+    const toClear = new Set<number>();
+    const calls = assistantCalls(assistant);
+    calls.forEach((call, callPosition) => {
+      if (call.id !== undefined && hiddenCallIds.has(call.id) && !alreadyHidden.has(call.id)) toClear.add(callPosition);
+    });
+    if (toClear.size === 0) return;
+    const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
+    const hiddenInputs = [...alreadyHidden, ...[...toClear].map((callPosition) => calls[callPosition]!.id!)].sort();
+    const marker: CompactionMarker = { ...existing, strategy: this.settings.strategyName, hiddenToolInputs: hiddenInputs };
+    const previousEntry = cleared.response_metadata?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
+    const langchainInputs = [...new Set([...(previousEntry?.cleared_tool_inputs ?? []), ...hiddenInputs])].sort();
+    const after = cloneMessage(cleared, {
+      response_metadata: {
+        ...cleared.response_metadata,
+        [COMPACTION_METADATA_KEY]: marker,
+        [CONTEXT_EDITING_METADATA_KEY]: { ...previousEntry, cleared_tool_inputs: langchainInputs },
+      },
+    });
+    const saving = this.perMessage[position]! - (await this.settings.tokenCounter.countMessage(after));
+    this.saved += saving - (this.#inputSavings.get(position) ?? 0);
+    this.#inputSavings.set(position, saving);
+    this.replacements.set(position, after);
+  }
+
+  /**
+   * Hide the `tool_result` blocks of a human message: a copy whose blocks (but those of excluded
+   * tools) hold the placeholder and their receipt, its other content untouched. `callIds`: the calls
+   * whose results are hidden (already or now); `after` is left out when nothing is to change or it
+   * would not save tokens.
+   */
+  async #hideBlocks(message: BaseMessage, before: number, calls: ReadonlyMap<string | undefined, AssistantCall> | undefined) {
+    const { settings } = this;
+    const refs = toolResultBlocksOf(message);
+    if (compactionMarkerOf(message)?.hidden) {
+      const content = message.content as Record<string, unknown>[];
+      return { callIds: refs.filter((ref) => isHiddenContent(content[ref.position]!["content"], settings.placeholder)).map((ref) => ref.toolUseId), saved: 0 };
+    }
+    if (settings.notWorthHiding.has(message)) return undefined;
+    const content = [...(message.content as unknown[])];
+    const callIds: string[] = [];
+    for (const ref of refs) {
+      const call = calls?.get(ref.toolUseId);
+      if (settings.excludeTools.size > 0 && settings.excludeTools.has(call?.name ?? "")) continue;
+      const block = content[ref.position] as Record<string, unknown>;
+      if (isHiddenContent(block["content"], settings.placeholder)) continue;
+      const receipt = settings.receipts === undefined ? "" : hidingReceipt(call, blockArtifacts(block), settings.receipts);
+      content[ref.position] = { ...block, content: hiddenContent(settings.placeholder, receipt) };
+      callIds.push(ref.toolUseId);
+    }
+    if (callIds.length === 0) return undefined;
+    const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([message]);
+    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
+    const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
+    const afterTokens = await settings.tokenCounter.countMessage(after);
+    if (afterTokens >= before) {
+      settings.notWorthHiding.add(message);
+      return undefined;
+    }
+    return { callIds, after, saved: before - afterTokens };
+  }
+
+  /** The group's assistant index of each result message, in history order. */
+  static results(index: ToolCallIndex): { resultIndex: number; assistantIndex: number }[] {
+    const results: { resultIndex: number; assistantIndex: number }[] = [];
+    for (const group of index.groups) for (const resultIndex of group.resultIndices) results.push({ resultIndex, assistantIndex: group.assistantIndex });
+    // Groups are in the order of their assistant messages, so their results are too.
+    return results;
+  }
+}

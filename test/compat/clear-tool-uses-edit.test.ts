@@ -1,0 +1,173 @@
+/**
+ * `ClearToolUsesEdit` against LangChain's own `ClearToolUsesEdit` on the same histories (what a
+ * user switching over would compare), and its options, markers and `clearAtLeast` rule.
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ClearToolUsesEdit as LangChainClearToolUsesEdit, contextEditingMiddleware as langChainContextEditingMiddleware, countTokensApproximately, createAgent } from "langchain";
+import { fakeModel } from "@langchain/core/testing";
+import { describe, expect, it } from "vitest";
+import { InvalidOptionError, compactionMarkerOf, toolResultHiding } from "../../src/index.js";
+import { ClearToolUsesEdit, contextEditingMiddleware, type ClearToolUsesEditConfig } from "../../src/middleware/index.js";
+import { caught } from "../support/errors.js";
+
+/** A history of `sizes.length` searches (call_1..call_n), result n of `sizes[n-1]` characters. */
+function searches(sizes: number[], names: string[] = []): BaseMessage[] {
+  const messages: BaseMessage[] = [];
+  sizes.forEach((size, position) => {
+    const id = `call_${position + 1}`;
+    const name = names[position] ?? "search";
+    messages.push(new HumanMessage({ id: `h${position + 1}`, content: `search ${position + 1}` }));
+    messages.push(new AIMessage({ id: `a${position + 1}`, content: "", tool_calls: [{ id, name, args: { query: `q${position + 1}` } }] }));
+    messages.push(new ToolMessage({ id: `t${position + 1}`, content: String.fromCharCode(97 + position).repeat(size), tool_call_id: id, name }));
+  });
+  messages.push(new HumanMessage({ id: "last", content: "and now?" }));
+  return messages;
+}
+
+/** What both implementations must agree on: each message's type, content, call arguments and LangChain marker. */
+const view = (messages: readonly BaseMessage[]) =>
+  messages.map((message) => [
+    message.type,
+    message.content,
+    AIMessage.isInstance(message) ? message.tool_calls?.map((call) => call.args) : undefined,
+    (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
+  ]);
+
+async function both(config: ClearToolUsesEditConfig, history: BaseMessage[], model?: unknown) {
+  const theirs = [...history];
+  await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens: countTokensApproximately, model: model as never });
+  const ours = [...history];
+  await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately, model });
+  return { theirs: view(theirs), ours: view(ours), cleared: ours.filter((message) => ToolMessage.isInstance(message) && message.content === (config.placeholder ?? "[cleared]")).map((message) => (message as ToolMessage).tool_call_id) };
+}
+
+describe("ClearToolUsesEdit gives what LangChain's gives", () => {
+  const cases: [string, ClearToolUsesEditConfig, number[], string[]][] = [
+    ["the defaults, under 100 000 tokens", {}, [4000, 4000, 4000, 4000, 4000], []],
+    ["the defaults, over 100 000 tokens: all but the 3 newest", {}, [400_000, 4000, 4000, 4000, 4000], ["call_1", "call_2"]],
+    ["keep 0", { trigger: { tokens: 10 }, keep: { messages: 0 } }, [400, 400, 400], ["call_1", "call_2", "call_3"]],
+    ["keep more than there are", { trigger: { tokens: 10 }, keep: { messages: 9 } }, [400, 400, 400], []],
+    ["an AND trigger not reached (messages)", { trigger: { tokens: 10, messages: 20 }, keep: { messages: 1 } }, [400, 400, 400], []],
+    ["a list of triggers: the second fires", { trigger: [{ tokens: 10, messages: 20 }, { messages: 5 }], keep: { messages: 1 } }, [400, 400, 400], ["call_1", "call_2"]],
+    ["keep by tokens: the newest that fit", { trigger: { tokens: 10 }, keep: { tokens: 250 } }, [400, 400, 400, 400], ["call_1", "call_2"]],
+    ["clearAtLeast reached beyond keep: the kept results stay", { trigger: { tokens: 10 }, keep: { messages: 2 }, clearAtLeast: 150 }, [400, 400, 400, 400], ["call_1", "call_2"]],
+    ["clearAtLeast not reached: kept results go too, newest first", { trigger: { tokens: 10 }, keep: { messages: 2 }, clearAtLeast: 250 }, [400, 400, 400, 400], ["call_1", "call_2", "call_4"]],
+    ["clearToolInputs", { trigger: { tokens: 10 }, keep: { messages: 1 }, clearToolInputs: true }, [400, 400, 400], ["call_1", "call_2"]],
+    ["a custom placeholder", { trigger: { tokens: 10 }, keep: { messages: 1 }, placeholder: "[gone]" }, [400, 400], ["call_1"]],
+  ];
+  it.each(cases)("%s", async (_label, config, sizes, expected) => {
+    const { theirs, ours, cleared } = await both(config, searches(sizes));
+    expect(cleared).toEqual(expected);
+    expect(ours).toEqual(theirs);
+  });
+
+  it("excludeTools: excluded results stay and count among the kept", async () => {
+    const { theirs, ours, cleared } = await both({ trigger: { tokens: 10 }, keep: { messages: 1 }, excludeTools: ["read_plan"] }, searches([400, 400, 400], ["read_plan", "search", "search"]));
+    expect(cleared).toEqual(["call_2"]);
+    expect(ours).toEqual(theirs);
+  });
+
+  it("a fraction trigger reads the model's profile, and never fires without one", async () => {
+    const history = searches([400, 400, 400]);
+    const withProfile = await both({ trigger: { fraction: 0.5 }, keep: { messages: 1 } }, history, { profile: { maxInputTokens: 400 } });
+    expect(withProfile.cleared).toEqual(["call_1", "call_2"]);
+    expect(withProfile.ours).toEqual(withProfile.theirs);
+    const large = await both({ trigger: { fraction: 0.5 }, keep: { messages: 1 } }, history, { profile: { maxInputTokens: 100_000 } });
+    expect(large.cleared).toEqual([]);
+    const ours = [...history];
+    await new ClearToolUsesEdit({ trigger: { fraction: 0.01 }, keep: { messages: 1 } }).apply({ messages: ours, countTokens: countTokensApproximately, model: {} });
+    expect(ours).toEqual(history);
+  });
+
+  it("keep by fraction: the newest results that fit in that share of the window (3 without a window)", async () => {
+    const history = searches([400, 400, 400, 400, 400]);
+    const { theirs, ours, cleared } = await both({ trigger: { tokens: 10 }, keep: { fraction: 0.25 } }, history, { profile: { maxInputTokens: 1000 } });
+    expect(cleared).toEqual(["call_1", "call_2", "call_3"]);
+    expect(ours).toEqual(theirs);
+    const unknown = await both({ trigger: { tokens: 10 }, keep: { fraction: 0.25 } }, history, {});
+    expect(unknown.cleared).toEqual(["call_1", "call_2"]);
+  });
+});
+
+describe("ClearToolUsesEdit's markers and history", () => {
+  it("a cleared result carries LangChain's marker and this package's, and keeps its id and name", async () => {
+    const history = searches([400, 400]);
+    const ours = [...history];
+    await new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 }, clearToolInputs: true }).apply({ messages: ours, countTokens: countTokensApproximately });
+    const result = ours[2] as ToolMessage;
+    expect([result.id, result.name, result.tool_call_id, result.content]).toEqual(["t1", "search", "call_1", "[cleared]"]);
+    expect(result.response_metadata["context_editing"]).toEqual({ cleared: true, strategy: "clear_tool_uses" });
+    expect(compactionMarkerOf(result)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: countTokensApproximately([history[2]!]) });
+    const call = ours[1] as AIMessage;
+    expect(call.response_metadata["context_editing"]).toEqual({ cleared_tool_inputs: ["call_1"] });
+    expect(compactionMarkerOf(call)?.hiddenToolInputs).toEqual(["call_1"]);
+    // The input history is untouched.
+    expect((history[2] as ToolMessage).content).toBe("a".repeat(400));
+  });
+
+  it("receipts, when opted in, follow the placeholder", async () => {
+    const history: BaseMessage[] = [
+      new HumanMessage({ id: "h", content: "run it" }),
+      new AIMessage({ id: "a", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "python src/app.py" } }] }),
+      new ToolMessage({ id: "t", tool_call_id: "c1", name: "bash", content: `${"log line\n".repeat(60)}ValueError: bad input` }),
+      new HumanMessage({ id: "h2", content: "again" }),
+    ];
+    const ours = [...history];
+    await new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 0 }, receipts: true }).apply({ messages: ours, countTokens: countTokensApproximately });
+    expect(ours[2]!.content).toBe("[cleared] (files: src/app.py; errors: ValueError: bad input)");
+  });
+
+  it("a result no longer than the placeholder stays (deliberate: clearing it would cost tokens)", async () => {
+    const history = searches([400, 2]);
+    const ours = [...history];
+    await new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 0 } }).apply({ messages: ours, countTokens: countTokensApproximately });
+    expect(ours.map((message) => message.content)).toEqual(["search 1", "", "[cleared]", "search 2", "", "bb", "and now?"]);
+  });
+
+  it("works inside LangChain's own contextEditingMiddleware", async () => {
+    const model = fakeModel().respond(new AIMessage("done"));
+    const agent = createAgent({ model, middleware: [langChainContextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 } })] })] });
+    await agent.invoke({ messages: searches([400, 400]) });
+    expect((model.calls[0]!.messages as BaseMessage[]).map((message) => message.content)).toEqual(["search 1", "", "[cleared]", "search 2", "", "b".repeat(400), "and now?"]);
+  });
+});
+
+describe("toolResultHiding's clearAtLeastMode", () => {
+  const options = { trigger: { messages: 1 }, keepRecentResults: 2, receipts: false, placeholder: "[cleared]" } as const;
+  const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
+
+  it('"skip" (the default): a firing short of clearAtLeast hides nothing', async () => {
+    const result = await toolResultHiding({ ...options, clearAtLeast: 100_000 }).compact(searches([400, 400, 400, 400]));
+    expect([result.status, hiddenIds(result.messages)]).toEqual(["noop", []]);
+  });
+
+  it('"extend": short of clearAtLeast, the kept results are hidden too, newest first, until it is reached', async () => {
+    const history = searches([400, 400, 400, 400]);
+    const one = await toolResultHiding({ ...options, clearAtLeast: 10, clearAtLeastMode: "extend" }).compact(history);
+    expect(hiddenIds(one.messages)).toEqual(["t1", "t2"]);
+    const freedByTwo = one.tokensBefore - one.tokensAfter;
+    const more = await toolResultHiding({ ...options, clearAtLeast: freedByTwo + 1, clearAtLeastMode: "extend" }).compact(history);
+    expect(hiddenIds(more.messages)).toEqual(["t1", "t2", "t4"]);
+    const all = await toolResultHiding({ ...options, clearAtLeast: 100_000, clearAtLeastMode: "extend" }).compact(history);
+    expect(hiddenIds(all.messages)).toEqual(["t1", "t2", "t3", "t4"]);
+  });
+
+  it("keepRecentResults and keepRecentGroups together are an InvalidOptionError", async () => {
+    expect(await caught(() => toolResultHiding({ keepRecentGroups: 1, keepRecentResults: 1 }))).toBeInstanceOf(InvalidOptionError);
+  });
+});
+
+describe("invalid options", () => {
+  it.each([
+    ["keep with two sizes", () => new ClearToolUsesEdit({ keep: { messages: 1, tokens: 5 } as never }), "keep"],
+    ["an empty trigger", () => new ClearToolUsesEdit({ trigger: {} }), "trigger"],
+    ["an empty placeholder", () => new ClearToolUsesEdit({ placeholder: "" }), "placeholder"],
+    ["an unknown option", () => new ClearToolUsesEdit({ keepLast: 3 } as never), "keepLast"],
+    ["an edit without apply()", () => contextEditingMiddleware({ edits: [{} as never] }), "edits.0"],
+    ["an unknown tokenCountMethod", () => contextEditingMiddleware({ tokenCountMethod: "exact" as never }), "tokenCountMethod"],
+  ])("%s", async (_label, build, option) => {
+    const error = await caught(build);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as InvalidOptionError).option).toBe(option);
+  });
+});
