@@ -2,8 +2,9 @@
  * Offline demo: the ReAct agent graph of examples/react-agent.ts replays a real recorded session,
  * once without compaction and once with it, checkpointed to a SQLite file (SqliteBlobSaver, each
  * channel value stored once, and a SqliteStore in the same file for the archive of originals); then a
- * before/after table.
- * No API key, no server.
+ * before/after table. No API key, no server. The inspector then reads both threads back from the
+ * SQLite file, and the demo checks that it gives the same figures under the same names (exit code 1
+ * otherwise).
  *
  *   npm run demo                                  # the bundled SWE-bench session
  *   npm run demo -- --session tau-bench-airline/task2-trial1
@@ -14,6 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { archiveNamespace, restoreHistory, validateToolPairing } from "../src/index.js";
+import { buildInspection, loadThreadFromSqlite, type InspectionTotals } from "../src/inspector/index.js";
 import { SqliteBlobSaver, SqliteStore } from "../src/store/index.js";
 import { ReactAgentState, buildReactAgent, exampleCompaction } from "./react-agent.js";
 import { ContextMeter, ReplayChatModel, ReplaySession, replayTools } from "./replay/index.js";
@@ -63,8 +65,14 @@ function progress(label: string, total: number): { tick(done: number, context: n
 interface RunFigures {
   readonly meter: ContextMeter;
   readonly pairingProblems: number;
+  /** Records in the compaction log, and how many of them failed (which changes nothing). */
   readonly compactions: number;
+  readonly failed: number;
   readonly archived: number;
+  /** Messages stored: the whole history restoreHistory gives back. */
+  readonly stored: number;
+  /** Messages in the checkpointed context at the end. */
+  readonly inContext: number;
   /** Whether restoreHistory on the checkpointed state gives back the whole session, message by message. */
   readonly restored: boolean;
   readonly threadId: string;
@@ -108,11 +116,15 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
   const log = state.compactionLog ?? [];
   const archive = (await store.search(archiveNamespace(threadId), { limit: Number.MAX_SAFE_INTEGER })).map((item) => item.value as (typeof state.compactionArchive)[number]);
   const restoredIds = (await restoreHistory(state, { store, threadId })).map((message) => message.id);
+  const stored = restoredIds.length;
   return {
     meter,
     pairingProblems,
-    compactions: log.filter((record) => record.status !== "failed").length,
-    archived: [...state.compactionArchive, ...archive].reduce((sum, entry) => sum + entry.messages.length, 0),
+    compactions: log.length,
+    failed: log.filter((record) => record.status === "failed").length,
+    archived: [...(state.compactionArchive ?? []), ...archive].reduce((sum, entry) => sum + entry.messages.length, 0),
+    stored,
+    inContext: state.messages.length,
     restored: JSON.stringify(restoredIds) === JSON.stringify(replay.expectedHistory.map((message) => message.id)),
     threadId,
   };
@@ -122,7 +134,7 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
 for (const file of [sqlitePath, `${sqlitePath}-wal`, `${sqlitePath}-shm`]) rmSync(file, { force: true });
 
 console.log("langchain-compaction demo: a LangGraph ReAct agent replaying a real recorded session");
-console.log(`session ${session.id} (${replay.recorded.length} messages, from ${relative(process.cwd(), tracesPath)}; sources: examples/fixtures/README.md)`);
+console.log(`session ${session.id} (${replay.recorded.length} recorded messages, from ${relative(process.cwd(), tracesPath)}; sources: examples/fixtures/README.md)`);
 console.log(`context window ${window.toLocaleString("en-US")} tokens; tokens counted exactly (o200k_base)`);
 console.log("compaction: autoCompaction before every model call (summary at 80% of the window; offline, the no-model summarizer)\n");
 
@@ -131,11 +143,14 @@ const after = await run("with compaction   ", true);
 
 const number = (value: number) => value.toLocaleString("en-US");
 const change = (from: number, to: number) => (from === 0 ? "" : `${to <= from ? "-" : "+"}${Math.round((Math.abs(from - to) / from) * 100)}%`);
+// The same names as the inspector's (its header and `inspect --format text`), for the same numbers.
 const rows: [string, string, string, string][] = [
   ["model calls", number(before.meter.modelCalls), number(after.meter.modelCalls), ""],
-  ["input tokens", number(before.meter.inputTokens), number(after.meter.inputTokens), change(before.meter.inputTokens, after.meter.inputTokens)],
-  ["peak context", number(before.meter.peakContext), number(after.meter.peakContext), `window ${number(window)}`],
-  ["compactions", number(before.compactions), number(after.compactions), ""],
+  ["messages stored", number(before.stored), number(after.stored), "every message, as restoreHistory gives them"],
+  ["messages in context at the end", number(before.inContext), number(after.inContext), ""],
+  ["input tokens, all model calls", number(before.meter.inputTokens), number(after.meter.inputTokens), change(before.meter.inputTokens, after.meter.inputTokens)],
+  ["peak context (tokens sent in one model call)", number(before.meter.peakContext), number(after.meter.peakContext), `window ${number(window)}`],
+  ["compactions (failed)", `${number(before.compactions)} (${number(before.failed)})`, `${number(after.compactions)} (${number(after.failed)})`, ""],
   ["archived messages", number(before.archived), number(after.archived), ""],
 ];
 const header: [string, string, string, string] = ["", "without compaction", "with compaction", ""];
@@ -152,7 +167,31 @@ console.log(
     : "restoreHistory(checkpointed state) did NOT give back the session",
 );
 
+// The inspector reads the same threads back from the SQLite file: its figures must be the demo's.
+async function inspectorAgrees(figures: RunFigures): Promise<string[]> {
+  const { totals } = await buildInspection(await loadThreadFromSqlite(sqlitePath, figures.threadId));
+  const expected: Partial<Record<keyof InspectionTotals, number>> = {
+    modelCalls: figures.meter.modelCalls,
+    originalMessages: figures.stored,
+    contextMessages: figures.inContext,
+    peakContextTokens: figures.meter.peakContext,
+    compactions: figures.compactions,
+    failedCompactions: figures.failed,
+    archivedMessages: figures.archived,
+  };
+  return Object.entries(expected)
+    .filter(([key, value]) => totals[key as keyof InspectionTotals] !== value)
+    .map(([key, value]) => `${figures.threadId}: ${key} ${number(totals[key as keyof InspectionTotals])} in the inspector, ${number(value)} here`);
+}
+const disagreements = [...(await inspectorAgrees(before)), ...(await inspectorAgrees(after))];
+console.log(
+  disagreements.length === 0
+    ? "the inspector reads the same figures from the SQLite file: npm run inspect -- --sqlite " +
+        `${sqlitePath} --thread ${after.threadId} --format text (or without --format, for the HTML page)`
+    : `the inspector's figures DIFFER:\n${disagreements.map((line) => `  ${line}`).join("\n")}`,
+);
+
 const fits = after.meter.peakContext <= window;
 const valid = after.pairingProblems === 0 && before.pairingProblems === 0;
 console.log(`${fits ? "every" : "NOT every"} model call fit the window; tool pairing ${valid ? "valid" : "BROKEN"} at every call`);
-if (!fits || !valid || !after.restored) process.exitCode = 1;
+if (!fits || !valid || !after.restored || disagreements.length > 0) process.exitCode = 1;

@@ -1,7 +1,8 @@
 // Dual ESM/CommonJS build with plain tsc.
 // ESM is type-checked and emits declarations; the CommonJS pass only transpiles (noCheck), and its
 // declarations are the ESM ones copied beside it: inside dist/cjs (marked "type": "commonjs") they
-// are read as CommonJS declarations, which is what `require` consumers need.
+// are read as CommonJS declarations, which is what `require` consumers need. Their maps come along:
+// at the same depth, their relative paths to src/ hold.
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -17,7 +18,7 @@ function copyDeclarations(directory) {
   for (const entry of readdirSync(directory)) {
     const path = join(directory, entry);
     if (statSync(path).isDirectory()) copyDeclarations(path);
-    else if (entry.endsWith(".d.ts")) {
+    else if (entry.endsWith(".d.ts") || entry.endsWith(".d.ts.map")) {
       const target = join("dist/cjs", relative("dist/esm", path));
       cpSync(path, target);
     }

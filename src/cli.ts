@@ -2,12 +2,13 @@
 // The `langchain-compaction` command. One subcommand, `inspect`: read a thread from a SQLite or
 // PostgreSQL checkpointer or a JSON export, and write the inspector's HTML page, a text summary or the
 // thread's JSON export. Exit codes: 0 done, 1 failed (the message says why), 2 bad arguments.
-import { rename, unlink, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ThreadExport } from "./inspector/inspection.js";
 
 const COMMAND = "langchain-compaction";
-const DEFAULT_HTML_OUT = "compaction-report.html";
 const FORMATS = ["html", "text", "json"] as const;
 type Format = (typeof FORMATS)[number];
 
@@ -24,7 +25,8 @@ Sources (exactly one):
 Options:
   --format html|text|json   html: one self-contained page (default); text: a summary for the terminal;
                             json: the thread's export, to inspect later with --json
-  --out <file>              where to write (default: ${DEFAULT_HTML_OUT} for html, stdout otherwise)
+  --out <file>              where to write (default: html goes to a new temporary directory, whose
+                            path is printed; text and json go to stdout)
   --title <text>            the HTML page's title
   -h, --help                show this help
 
@@ -130,10 +132,22 @@ async function inspect(command: InspectCommand): Promise<void> {
   if (command.format === "json") return output(command.out, `${JSON.stringify(thread, null, 2)}\n`);
   const inspection = await buildInspection(thread);
   if (command.format === "text") return output(command.out, renderInspectionText(inspection));
-  const out = command.out ?? DEFAULT_HTML_OUT;
+  const out = command.out ?? (await temporaryReport(thread.threadId));
   await replaceFile(out, renderInspectionHtml(inspection, command.title === undefined ? {} : { title: command.title }));
   const { totals } = inspection;
   await writeStdout(`wrote ${out}: ${totals.originalMessages} messages, ${totals.compactions} compactions, ${inspection.warnings.length} warnings\n`);
+}
+
+/**
+ * Where an HTML report goes without `--out`: `<thread>.html` in a new directory under the system's
+ * temporary directory (never the working tree, which may be a repository). A new directory, not a
+ * fixed name, so two runs never overwrite each other and no other user can have put a file there.
+ */
+async function temporaryReport(threadId: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "langchain-compaction-report-"));
+  // The thread id as a file name: path separators and anything unusual become "_".
+  const name = threadId.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 100) || "thread";
+  return join(directory, `${name}.html`);
 }
 
 async function output(path: string | undefined, text: string): Promise<void> {

@@ -1,73 +1,111 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+/**
+ * Every TypeScript example of README.md and docs/*.md, run as written (the package's imports pointed
+ * at the sources), printing exactly what examples/readme-output/<name>.txt holds: the same files
+ * scripts/check-packed.sh checks the packed package against. Examples that need a service
+ * (`needs: postgres`) run in their own suites (test/integration/readme-postgres.test.ts).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { format } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER } from "../src/index.js";
+import { readmeExamples } from "../scripts/readme-examples.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const readme = readFileSync(join(root, "README.md"), "utf8");
+const examples = readmeExamples(root);
 
-/** The first ```ts block under a heading. */
-function codeUnder(heading: string): string {
-  const section = readme.slice(readme.indexOf(`## ${heading}`));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error(`no ts block under ## ${heading}`);
-  return match[1]!;
-}
+/** The package's entry points, as the sources a clone runs. */
+const ENTRY_POINTS: Record<string, string> = {
+  "langchain-compaction": join(root, "src", "index.ts"),
+  "langchain-compaction/middleware": join(root, "src", "middleware", "index.ts"),
+  "langchain-compaction/inspector": join(root, "src", "inspector", "index.ts"),
+};
 
-/** Write a README example next to the sources (so its imports resolve) and run it. */
-async function runExample(name: string, code: string): Promise<unknown[][]> {
-  const directory = join(root, "node_modules", ".cache", "readme-examples");
+/**
+ * Write an example inside node_modules (so its imports of LangChain resolve; a directory per clone,
+ * since node_modules may be shared) with the package's imports pointed at the sources, run it, and
+ * give what it printed, as `node` prints it.
+ */
+async function runExample(name: string, code: string): Promise<string> {
+  const clone = createHash("sha256").update(root).digest("hex").slice(0, 12);
+  const directory = join(root, "node_modules", ".cache", `readme-examples-${clone}`);
   mkdirSync(directory, { recursive: true });
-  const file = join(directory, `${name}.ts`);
-  writeFileSync(
-    file,
-    code
-      .replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts")))
-      .replaceAll('"langchain-compaction/inspector"', JSON.stringify(join(root, "src", "inspector", "index.ts"))),
-  );
+  const file = join(directory, `${name}.mts`);
+  let source = code;
+  for (const [specifier, path] of Object.entries(ENTRY_POINTS)) source = source.replaceAll(JSON.stringify(specifier), JSON.stringify(path));
+  writeFileSync(file, source);
   const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
   await import(pathToFileURL(file).href);
-  return log.mock.calls;
+  return log.mock.calls.map((args) => `${format(...args)}\n`).join("");
 }
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
+describe("README and docs examples", () => {
+  it("finds the examples where they are, each with its expected output and none without", () => {
+    expect(examples.map(({ name, file, needs }) => [file, name, needs])).toEqual([
+      ["README.md", "quick-start", []],
+      ["README.md", "langgraph", []],
+      ["README.md", "create-agent", []],
+      ["README.md", "lcel", []],
+      ["docs/inspector.md", "inspector", []],
+      ["docs/langgraph.md", "postgres-workers", ["postgres"]],
+      ["docs/langgraph.md", "chat-history", []],
+      ["docs/reference.md", "token-counting", []],
+      ["docs/strategies.md", "summaries", []],
+      ["docs/strategies.md", "prompt-caching", []],
+    ]);
+    const outputs = readdirSync(join(root, "examples", "readme-output")).sort();
+    expect(outputs).toEqual(examples.map((example) => `${example.name}.txt`).sort());
+  });
+
+  it.each(examples.filter((example) => example.needs.length === 0).map((example) => [example.name, example] as const))(
+    "%s runs and prints what examples/readme-output says",
+    async (name, example) => {
+      expect(existsSync(example.expectedPath)).toBe(true);
+      expect(await runExample(name, example.code)).toBe(readFileSync(example.expectedPath, "utf8"));
+    },
+  );
+
+  it("imports the package by name, never by a relative path", () => {
+    const relative = examples.filter((example) => /from "\.{1,2}\//.test(example.code)).map((example) => example.name);
+    expect(relative).toEqual([]);
+  });
+});
+
 describe("README", () => {
-  it("runs the quick start and prints what its comments say", async () => {
-    const printed = await runExample("quick-start", codeUnder("Quick start"));
-    expect(printed).toEqual([["compacted"], [5], [true], [[]]]);
-  });
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const docs = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => join("docs", name))];
 
-  it("runs the summaries example offline and prints what its comments say", async () => {
-    const printed = await runExample("summaries", codeUnder("Summaries and policies"));
-    expect(printed).toEqual([["summarized"], [10], [26], [[]], [[["summarized", "none"]]]]);
-  });
-
-  it("runs the prompt-caching example and prints what its comments say", async () => {
-    const printed = await runExample("prompt-caching", codeUnder("Prompt caching"));
-    expect(printed).toEqual([[1.25], [true, "saves 8,000 per call over 30 calls = 240,000 >= break 11,550"]]);
-  });
-
-  it("runs the LangGraph example and prints what its comments say", async () => {
-    const printed = await runExample("langgraph", codeUnder("LangGraph"));
-    expect(printed).toEqual([[["h1", "a1", "t1", "a2", "t2"]], [`${DEFAULT_HIDDEN_RESULT_PLACEHOLDER} (files: f1)`], [[["compacted", ["t1"], "store"]]], [true]]);
-  });
-
-  it("runs the LCEL example and prints what its comments say", async () => {
-    const printed = await runExample("lcel", codeUnder("LCEL"));
-    expect(printed).toEqual([[["c"]], [[1, 3, 3]], [6], [[2]]]);
-  });
-
-  it("runs the inspector example and prints what its comments say", async () => {
-    const printed = await runExample("inspector", codeUnder("Inspecting a thread"));
-    expect(printed).toEqual([[["message", "message", "hidden", "message", "message"]], [[["toolResultHiding", "compacted", 1]]], ["Thread t1"]]);
-  });
-
-  it("names the two set-up commands that CI and a fresh clone use", () => {
+  it("names the demo and test commands a fresh clone (and CI) uses, and how to install from a clone", () => {
     expect(readme).toContain("npm ci && npm run demo");
     expect(readme).toContain("npm ci && npm test");
+    expect(readme).toContain("**Install from a clone**");
+    expect(readme).toContain("npm ci && npm pack");
+  });
+
+  it("keeps a place for the migration guide", () => {
+    expect(readme.split("\n").filter((line) => line.startsWith("## Migrating"))).toEqual(["## Migrating from LangChain's middleware"]);
+  });
+
+  it("speaks to users: no internal documents, seeds or issue numbers", () => {
+    const internal = /\bseed \d|\bissue #?\d|\b[Rr]equirement \d|\bR\d+\b|DESIGN\.md|design doc/;
+    expect(docs.filter((file) => internal.test(readFileSync(join(root, file), "utf8")))).toEqual([]);
+  });
+
+  it("links only to files that exist", () => {
+    const broken: string[] = [];
+    for (const file of docs) {
+      for (const [, target] of readFileSync(join(root, file), "utf8").matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        // docs/migration/ is written separately; a link to it is the README's placeholder.
+        if (target === "docs/migration/") continue;
+        if (!existsSync(join(root, dirname(file), target!))) broken.push(`${file}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { createTokenCounter, tokenCounterSchema, type TokenCounter } from "../to
 import { compactionMarkerOf } from "../types.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { ArchiveAnchors, type Anchor } from "../langgraph/archive-anchors.js";
+import { modelCallFigures } from "./model-calls.js";
 import { archivedCompactionSchema, compactionRecordSchema, storedMessageSchema } from "../langgraph/compaction-state.js";
 import {
   THREAD_EXPORT_FORMAT,
@@ -320,6 +321,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
   const totals: InspectionTotals = {
     originalMessages: restored.length,
     originalTokens: sumTokens(restored),
+    ...modelCallFigures(restored, chart.points, priming),
     contextMessages: current.length,
     contextTokens: sumTokens(current),
     compactions: log.length,

@@ -105,9 +105,17 @@ export interface ChartPoint {
 
 /** Totals for the page's header. */
 export interface InspectionTotals {
-  /** Messages in the thread's original history (restored). */
+  /** Messages stored: every message of the thread's original history (restored). */
   readonly originalMessages: number;
   readonly originalTokens: number;
+  /** Model calls: the assistant messages of the original history, each the answer to one call. */
+  readonly modelCalls: number;
+  /**
+   * Peak context: the most tokens sent in one model call (the context right before an assistant
+   * message entered, after the compactions that ran there, plus the reply priming), as an agent's
+   * token meter counts its requests. 0 for a thread without model calls.
+   */
+  readonly peakContextTokens: number;
   /** Messages and tokens in the current context. */
   readonly contextMessages: number;
   readonly contextTokens: number;

@@ -96,12 +96,15 @@ function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 const HISTORY_NOTE = "the thread's full original history, with everything compactions archived put back";
+const PEAK_NOTE = "tokens sent in one model call, the largest: the context right before an assistant message, after the compactions that ran there";
 
 const TOTALS: readonly { readonly key: keyof InspectionTotals; readonly label: string; readonly note?: string; readonly format?: (value: number) => string }[] = [
-  { key: "originalMessages", label: "messages in history", note: HISTORY_NOTE },
+  { key: "originalMessages", label: "messages stored", note: HISTORY_NOTE },
   { key: "originalTokens", label: "tokens in history", note: HISTORY_NOTE },
   { key: "contextMessages", label: "messages in context" },
   { key: "contextTokens", label: "tokens in context" },
+  { key: "modelCalls", label: "model calls", note: "the assistant messages of the history, each the answer to one model call" },
+  { key: "peakContextTokens", label: "peak context (tokens sent in one model call)", note: PEAK_NOTE },
   { key: "compactions", label: "compactions" },
   { key: "failedCompactions", label: "failed" },
   { key: "summaries", label: "summaries" },
@@ -219,7 +222,7 @@ function renderChart(points: readonly ChartPoint[], compactions: readonly Compac
     .join(" ");
   parts.push(`<polyline class="tokens" points="${line}"/>`);
   const peak = points.reduce((best, point) => (point.tokens > best.tokens ? point : best));
-  const summary = `Context tokens after each of ${plural(points.length, "step")}; peak ${formatNumber(peak.tokens)} tokens at step ${peak.step}; ${plural(compactions.filter((view) => view.step !== null).length, "compaction")} marked.`;
+  const summary = `Context tokens after each of ${plural(points.length, "step")}; highest ${formatNumber(peak.tokens)} tokens at step ${peak.step}; ${plural(compactions.filter((view) => view.step !== null).length, "compaction")} marked.`;
   return (
     `<section class="chart">${heading}<p class="hint">${escapeHtml(summary)} Hover a marker for its figures; click it to go to its point in the timeline.</p>` +
     `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(summary)}" data-kind="chart">${parts.join("")}</svg></section>`

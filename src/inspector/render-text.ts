@@ -44,14 +44,15 @@ function compactionLine(view: CompactionView): string {
 
 /**
  * A plain-text summary of an {@link Inspection} for a terminal (`inspect --format text`): the
- * totals, one line per compaction (number, time, strategy, status, tokens and messages before → after,
+ * totals (messages stored, the current context, model calls and the peak context sent in one), one line per compaction (number, time, strategy, status, tokens and messages before → after,
  * and the first line of its summary, or of its reason when it failed) and the warnings. Control
  * characters (terminal escape sequences) in the thread's text are printed as U+FFFD.
  *
  * @example
  * console.log(renderInspectionText(await buildInspection(thread)));
  * // Thread t1
- * // History: 120 messages, 45,210 tokens; context now: 31 messages, 8,120 tokens
+ * // History: 120 messages stored, 45,210 tokens; context now: 31 messages, 8,120 tokens
+ * // Model calls: 52; peak context: 9,870 tokens sent in one model call
  * // Compactions: 5 (1 failed), 2 summaries, 9 hidden tool results, 80 messages archived, 37,090 tokens saved in 12.3 ms
  * // #1  2025-01-01T12:00:00.000Z  toolResultHiding  compacted  tokens 9,120 → 2,210  messages 40 → 40
  * // …
@@ -60,7 +61,8 @@ export function renderInspectionText(inspection: Inspection): string {
   const { totals } = inspection;
   const lines = [
     `Thread ${inspection.threadId}`,
-    `History: ${number(totals.originalMessages)} messages, ${number(totals.originalTokens)} tokens; context now: ${number(totals.contextMessages)} messages, ${number(totals.contextTokens)} tokens`,
+    `History: ${number(totals.originalMessages)} messages stored, ${number(totals.originalTokens)} tokens; context now: ${number(totals.contextMessages)} messages, ${number(totals.contextTokens)} tokens`,
+    `Model calls: ${number(totals.modelCalls)}; peak context: ${number(totals.peakContextTokens)} tokens sent in one model call`,
     `Compactions: ${number(totals.compactions)} (${number(totals.failedCompactions)} failed), ${number(totals.summaries)} summaries, ` +
       `${number(totals.hiddenResults)} hidden tool results, ${number(totals.archivedMessages)} messages archived, ` +
       `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,

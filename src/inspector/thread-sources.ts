@@ -6,6 +6,7 @@ import { CompactionError, InvalidHistoryError, InvalidOptionError } from "../err
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
 import { parseThreadExport } from "./build-inspection.js";
+import { existingThreads, postgresThreads } from "./thread-list.js";
 import { THREAD_EXPORT_FORMAT, type ThreadExport } from "./inspection.js";
 
 /** Where a thread's store-archived compactions are read. */
@@ -81,12 +82,20 @@ export async function exportThreadState(state: ThreadState, threadId: string, op
  * @example
  * const thread = await exportThread(checkpointer, "t1", { store });
  * const inspection = await buildInspection(thread);
- * @throws {InvalidOptionError} when the checkpointer has no checkpoint for `threadId`.
+ * @throws {InvalidOptionError} when the checkpointer has no checkpoint for `threadId` (the message lists
+ *   the threads it has, read with `checkpointer.list({})`).
  * @throws {InvalidHistoryError} when the checkpoint's state is not a messages state.
  */
 export async function exportThread(checkpointer: BaseCheckpointSaver, threadId: string, options: ThreadStoreOptions = {}): Promise<ThreadExport> {
   const tuple = await checkpointer.getTuple({ configurable: { thread_id: threadId } });
-  if (!tuple) throw new InvalidOptionError("exportThread", "threadId", `no checkpoint for thread "${threadId}"`);
+  if (!tuple) {
+    const threads = new Set<string>();
+    for await (const { config } of checkpointer.list({})) {
+      const id: unknown = config.configurable?.["thread_id"];
+      if (typeof id === "string") threads.add(id);
+    }
+    throw new InvalidOptionError("exportThread", "threadId", `no checkpoint for thread "${threadId}"; ${existingThreads([...threads].sort(), threads.size)}`);
+  }
   return exportThreadState(tuple.checkpoint.channel_values as unknown as ThreadState, threadId, options);
 }
 
@@ -129,7 +138,7 @@ interface CheckpointRow {
  * @example
  * const thread = await loadThreadFromSqlite("checkpoints.db", "thread-1");
  * @throws {InvalidOptionError} when the path does not exist, is not a file, is not a SQLite database,
- *   holds no checkpoints, or has none for `threadId`.
+ *   holds no checkpoints, or has none for `threadId` (the message lists the threads it has).
  * @throws {CompactionError} when `@langchain/langgraph-checkpoint-sqlite` is not installed (the message says so).
  */
 export async function loadThreadFromSqlite(path: string, threadId: string): Promise<ThreadExport> {
@@ -170,7 +179,10 @@ export async function loadThreadFromSqlite(path: string, threadId: string): Prom
     const row = database
       .prepare("SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1")
       .get(threadId) as CheckpointRow | undefined;
-    if (row === undefined) throw invalid("threadId", `no checkpoint for thread "${threadId}" in ${path}`);
+    if (row === undefined) {
+      const threads = database.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id").pluck().all() as string[];
+      throw invalid("threadId", `no checkpoint for thread "${threadId}" in ${path}; ${existingThreads(threads, threads.length)}`);
+    }
     // The saver's own serializer, so the checkpoint decodes exactly as getTuple would decode it.
     const { serde } = new SqliteSaver(database);
     const checkpoint = (await serde.loadsTyped(row.type ?? "json", row.checkpoint)) as { id: string; channel_values: Record<string, unknown> };
@@ -207,7 +219,7 @@ export interface PostgresThreadOptions {
  * @example
  * const thread = await loadThreadFromPostgres("postgresql://user@localhost:5432/app", "thread-1", { schema: "agents" });
  * @throws {InvalidOptionError} when `connectionString` is not a PostgreSQL URL, or the schema holds no
- *   checkpoints or none for `threadId`.
+ *   checkpoints or none for `threadId` (the message lists the first 20 threads it has and how many more).
  * @throws {CompactionError} when `@langchain/langgraph-checkpoint-postgres` is not installed (the message says so).
  */
 export async function loadThreadFromPostgres(connectionString: string, threadId: string, options: PostgresThreadOptions = {}): Promise<ThreadExport> {
@@ -238,7 +250,10 @@ export async function loadThreadFromPostgres(connectionString: string, threadId:
       if (codeOf(error) === "42P01") throw new InvalidOptionError("loadThreadFromPostgres", "schema", `schema "${schema}" holds no LangGraph checkpoints (${messageOf(error)})`);
       throw error;
     }
-    if (!tuple) throw new InvalidOptionError("loadThreadFromPostgres", "threadId", `no checkpoint for thread "${threadId}" in schema "${schema}"`);
+    if (!tuple) {
+      const threads = await postgresThreads(saver, schema);
+      throw new InvalidOptionError("loadThreadFromPostgres", "threadId", `no checkpoint for thread "${threadId}" in schema "${schema}"${threads === null ? "" : `; ${existingThreads(threads.ids, threads.total)}`}`);
+    }
     const state = tuple.checkpoint.channel_values as unknown as ThreadState;
     const storeOptions = { store, ...(options.namespace ? { namespace: options.namespace } : {}) };
     try {

@@ -164,6 +164,9 @@ describe("buildInspection", () => {
       totals: {
         originalMessages: 4,
         originalTokens: 40,
+        // a1 and a2 answered requests of 10 (h1) and 30 (h1, a1, t1) tokens.
+        modelCalls: 2,
+        peakContextTokens: 30,
         contextMessages: 4,
         contextTokens: 40,
         compactions: 0,
@@ -262,6 +265,9 @@ describe("buildInspection", () => {
       totals: {
         originalMessages: 6,
         originalTokens: 60,
+        // a1, a2 and a3 answered requests of 10, 20 and 20 tokens (the last after compaction #2).
+        modelCalls: 3,
+        peakContextTokens: 20,
         contextMessages: 3,
         contextTokens: 30,
         compactions: 2,

@@ -26,9 +26,9 @@ interface Run {
 }
 
 /** Run a program; never rejects (the exit code is part of what is tested). */
-function run(file: string, args: readonly string[], cwd = PROJECT): Promise<Run> {
+function run(file: string, args: readonly string[], cwd = PROJECT, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       done({ code, stdout, stderr });
     });
@@ -38,8 +38,8 @@ function run(file: string, args: readonly string[], cwd = PROJECT): Promise<Run>
 const COMMAND = [process.execPath, "--import", TSX, CLI] as const;
 
 /** Run the command. */
-function cli(args: readonly string[], cwd = PROJECT): Promise<Run> {
-  return run(COMMAND[0], [...COMMAND.slice(1), ...args], cwd);
+function cli(args: readonly string[], cwd = PROJECT, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  return run(COMMAND[0], [...COMMAND.slice(1), ...args], cwd, env);
 }
 
 /** Run the command through bash, as `<command> <args> <shellTail>`: the command's exit code, stdout and stderr as bash leaves them. */
@@ -82,14 +82,40 @@ describe.concurrent("langchain-compaction inspect", () => {
     });
   });
 
-  it("writes compaction-report.html in the working directory by default", async () => {
+  it("without --out: writes <thread>.html in a new temporary directory, prints its path, and leaves the working directory alone", async () => {
     const cwd = mkdtempSync(join(directory, "cwd-"));
-    const run = await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID], cwd);
-    expect({ code: run.code, stdout: run.stdout, start: readFileSync(join(cwd, "compaction-report.html"), "utf8").slice(0, 15) }).toEqual({
-      code: 0,
-      stdout: `wrote compaction-report.html: ${inspection.totals.originalMessages} messages, ${inspection.totals.compactions} compactions, 0 warnings\n`,
-      start: "<!DOCTYPE html>",
+    const temporary = mkdtempSync(join(directory, "tmp-"));
+    // Twice: each run gets a directory of its own, so the second does not overwrite the first.
+    const runs = [];
+    for (let time = 0; time < 2; time++) runs.push(await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID], cwd, { ...process.env, TMPDIR: temporary }));
+    const written = runs.map((each) => /^wrote (.*): /.exec(each.stdout)?.[1] ?? "");
+    // tsx, which runs the command from source here, keeps a cache of its own in the temporary directory.
+    const reports = () => readdirSync(temporary).filter((name) => name.startsWith("langchain-compaction-report-"));
+    const directories = reports().sort();
+    expect({
+      codes: runs.map((each) => each.code),
+      stdout: runs.map((each) => each.stdout),
+      written: [...written].sort(),
+      pages: written.map((path) => readFileSync(path, "utf8").slice(0, 15)),
+      cwd: readdirSync(cwd),
+    }).toEqual({
+      codes: [0, 0],
+      stdout: written.map((path) => `wrote ${path}: ${inspection.totals.originalMessages} messages, ${inspection.totals.compactions} compactions, 0 warnings\n`),
+      written: directories.map((name) => join(temporary, name, `${THREAD_ID}.html`)),
+      pages: ["<!DOCTYPE html>", "<!DOCTYPE html>"],
+      cwd: [],
     });
+    expect(directories.map((name) => name.replace(/[A-Za-z0-9]{6}$/, "XXXXXX"))).toEqual(["langchain-compaction-report-XXXXXX", "langchain-compaction-report-XXXXXX"]);
+    expect(readdirSync(temporary).filter((name) => !name.startsWith("tsx-")).length).toBe(2);
+  });
+
+  it("without --out, a thread id with path separators becomes one file name", async () => {
+    const temporary = mkdtempSync(join(directory, "tmp-"));
+    const file = join(directory, "slashed.json");
+    writeFileSync(file, JSON.stringify({ ...thread, threadId: "../agents/run 1" }));
+    const run = await cli(["inspect", "--json", file], PROJECT, { ...process.env, TMPDIR: temporary });
+    const [report] = readdirSync(temporary).filter((name) => name.startsWith("langchain-compaction-report-"));
+    expect({ code: run.code, files: readdirSync(join(temporary, report!)) }).toEqual({ code: 0, files: ["__agents_run_1.html"] });
   });
 
   it("--format text prints the totals, one line per compaction and no warnings", async () => {
@@ -105,7 +131,8 @@ describe.concurrent("langchain-compaction inspect", () => {
       statuses: ["summarized", "truncated"],
       lines: [
         `Thread ${THREAD_ID}`,
-        `History: ${totals.originalMessages} messages, ${number(totals.originalTokens)} tokens; context now: ${totals.contextMessages} messages, ${number(totals.contextTokens)} tokens`,
+        `History: ${totals.originalMessages} messages stored, ${number(totals.originalTokens)} tokens; context now: ${totals.contextMessages} messages, ${number(totals.contextTokens)} tokens`,
+        `Model calls: ${number(totals.modelCalls)}; peak context: ${number(totals.peakContextTokens)} tokens sent in one model call`,
         `Compactions: ${totals.compactions} (0 failed), ${totals.summaries} summaries, 0 hidden tool results, ${totals.archivedMessages} messages archived, ` +
           `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,
         ...thread.compactionLog.map(
@@ -154,11 +181,11 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect(await cli(args)).toEqual({ code: 2, stdout: "", stderr: `langchain-compaction: ${problem} (see langchain-compaction inspect --help)\n` });
   });
 
-  it("a thread the file does not have: exit code 1 and the message, no stack trace", async () => {
+  it("a thread the file does not have: exit code 1 and the message listing the threads it has, no stack trace", async () => {
     expect(await cli(["inspect", "--sqlite", database, "--thread", "nobody", "--format", "text"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${database}\n`,
+      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${database}; its threads: "${THREAD_ID}"\n`,
     });
   });
 

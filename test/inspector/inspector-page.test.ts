@@ -175,6 +175,8 @@ describeWithChromium("inspector page in Chromium", () => {
         originalTokens: format(totals.originalTokens),
         contextMessages: format(summarized.thread.messages.length),
         contextTokens: format(totals.contextTokens),
+        modelCalls: format(swe.modelCalls),
+        peakContextTokens: format(totals.peakContextTokens),
         compactions: format(summarized.thread.compactionLog.length),
         failedCompactions: "0",
         summaries: format(summarized.thread.compactionLog.filter((record) => record.summaryId !== null).length),

@@ -23,6 +23,8 @@ const inspection: Inspection = {
     originalTokens: 1_234,
     contextMessages: 2,
     contextTokens: 1_234,
+    modelCalls: 1,
+    peakContextTokens: 1_200,
     compactions: 1,
     failedCompactions: 1,
     summaries: 0,
@@ -42,7 +44,8 @@ describe("renderInspectionText", () => {
   it("prints the totals, the compaction and the warnings, control characters (terminal escapes, newlines) as U+FFFD", () => {
     expect(renderInspectionText(inspection).split("\n")).toEqual([
       "Thread t1\uFFFD2J",
-      "History: 2 messages, 1,234 tokens; context now: 2 messages, 1,234 tokens",
+      "History: 2 messages stored, 1,234 tokens; context now: 2 messages, 1,234 tokens",
+      "Model calls: 1; peak context: 1,200 tokens sent in one model call",
       "Compactions: 1 (1 failed), 0 summaries, 0 hidden tool results, 0 messages archived, 0 tokens saved in 1.5 ms",
       "#1  2025-01-01T12:00:00.000Z  mine\uFFFD[31m  failed  tokens ? → ?  messages 2 → 2  | boom\uFFFD]0;owned\uFFFD",
       "Warnings:",

@@ -7,7 +7,8 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { HumanMessage } from "@langchain/core/messages";
+import { InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -106,11 +107,11 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     });
   });
 
-  it("rejects a thread the file does not have", async () => {
+  it("rejects a thread the file does not have, listing the threads it has", async () => {
     const error = await caught(() => loadThreadFromSqlite(path, "nobody"));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${path}`,
+      message: `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${path}; its threads: "${threadId}"`,
     });
   });
 
@@ -196,6 +197,14 @@ describe("a thread archived in a store", () => {
     }).toEqual({ stateArchive: [], archivedIn: ["store"], archives: thread.compactionLog.map((record) => record.id) });
   });
 
+  it("exportThread rejects a thread the checkpointer does not have, listing the threads it has", async () => {
+    const error = await caught(() => exportThread(checkpointer, "nobody", { store }));
+    expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
+      isOptionError: true,
+      message: `exportThread: invalid option \`threadId\`: no checkpoint for thread "nobody"; its threads: "${threadId}"`,
+    });
+  });
+
   it("its inspection holds the whole session", async () => {
     const inspection = await buildInspection(await exportThread(checkpointer, threadId, { store }));
     expect({ leaves: leaves(inspection.timeline), warnings: inspection.warnings }).toEqual({ leaves: expectedLeaves, warnings: [] });
@@ -214,6 +223,39 @@ describe("a thread archived in a store", () => {
       ),
       contextMessages: thread.messages.length,
     });
+  });
+});
+
+describe("an unknown thread among many", () => {
+  /** A SQLite file with `count` threads (t00, t01, ...), one checkpoint each, written by a real graph. */
+  async function fileWithThreads(count: number): Promise<string> {
+    const path = temporaryPath(`threads-${count}.sqlite`);
+    const checkpointer = SqliteSaver.fromConnString(path);
+    const graph = new StateGraph(MessagesAnnotation).addNode("echo", () => ({})).addEdge(START, "echo").compile({ checkpointer });
+    for (let thread = 0; thread < count; thread++) {
+      await graph.invoke({ messages: [new HumanMessage("hi")] }, { configurable: { thread_id: `t${String(thread).padStart(2, "0")}` } });
+    }
+    checkpointer.db.close();
+    return path;
+  }
+
+  it("lists the first 20 threads, sorted, and how many more there are", async () => {
+    const path = await fileWithThreads(23);
+    const listed = Array.from({ length: 20 }, (_, thread) => `"t${String(thread).padStart(2, "0")}"`).join(", ");
+    expect((await caught(() => loadThreadFromSqlite(path, "t99")) as Error).message).toBe(
+      `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "t99" in ${path}; its threads: ${listed} and 3 more`,
+    );
+  });
+
+  it("says when the file holds no thread at all", async () => {
+    const path = await fileWithThreads(0);
+    // SqliteSaver creates its tables on first use: a checkpoints table with no row.
+    const saver = SqliteSaver.fromConnString(path);
+    expect(await saver.getTuple({ configurable: { thread_id: "x" } })).toBeUndefined();
+    saver.db.close();
+    expect((await caught(() => loadThreadFromSqlite(path, "t00")) as Error).message).toBe(
+      `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "t00" in ${path}; it holds no threads`,
+    );
   });
 });
 
@@ -324,7 +366,9 @@ describeWithPostgres("loadThreadFromPostgres, PostgresSaver with the archive in 
 
   it("rejects a thread the database does not have", async () => {
     const error = await caught(() => loadThreadFromPostgres(url, "nobody", { schema: schema.name }));
-    expect((error as Error).message).toBe(`loadThreadFromPostgres: invalid option \`threadId\`: no checkpoint for thread "nobody" in schema "${schema.name}"`);
+    expect((error as Error).message).toBe(
+      `loadThreadFromPostgres: invalid option \`threadId\`: no checkpoint for thread "nobody" in schema "${schema.name}"; its threads: "${threadId}"`,
+    );
   });
 
   it("rejects a schema without checkpoints, and creates nothing in it", async () => {

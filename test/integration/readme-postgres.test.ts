@@ -1,26 +1,24 @@
 /**
- * The README's "Running many workers on PostgreSQL" example, run as written against the test server,
- * in a database of its own (the example uses the default `public` schema).
+ * The "Running many workers on PostgreSQL" example of docs/langgraph.md (`postgres-workers`), run as
+ * written against the test server, in a database of its own (the example uses the default `public`
+ * schema), printing what examples/readme-output/postgres-workers.txt holds.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { format } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { readmeExamples } from "../../scripts/readme-examples.mjs";
 import { describeWithPostgres } from "../support/postgres.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const HEADING = "## Running many workers on PostgreSQL";
-
-/** The first ```ts block under the heading (the README is read when the test runs). */
-function exampleCode(): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const start = readme.indexOf(HEADING);
-  if (start < 0) throw new Error(`README.md has no "${HEADING}" section`);
-  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(start));
-  if (!match) throw new Error(`no ts block under "${HEADING}"`);
-  return match[1]!;
+/** The example, as the docs show it (read when the test runs). */
+function example() {
+  const found = readmeExamples(root).find((each) => each.name === "postgres-workers");
+  if (!found) throw new Error("no postgres-workers example in README.md or docs/*.md");
+  return found;
 }
 
 async function adminQuery(url: string, sql: string, values: unknown[] = []): Promise<unknown[]> {
@@ -47,7 +45,7 @@ async function dropDatabase(url: string, database: string): Promise<void> {
   await adminQuery(url, `DROP DATABASE IF EXISTS "${database}"`);
 }
 
-describeWithPostgres("README: Running many workers on PostgreSQL", (url) => {
+describeWithPostgres("docs: Running many workers on PostgreSQL", (url) => {
   const database = `compaction_readme_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const previous = process.env["DATABASE_URL"];
 
@@ -65,12 +63,14 @@ describeWithPostgres("README: Running many workers on PostgreSQL", (url) => {
   });
 
   it("runs the example with two workers on one database and prints what its comments say", async () => {
-    const directory = join(root, "node_modules", ".cache", "readme-examples");
+    const { code, expectedPath } = example();
+    // Inside node_modules so that its imports resolve; a directory per clone, since node_modules may be shared.
+    const directory = join(root, "node_modules", ".cache", `readme-examples-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`);
     mkdirSync(directory, { recursive: true });
-    const file = join(directory, "postgres-workers.ts");
-    writeFileSync(file, exampleCode().replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts"))));
+    const file = join(directory, "postgres-workers.mts");
+    writeFileSync(file, code.replaceAll('"langchain-compaction"', JSON.stringify(join(root, "src", "index.ts"))));
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     await import(pathToFileURL(file).href);
-    expect(log.mock.calls).toEqual([[4], [4], [12]]);
+    expect(log.mock.calls.map((args) => `${format(...args)}\n`).join("")).toBe(readFileSync(expectedPath, "utf8"));
   });
 });
