@@ -51,6 +51,7 @@ describe("README and docs examples", () => {
       ["README.md", "langgraph", []],
       ["README.md", "create-agent", []],
       ["README.md", "lcel", []],
+      ["README.md", "migration", []],
       ["docs/inspector.md", "inspector", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "chat-history", []],
