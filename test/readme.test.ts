@@ -20,6 +20,7 @@ const ENTRY_POINTS: Record<string, string> = {
   "langchain-compaction": join(root, "src", "index.ts"),
   "langchain-compaction/middleware": join(root, "src", "middleware", "index.ts"),
   "langchain-compaction/inspector": join(root, "src", "inspector", "index.ts"),
+  "langchain-compaction/sqlite": join(root, "src", "store", "index.ts"),
 };
 
 /**
@@ -53,6 +54,7 @@ describe("README and docs examples", () => {
       ["README.md", "lcel", []],
       ["README.md", "migration", []],
       ["docs/inspector.md", "inspector", []],
+      ["docs/langgraph.md", "sqlite-storage", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "chat-history", []],
       ["docs/reference.md", "token-counting", []],

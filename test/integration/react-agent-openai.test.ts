@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTokenCounter, restoreHistory, validateToolPairing } from "../../src/index.js";
-import { ReactAgentState, buildReactAgent, exampleCompaction, exampleModel, sqliteCheckpointer } from "../../examples/react-agent.js";
+import { autoCompaction, createTokenCounter, restoreHistory, validateToolPairing } from "../../src/index.js";
+import { ReactAgentState, buildReactAgent, exampleModel, sqliteCheckpointer } from "../../examples/react-agent.js";
 import { replayTools } from "../../examples/replay/index.js";
 import { startOpenAIServer, type OpenAIServer, type ReceivedRequest, type ScriptedResponse } from "../support/openai-server.js";
 import { HOOK_TIMEOUT, SWE_SESSION_ID, TEST_WINDOW, loadReplay } from "./replay-driver.js";
@@ -59,7 +59,9 @@ describe("the ReAct example with ChatOpenAI (a local OpenAI-compatible server re
     const agent = buildReactAgent({
       model,
       tools: replayTools(replay),
-      compaction: exampleCompaction(TEST_WINDOW, { tokenCounter, ...(summaryModel ? { summaryModel } : {}) }),
+      // The example's compaction without its hiding step: on this first turn, hiding (which trims the
+      // older reasoning too) holds the history alone, and this test is about the summaries ChatOpenAI writes.
+      compaction: autoCompaction({ contextWindow: TEST_WINDOW, tokenCounter, hiding: false, ...(summaryModel ? { summaryModel } : {}) }),
       checkpointer: sqliteCheckpointer(join(directory, "agent.sqlite")),
       observe: async (messages) => {
         requestTokens.push(await tokenCounter.countMessages(messages));
