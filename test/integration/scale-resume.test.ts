@@ -26,12 +26,12 @@ class FailingOnceSaver extends SqliteSaver {
     super(SqliteSaver.fromConnString(":memory:").db);
   }
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: Record<string, string | number>) {
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
     if (!this.failed && metadata.step === this.failAtStep) {
       this.failed = true;
       throw new Error("Connection terminated unexpectedly (injected)");
     }
-    return super.put(config, checkpoint, metadata, newVersions);
+    return super.put(config, checkpoint, metadata);
   }
 }
 
