@@ -35,6 +35,8 @@ export { EMPTY_MESSAGE_TEXT, type HistoryRepair, type MovedMessage } from "./mes
 
 export { encodingForModel, type TokenEncodingName } from "./tokens/encoding-for-model.js";
 export {
+  CACHED_TEXT_MAX_CHARACTERS,
+  CACHED_TEXT_MIN_LENGTH,
   CHARACTERS_PER_TOKEN,
   DEFAULT_NON_TEXT_PART_TOKENS,
   LONG_RUN_PIECE,

@@ -1,7 +1,7 @@
 /**
  * Where the scale run keeps its threads: PostgreSQL (PostgresSaver + PostgresStore, one schema per
- * run, shared by every worker process) or SQLite (SqliteSaver on a file, one process), and how many
- * bytes a run left in each.
+ * run, shared by every worker process) or SQLite (SqliteBlobSaver + SqliteStore in one file, one
+ * process), and how many bytes a run left in each.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -10,6 +10,7 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import pg from "pg";
+import { SqliteBlobSaver, SqliteStore } from "../../src/store/index.js";
 
 /** A checkpointer (and store) opened by one process. */
 export interface Persistence {
@@ -64,17 +65,19 @@ export async function openPostgres(url: string, schema: string, setup = true): P
 }
 
 /**
- * Open SQLite persistence on a file (WAL mode, as the examples use it). The archive goes where the
- * compaction node puts it without a store (the state); when the package ships a SQLite store, pass
- * it here so the archive is written once.
+ * Open SQLite persistence on a file (WAL mode, as the examples use it) with the package's embedded
+ * default: `SqliteBlobSaver` (each channel value stored once) and a `SqliteStore` on the same
+ * connection, where the compaction node archives the originals once per compaction. The run without
+ * the compaction node uses the same saver, so the two sizes compare layouts, not savers.
  */
 export function openSqlite(path: string): Persistence {
   mkdirSync(dirname(path), { recursive: true });
-  const checkpointer = SqliteSaver.fromConnString(path);
+  const checkpointer = SqliteBlobSaver.fromConnString(path);
   checkpointer.db.pragma("journal_mode = WAL");
+  const store = new SqliteStore(checkpointer.db);
   return {
     checkpointer,
-    store: undefined,
+    store,
     async close() {
       checkpointer.db.close();
     },

@@ -36,12 +36,22 @@ export type NextAction = { kind: "resume" } | { kind: "start"; turn: number } | 
 
 /**
  * The next unit of work on a thread, from its checkpoint: `resume` when the last run stopped before
- * finishing (a crash, a failed step: LangGraph's checkpoint still has nodes to run), else `start` of
- * the first user turn that comes after the newest message in the state (compaction always keeps the
- * newest message, so this holds on a compacted thread), else `over`.
+ * finishing (a crash, a failed step: LangGraph's checkpoint still has tasks to run or to apply), else
+ * `start` of the first user turn that comes after the newest message in the state (compaction always
+ * keeps the newest message, so this holds on a compacted thread), else `over`.
+ *
+ * A run is unfinished when the snapshot has `tasks`, not only when it has `next`: a task that
+ * finished and saved its writes, whose following checkpoint was never written (the database went
+ * away, the process was killed), is left out of LangGraph's `next` and its writes are shown applied
+ * in `values`, yet only `invoke(null)` applies them for good and goes on; new input would start a
+ * new run and drop them, with the rest of the turn.
  */
-export function nextAction(replay: ReplaySession, positions: ReadonlyMap<string, number>, state: { values: Partial<ScaleStateValues>; next: readonly string[] }): NextAction {
-  if (state.next.length > 0) return { kind: "resume" };
+export function nextAction(
+  replay: ReplaySession,
+  positions: ReadonlyMap<string, number>,
+  state: { values: Partial<ScaleStateValues>; next: readonly string[]; tasks: readonly unknown[] },
+): NextAction {
+  if (state.next.length > 0 || state.tasks.length > 0) return { kind: "resume" };
   const last: BaseMessage | undefined = state.values.messages?.at(-1);
   if (last === undefined) return replay.turns.length > 0 ? { kind: "start", turn: 0 } : { kind: "over" };
   const id = last.id ?? "";
@@ -55,15 +65,13 @@ export function nextAction(replay: ReplaySession, positions: ReadonlyMap<string,
 /**
  * Run one unit of work on a thread: read its checkpoint, then resume it or start its next turn (one
  * `invoke`, which runs model calls until the turn ends). Returns what was done (`over`: nothing left).
- */
-/**
  * LangGraph's `durability` for every invocation: `SCALE_DURABILITY` (`async`, `sync` or `exit`), else
  * LangGraph's default `async`.
  */
 export async function runUnit(graph: ScaleGraph, replay: ReplaySession, positions: ReadonlyMap<string, number>, threadId: string): Promise<NextAction> {
   const config = { configurable: { thread_id: threadId }, recursionLimit: 10_000, durability: (process.env["SCALE_DURABILITY"] ?? "async") as "async" | "sync" | "exit" };
   const state = await graph.getState(config);
-  const action = nextAction(replay, positions, { values: state.values as Partial<ScaleStateValues>, next: state.next });
+  const action = nextAction(replay, positions, { values: state.values as Partial<ScaleStateValues>, next: state.next, tasks: state.tasks });
   if (action.kind === "resume") await graph.invoke(null, config);
   else if (action.kind === "start") await graph.invoke({ messages: replay.turns[action.turn]! }, config);
   return action;

@@ -7,6 +7,7 @@ import { headOf } from "../text/code-points.js";
 import { jsonOf, walkContent } from "./content-text.js";
 import { encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
+import { TextUnitsCache } from "./text-units-cache.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement } from "./token-counter-types.js";
 import { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
@@ -30,6 +31,10 @@ export const REPLY_PRIMING_TOKENS = 3;
 export const DEFAULT_NON_TEXT_PART_TOKENS = 85;
 /** Characters per token in `approximate` mode. */
 export const CHARACTERS_PER_TOKEN = 4;
+/** Texts at least this long have their token count cached by content (exact mode). */
+export const CACHED_TEXT_MIN_LENGTH = 256;
+/** Total length, in UTF-16 code units, of the texts whose counts one exact counter keeps (least recently used leave first). */
+export const CACHED_TEXT_MAX_CHARACTERS = 4_000_000;
 
 export type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement } from "./token-counter-types.js";
 
@@ -56,6 +61,8 @@ class MessageTokenCounter implements TokenCounter {
    */
   readonly #offsets = new WeakMap<object, number>();
   #encoder: Tiktoken | undefined;
+  readonly #texts = new TextUnitsCache(CACHED_TEXT_MIN_LENGTH, CACHED_TEXT_MAX_CHARACTERS);
+  readonly #encodeUnits = (text: string) => encodeText(this.#encoder!, text).length;
 
   constructor(options: TokenCounterOptions) {
     this.mode = options.mode ?? "exact";
@@ -72,7 +79,7 @@ class MessageTokenCounter implements TokenCounter {
   /** Cost of a text in units: tokens (exact) or characters (approximate). */
   #units(text: string): number {
     if (text === "") return 0;
-    return this.#encoder ? encodeText(this.#encoder, text).length : text.length;
+    return this.#encoder ? this.#texts.unitsOf(text, this.#encodeUnits) : text.length;
   }
 
   /**
@@ -212,6 +219,9 @@ class MessageTokenCounter implements TokenCounter {
  *   costs what the same string costs; `input_json_delta` and blocks restating a listed tool call
  *   cost nothing. Each image, audio, video, PDF or file by reference costs
  *   {@link DEFAULT_NON_TEXT_PART_TOKENS}; a request adds {@link REPLY_PRIMING_TOKENS}.
+ *   Counts are cached per message object and, for texts of at least {@link CACHED_TEXT_MIN_LENGTH}
+ *   code units, by content (up to {@link CACHED_TEXT_MAX_CHARACTERS} code units of text, least
+ *   recently used first out), so a history read back from a checkpoint is not tokenized again.
  * - `mode: "approximate"` counts characters / 4 with the same structural overheads: no tokenizer.
  * - Calibration (on by default): see {@link TokenCounterOptions.calibrate}.
  *

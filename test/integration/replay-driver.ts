@@ -86,7 +86,9 @@ export class ReplayWorker {
    * over): resume the interrupted run, start turn `nextTurn`, or nothing (the session is over).
    */
   async nextStep(threadId: string, nextTurn: number): Promise<"resume" | "start" | "over"> {
-    if ((await this.agent.getState({ configurable: { thread_id: threadId } })).next.length > 0) return "resume";
+    // A task whose writes were saved but whose following checkpoint was not is in `tasks`, not in `next`.
+    const { next, tasks } = await this.agent.getState({ configurable: { thread_id: threadId } });
+    if (next.length > 0 || tasks.length > 0) return "resume";
     return nextTurn < this.replay.turns.length ? "start" : "over";
   }
 
