@@ -19,14 +19,14 @@ export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save co
 
 /**
  * The default trigger of `toolResultHiding`, in tokens of the whole history: `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }`.
- * Chosen on recorded agent sessions (bench/EVAL.md): with `clearAtLeast` 3000 it costs 0.88× no
- * compaction at reference prices, where hiding at every run cost 1.07× (each new group broke the
- * cached prefix).
+ * Chosen on recorded agent sessions (docs/evaluation.md): with `clearAtLeast` 2000 and 3 groups kept
+ * it costs 0.86× no compaction at reference prices, where hiding at every run cost 1.07× (each new
+ * group broke the cached prefix).
  */
 export const DEFAULT_HIDING_TRIGGER_TOKENS = 10_000;
 
 /** The default `clearAtLeast` of `toolResultHiding`: a firing that frees fewer tokens leaves the cached prefix alone. */
-export const DEFAULT_HIDING_CLEAR_AT_LEAST = 3000;
+export const DEFAULT_HIDING_CLEAR_AT_LEAST = 2000;
 
 /**
  * How many of the newest tool results keep their content, counted in results (tool messages, and
@@ -45,7 +45,7 @@ export type KeepRecentResults = number | { readonly tokens: number } | { readonl
 export type ClearAtLeastMode = "skip" | "extend";
 
 export interface ToolResultHidingOptions extends BaseStrategyOptions {
-  /** The newest N tool-call groups keep their results. Not with `keepRecentResults`. @default 5 */
+  /** The newest N tool-call groups keep their results. Not with `keepRecentResults`. @default 3 */
   keepRecentGroups?: number;
   /**
    * Keep the newest results by result instead of by group (see {@link KeepRecentResults}): e.g. `3`
@@ -66,7 +66,7 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
   /**
    * A firing that would free fewer tokens than this does nothing (a no-op saying so), so a prompt
    * cache is only broken when it pays (like Anthropic's `clear_at_least`). `force` does not bypass it.
-   * @default DEFAULT_HIDING_CLEAR_AT_LEAST (3000)
+   * @default DEFAULT_HIDING_CLEAR_AT_LEAST (2000)
    */
   clearAtLeast?: number;
   /** @deprecated use `clearAtLeast` (the same option under its former name; giving both is an error). */
@@ -161,7 +161,7 @@ export class ToolResultHiding extends CompactionStrategy {
     }
     super(parsed);
     this.keepRecentResults = parsed.keepRecentResults;
-    this.keepRecentGroups = this.keepRecentResults === undefined ? (parsed.keepRecentGroups ?? 5) : undefined;
+    this.keepRecentGroups = this.keepRecentResults === undefined ? (parsed.keepRecentGroups ?? 3) : undefined;
     this.clearAtLeastMode = parsed.clearAtLeastMode ?? "skip";
     this.trigger = parsed.trigger ?? { tokens: DEFAULT_HIDING_TRIGGER_TOKENS };
     const keepFraction = typeof this.keepRecentResults === "object" && "fraction" in this.keepRecentResults ? { fraction: this.keepRecentResults.fraction } : undefined;

@@ -42,9 +42,9 @@ const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message
 
 describe("toolResultHiding's trigger", () => {
   it("exports its defaults as constants", () => {
-    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([10_000, 3000, 8, 3, 200]);
+    expect([DEFAULT_HIDING_TRIGGER_TOKENS, DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_RECEIPT_FILES, DEFAULT_RECEIPT_ERRORS, RECEIPT_LINE_MAX]).toEqual([10_000, 2000, 8, 3, 200]);
     const hiding = toolResultHiding();
-    expect([hiding.trigger, hiding.clearAtLeast, hiding.receipts]).toEqual([{ tokens: 10_000 }, 3000, { files: 8, errors: 3 }]);
+    expect([hiding.trigger, hiding.clearAtLeast, hiding.receipts]).toEqual([{ tokens: 10_000 }, 2000, { files: 8, errors: 3 }]);
   });
 
   it("by default leaves a history under 10,000 tokens untouched: the same objects, with the reason", async () => {

@@ -24,7 +24,8 @@ interface Replay {
 }
 
 async function replay(session: TraceSession, options: ToolResultHidingOptions): Promise<Replay> {
-  const hiding = toolResultHiding({ tokenCounter: counter, ...options });
+  // The replays below were recorded keeping 5 groups (the default until it became 3).
+  const hiding = toolResultHiding({ tokenCounter: counter, keepRecentGroups: 5, ...options });
   let persisted: BaseMessage[] = [];
   let pending: BaseMessage[] = [];
   let steps = 0;

@@ -35,7 +35,7 @@ describe("hidingThenSummary", () => {
     const input = loop();
     const tokens = await tokensOf(input);
     // Trigger at the current size; hiding 3 of 8 results gets under 0.75 of it.
-    const policy = hidingThenSummary({ tokenCounter: counter, trigger: { tokens }, target: { tokens: Math.floor(tokens * 0.75) }, hiding: { clearAtLeast: 0 }, summary: { model } });
+    const policy = hidingThenSummary({ tokenCounter: counter, trigger: { tokens }, target: { tokens: Math.floor(tokens * 0.75) }, hiding: { keepRecentGroups: 5, clearAtLeast: 0 }, summary: { model } });
     const result = await policy.compact(input);
     expect(result.status).toBe("compacted");
     expect(result.messages.map((message) => (message.type === "tool" ? message.content === DEFAULT_HIDDEN_RESULT_PLACEHOLDER : null))).toEqual([
@@ -71,7 +71,7 @@ describe("hidingThenSummary", () => {
   it("keeps the hiding when the summary then fails, and says why", async () => {
     const model = fakeModel().respond(new Error("down"));
     const input = loop();
-    const policy = hidingThenSummary({ tokenCounter: counter, trigger: { tokens: 10 }, target: { tokens: 20 }, hiding: { clearAtLeast: 0 }, summary: { model } });
+    const policy = hidingThenSummary({ tokenCounter: counter, trigger: { tokens: 10 }, target: { tokens: 20 }, hiding: { keepRecentGroups: 5, clearAtLeast: 0 }, summary: { model } });
     const result = await policy.compact(input);
     expect(result.status).toBe("compacted");
     expect(result.replaced.map(({ index }) => index)).toEqual([3, 5, 7]);
