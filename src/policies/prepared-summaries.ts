@@ -23,6 +23,15 @@ const MAX_THREADS = 256;
 /** Store entries read for one thread at a firing. */
 const STORE_SEARCH_LIMIT = 20;
 
+/**
+ * The store under LangGraph's per-run batching wrapper: a preparation outlives the step that
+ * started it, and the wrapper stops serving when the run ends.
+ */
+function underlyingStore(store: BaseStore): BaseStore {
+  const wrapper = store as BaseStore & { lg_name?: unknown; store?: unknown };
+  return wrapper.lg_name === "AsyncBatchedStore" && wrapper.store instanceof Object ? (wrapper.store as BaseStore) : store;
+}
+
 /** A prepared summary as kept in the store. */
 interface StoredPrepared {
   readonly version: 1;
@@ -80,7 +89,8 @@ export class PreparedSummaries {
    * preparation whose messages are still the history's prefix (pending, ready or failed: one
    * attempt per prefix). Returns at once; the summary call runs in the background.
    */
-  start(history: PreparedHistory, cut: number, summary: FullSummary, signature: string, scope: PreparationScope): void {
+  start(history: PreparedHistory, cut: number, summary: FullSummary, signature: string, { threadId, store: given }: PreparationScope): void {
+    const scope = { threadId, store: given && underlyingStore(given) };
     const thread = scope.threadId ?? "";
     const existing = this.#entries.get(thread);
     if (existing && existing.signature === signature && this.#matches(existing, history.messages)) return;
@@ -156,7 +166,7 @@ export class PreparedSummaries {
       else return { cut: entry.cut, written: entry.written!, source: "process" };
     }
     if (!scope.store || scope.threadId === undefined) return note;
-    return (await this.#takeStored(messages, signature, scope.store, archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE))) ?? note;
+    return (await this.#takeStored(messages, signature, underlyingStore(scope.store), archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE))) ?? note;
   }
 
   /** The latest stored preparation that still covers a prefix of `messages`; every one read is deleted. */
