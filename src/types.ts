@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseStore } from "@langchain/langgraph";
 import type { ArtifactIndex } from "./messages/artifact-index.js";
 import type { HistoryRepair } from "./messages/history-repair.js";
 
@@ -77,6 +78,18 @@ export interface CompactionContext {
    * compose (the trigger stays outside the strategy).
    */
   readonly force?: boolean;
+  /**
+   * The conversation's thread (LangGraph's `configurable.thread_id`), set by the compaction node and
+   * middleware: what a policy remembers between runs (e.g. autoCompaction's summaries prepared
+   * ahead) is kept per thread.
+   */
+  readonly threadId?: string;
+  /**
+   * The graph's store, set by the compaction node and middleware with `threadId`: autoCompaction
+   * keeps its summaries prepared ahead there, so whichever worker runs the thread's next step can
+   * apply them.
+   */
+  readonly store?: BaseStore;
 }
 
 /** Metadata key under `response_metadata` that marks what this package produced. */

@@ -108,6 +108,8 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const started = performance.now();
     const result = await system.step(history);
     const compactionMs = performance.now() - started;
+    // The agent's model answers now: background work (a summary prepared ahead) gets that time.
+    await system.idle?.();
     const summaryCalls = system.drainSummaryCalls();
     const summaryCachedTokens = summaryCallsCachedTokens(summaryCalls, previousInput);
     const measurement = await tokenCounter.measure(result.input);

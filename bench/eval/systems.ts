@@ -56,6 +56,12 @@ export interface EvalSystem {
   step(history: BaseMessage[]): Promise<SystemStep>;
   /** The summary calls made since the last drain. */
   drainSummaryCalls(): SummaryCall[];
+  /**
+   * Called after each step, outside its timing, while the agent's model would be answering: work the
+   * system started in the background (a summary prepared ahead) finishes there, as it would during
+   * a real model call, which takes longer than a summary call.
+   */
+  idle?(): Promise<void>;
 }
 
 /** What a system is built with. */
@@ -238,6 +244,9 @@ export function ours(name: string, build: (context: SystemContext & { model: Bas
           return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
         },
         drainSummaryCalls: () => meter.drain(),
+        idle: async () => {
+          if ("settled" in strategy && typeof strategy.settled === "function") await (strategy.settled as () => Promise<void>).call(strategy);
+        },
       };
     },
   };

@@ -137,7 +137,12 @@ export async function runGraphCompaction(run: {
 
   let update: CompactionUpdate;
   try {
-    const result = await compactor.compact(repair?.messages ?? messages, { ...(signal ? { signal } : {}), ...(config ? { config } : {}) });
+    const result = await compactor.compact(repair?.messages ?? messages, {
+      ...(signal ? { signal } : {}),
+      ...(config ? { config } : {}),
+      // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
+      ...(threadId !== undefined ? { threadId, ...(store ? { store } : {}) } : {}),
+    });
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};

@@ -125,6 +125,25 @@ export interface AutoCompactionOptions {
   summaryModel?: SummaryModel;
   /** Constructor fields for the `ChatOpenAI` made from a model name. */
   modelOptions?: Record<string, unknown>;
+  /**
+   * Prepare the summary ahead, off the agent's path: when the conversation reaches `at` of what the
+   * size that fires holds above the system messages (0.7 by default), the summary of the part it
+   * would replace starts in the background and the step goes on at once (the same no-op as without
+   * it). The cut is the one a summary would make at the firing if the history grew by the room left
+   * (so little more than the newest tool-call group is kept). At the firing, when hiding is not
+   * enough, the prepared summary is applied if the messages it covers are still the history's first
+   * messages (same ids and content: the history only grew) and the result gets under the size at
+   * which hiding would stand; everything after its cut is kept verbatim. The result, its artifact
+   * index and its record are those of a summary of the same cut made at the firing. Otherwise (a
+   * message it covers was removed or rewritten, it failed, it is still running, it is not enough) it
+   * is dropped and the summary is made then, as without it. One attempt per prefix: a failed
+   * preparation is not retried until the history is compacted. In a graph (the compaction node or
+   * middleware, with a store and a thread id) a prepared summary is also kept in the store under
+   * `DEFAULT_PREPARED_NAMESPACE` and the thread, keyed by the id of the last message it covers, so
+   * whichever worker runs the thread's firing step applies it, once. `false` turns it off.
+   * @default true when a summary model is set (here or in the run's `configurable.summaryModel`), else false
+   */
+  prepare?: boolean | { at?: number };
   /** Time the summary call may take. @default 30000 */
   timeoutMs?: number;
   /** The model's context window in tokens. @default the summary model's profile or known name */
@@ -173,6 +192,7 @@ export const autoCompactionSchema = z
     summaryRequest: z.enum(["standalone", "shared-prefix"]).optional(),
     summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
     modelOptions: z.record(z.string(), z.unknown()).optional(),
+    prepare: z.union([z.boolean(), z.object({ at: z.number().gt(0).lt(1).optional() }).strict()]).optional(),
     timeoutMs: z.number().int().positive().optional(),
     contextWindow: z.number().int().positive().optional(),
     hardLimit: z.number().int().positive().optional(),

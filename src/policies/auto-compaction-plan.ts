@@ -4,7 +4,8 @@ import { AssistantTextTrimming } from "../strategies/assistant-text-trimming.js"
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
-import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, type SummaryModel } from "../summary/summary-model.js";
+import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, modelNameOf, type SummaryModel } from "../summary/summary-model.js";
+import { DEFAULT_PREPARE_AT } from "./prepared-summaries.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
@@ -36,6 +37,10 @@ export interface AutoCompactionPlan {
   summaryFor(targetTokens: number): FullSummary;
   readonly truncate: HardTruncate;
   readonly summaryModel: SummaryModel | undefined;
+  /** Summaries are prepared ahead from this share of the way to the size that fires; `undefined`: off. */
+  readonly prepareAt: number | undefined;
+  /** What a summary's text depends on besides the messages: a prepared one written otherwise is not used. */
+  readonly summarySignature: string;
 }
 
 /** What one run compacts down to. @internal */
@@ -81,6 +86,7 @@ function planKey(options: AutoCompactionOptions, summaryModel: SummaryModel | un
     options.timeoutMs,
     options.contextWindow,
     options.hardLimit,
+    stableKey(options.prepare),
   ];
 }
 
@@ -130,6 +136,15 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     triggerTokens: Math.min(...sizes.map((size) => tokenLimit(size, window))),
     explicitTarget: options.target === undefined ? undefined : Math.floor(options.target * window),
     summaryModel,
+    prepareAt: options.prepare === false || (options.prepare === undefined && summaryModel === undefined) ? undefined : ((typeof options.prepare === "object" ? options.prepare.at : undefined) ?? DEFAULT_PREPARE_AT),
+    summarySignature: stableKey([
+      summaryModel === undefined ? "none" : (modelNameOf(summaryModel) ?? "unknown"),
+      summaryOptions.summaryMaxTokens,
+      options.toolOutputBudgetTokens,
+      options.summaryInputTokens ?? DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
+      options.summaryRequest ?? "standalone",
+      options.keepRecent ?? 10,
+    ]),
     hiding:
       hiding &&
       new ToolResultHiding({

@@ -10,6 +10,7 @@ import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compact
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
 import { chainResults, chainSummaryThenTruncation } from "./chain-results.js";
 import { DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST } from "./auto-compaction-options.js";
+import { PreparedSummaries, type PreparationScope } from "./prepared-summaries.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
@@ -36,6 +37,7 @@ export class AutoCompaction extends CompactionStrategy {
   readonly strategyName = "autoCompaction";
   readonly #options: AutoCompactionOptions | (() => AutoCompactionOptions);
   #plan: AutoCompactionPlan | undefined;
+  readonly #prepared = new PreparedSummaries();
 
   constructor(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}) {
     // With a provider, its first answer fixes the token counter and the event sinks; a provider that
@@ -64,7 +66,10 @@ export class AutoCompaction extends CompactionStrategy {
   /** Never throws, except the caller's own abort. A failure is a `failed` result with the input unchanged. */
   override async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
     try {
-      return await super.compact(messages, context);
+      const result = await super.compact(messages, context);
+      // A compacted history is a new prefix: what was prepared for the old one is of no use.
+      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") this.#prepared.forget(context.threadId);
+      return result;
     } catch (error) {
       if (context.signal?.aborted) throw error;
       const input = Array.isArray(messages) ? [...messages] : [];
@@ -117,6 +122,7 @@ export class AutoCompaction extends CompactionStrategy {
           ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)`
           : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
+      if (plan.prepareAt !== undefined) this.#prepare(history, plan, systemTokens);
       return {
         status: "noop",
         reason: `${tokens.total} tokens (${conversation.tokens} besides system messages), ${messages.length} messages: under the trigger and the threshold ${threshold} (${fraction} of ${plan.window})`,
@@ -148,14 +154,63 @@ export class AutoCompaction extends CompactionStrategy {
       return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
     }
     if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${targets.hidingTargetTokens}; `;
-    return this.#summarize(history, plan, plan.summaryFor(targets.summaryTargetTokens), trigger, hidingNote, hidden);
+    return this.#summarize(history, plan, targets.summaryTargetTokens, targets.hidingTargetTokens, trigger, hidingNote, hidden);
+  }
+
+  /**
+   * Resolves once every summary being prepared ahead by this policy (and its store writes) has
+   * settled: written, failed or dropped. Useful before a process exits, and in tests.
+   */
+  async settled(): Promise<void> {
+    await this.#prepared.settled();
+  }
+
+  /** Past the mark, under the trigger: start the summary a firing would need, without waiting. */
+  #prepare(history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): void {
+    const { tokens, context } = history;
+    const targets = targetsFor(plan, systemTokens, false);
+    const room = targets.fireTokens - tokens.total;
+    if (tokens.total < systemTokens + plan.prepareAt! * (targets.fireTokens - systemTokens)) return;
+    const summary = plan.summaryFor(targets.summaryTargetTokens);
+    // The cut a summary at the firing would make if the history grew by the room left until then.
+    const cut = summary.cutFor(history, Math.max(1, targets.summaryTargetTokens - Math.max(0, room)));
+    if (typeof cut === "string") return;
+    this.#prepared.start(history, cut, summary, plan.summarySignature, scopeOf(context));
+  }
+
+  /**
+   * The summary of a firing: the one prepared ahead when the messages it covers are still the
+   * history's first ones and it gets the history under the hiding target (the same result as a
+   * summary of its cut made now), else one made now.
+   */
+  async #summaryAtFiring(history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, hidingTargetTokens: number): Promise<CompactionResult> {
+    const { messages, tokens, context } = history;
+    const nested = nestedContext(context);
+    const taken = plan.prepareAt === undefined ? undefined : await this.#prepared.take(messages, plan.summarySignature, scopeOf(context));
+    if (taken !== undefined && typeof taken !== "string") {
+      const placed = await summary.placeSummary({ ...history, context: nested }, taken.cut, taken.written, "forced");
+      if (placed.status === "summarized" && placed.tokensAfter !== undefined && placed.tokensAfter <= hidingTargetTokens) {
+        const output = placed.messages!;
+        const { summaryModel } = taken.written;
+        return { messages: output, status: "summarized", strategy: summary.strategyName, tokensBefore: tokens.total, tokensAfter: placed.tokensAfter, messagesBefore: messages.length, messagesAfter: output.length, removed: placed.removed ?? [], replaced: [], trigger: "forced", summaryModel };
+      }
+    }
+    return summary.compact(messages, nested);
   }
 
   /** Summary of the input (the originals, as the model last read them), then the hard limit. */
-  async #summarize(history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, trigger: string, hidingNote: string, hidden: CompactionResult | undefined): Promise<StrategyOutcome> {
+  async #summarize(
+    history: PreparedHistory,
+    plan: AutoCompactionPlan,
+    summaryTargetTokens: number,
+    hidingTargetTokens: number,
+    trigger: string,
+    hidingNote: string,
+    hidden: CompactionResult | undefined,
+  ): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
     const nested = nestedContext(context);
-    const summarized = await summary.compact(messages, nested);
+    const summarized = await this.#summaryAtFiring(history, plan, plan.summaryFor(summaryTargetTokens), hidingTargetTokens);
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
@@ -224,4 +279,9 @@ export class AutoCompaction extends CompactionStrategy {
  */
 export function autoCompaction(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}): AutoCompaction {
   return new AutoCompaction(options);
+}
+
+/** Where a run's preparations are kept: its thread and, in a graph, the store. */
+function scopeOf(context: CompactionContext): PreparationScope {
+  return { threadId: context.threadId, store: context.store };
 }

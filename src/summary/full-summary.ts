@@ -106,15 +106,28 @@ export class FullSummary extends SummaryStrategy {
   }
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
-    const { messages, index, tokens, context } = history;
+    const { messages, tokens, context } = history;
     const size = { tokens: tokens.total, messages: messages.length };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
+    const cut = this.cutFor(history, this.targetTokens);
+    if (typeof cut === "string") return { status: "noop", trigger, reason: cut };
+    return this.summarizeBefore(history, cut, trigger);
+  }
+
+  /**
+   * Where a summary of `history` cuts: before the newest `keepRecent` messages (or `keep`), moved
+   * back to a point that separates no tool call from its results, then forward while the kept part
+   * does not fit `targetTokens`, never past pending calls. A string says why nothing would be
+   * summarized. @internal
+   */
+  cutFor(history: PreparedHistory, targetTokens: number | undefined): number | string {
+    const { messages, index } = history;
     const safe = safeCutPoints(messages, index);
     let cut = messages.length;
     if (this.keepTokens !== undefined) {
       const byTokens = this.#cutForKeepTokens(history, this.keepTokens);
-      if (byTokens === undefined) return { status: "noop", trigger, reason: `the conversation is within the ${this.keepTokens} tokens to keep` };
+      if (byTokens === undefined) return `the conversation is within the ${this.keepTokens} tokens to keep`;
       cut = byTokens;
     } else {
       // The newest keepRecent non-system messages stay.
@@ -125,13 +138,11 @@ export class FullSummary extends SummaryStrategy {
     }
     // The cut moves back to a safe point.
     while (cut > 0 && safe[cut] !== 1) cut--;
-    if (this.targetTokens !== undefined) cut = this.#cutForTarget(history, safe, cut, this.targetTokens);
+    if (targetTokens !== undefined) cut = this.#cutForTarget(history, safe, cut, targetTokens);
     // The pending calls' message is kept whatever keepRecent says: the tools are about to answer it.
     if (history.pending !== undefined) cut = Math.min(cut, history.pending);
-    if (!messages.slice(0, cut).some((message) => message.type !== "system")) {
-      return { status: "noop", trigger, reason: `nothing older than the ${this.keepRecent} message(s) to keep` };
-    }
-    return this.summarizeBefore(history, cut, trigger);
+    if (!messages.slice(0, cut).some((message) => message.type !== "system")) return `nothing older than the ${this.keepRecent} message(s) to keep`;
+    return cut;
   }
 
   /**

@@ -56,6 +56,16 @@ export interface SummaryInput {
   readonly sharedPrefixRequest?: readonly BaseMessage[];
 }
 
+/** A summary written for the part of a history before a cut, not yet placed in a history. @internal */
+export interface WrittenSummary {
+  /** The summary's text, cut to `summaryMaxTokens`, without the prefix and the artifact index. */
+  readonly text: string;
+  /** The artifact index of the messages it replaces. */
+  readonly artifacts: ArtifactIndex;
+  /** Who wrote it: the model's name, `"none"` for the no-model summarizer. */
+  readonly summaryModel: string;
+}
+
 /**
  * Base of the LLM summary strategies: replaces the older part of a history with one summary message
  * that carries the merged artifact index, and guarantees a failure changes nothing.
@@ -112,20 +122,30 @@ export abstract class SummaryStrategy extends CompactionStrategy {
 
   /**
    * Replace the non-system messages before `cut` by one summary message (system messages among them
-   * move before it, in order), keeping `messages.slice(cut)`.
+   * move before it, in order), keeping `messages.slice(cut)`: {@link writeSummary}, then
+   * {@link placeSummary} on the same history.
    */
   protected async summarizeBefore(history: PreparedHistory, cut: number, trigger: string): Promise<StrategyOutcome> {
+    const written = await this.writeSummary(history, cut);
+    if (!("text" in written)) return { ...written, trigger };
+    const { tokensAfter: _measured, ...outcome } = await this.placeSummary(history, cut, written, trigger);
+    return outcome;
+  }
+
+  /**
+   * The summary of the non-system messages before `cut` (the model call, or the no-model
+   * summarizer): its final text (cut to `summaryMaxTokens`), the artifact index of what it replaces
+   * and who wrote it. It reads only `messages.slice(0, cut)` (a shared-prefix request also sends the
+   * rest, up to the pending calls). A failure is returned, never thrown, except the caller's abort.
+   * @internal
+   */
+  async writeSummary(history: PreparedHistory, cut: number): Promise<WrittenSummary | { status: "noop" | "failed"; reason: string; summaryModel?: string }> {
     const { messages, tokens, context } = history;
-    const systems: BaseMessage[] = [];
     const removed: RemovedMessage[] = [];
-    for (let position = 0; position < cut; position++) {
-      const message = messages[position]!;
-      if (message.type === "system") systems.push(message);
-      else removed.push({ index: position, message });
-    }
+    for (let position = 0; position < cut; position++) if (messages[position]!.type !== "system") removed.push({ index: position, message: messages[position]! });
     const replaced = removed.map(({ message }) => message);
     if (replaced.every((message) => compactionMarkerOf(message)?.summary)) {
-      return { status: "noop", trigger, reason: "nothing but an earlier summary lies before the part to keep" };
+      return { status: "noop", reason: "nothing but an earlier summary lies before the part to keep" };
     }
     const artifacts = extractArtifacts(replaced, [], this.artifactLimits);
     const previousSummary = [...replaced].reverse().find((message) => compactionMarkerOf(message)?.summary);
@@ -159,13 +179,33 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     } catch (error) {
       if (context.signal?.aborted) throw error;
       const reason = SummaryCallError.isInstance(error) || error instanceof Error ? error.message : String(error);
-      return { status: "failed", trigger, summaryModel, reason: `${reason}; the history is unchanged` };
+      return { status: "failed", summaryModel, reason: `${reason}; the history is unchanged` };
     }
-    if (text.trim() === "") return { status: "failed", trigger, summaryModel, reason: "the summary is empty; the history is unchanged" };
+    if (text.trim() === "") return { status: "failed", summaryModel, reason: "the summary is empty; the history is unchanged" };
     if ((await this.tokenCounter.countText(text)) > this.summaryMaxTokens) {
       text = `${await this.tokenCounter.truncateText(text, this.summaryMaxTokens)}\n[summary cut at ${this.summaryMaxTokens} tokens]`;
     }
-    const summary = this.#summaryMessage(text, artifacts, replaced, summaryModel);
+    return { text, artifacts, summaryModel };
+  }
+
+  /**
+   * `history` with its non-system messages before `cut` replaced by the summary `written` of them
+   * (system messages among them move before it), `messages.slice(cut)` kept as it is: exactly what
+   * {@link summarizeBefore} returns when the model wrote `written`. A result not smaller than the
+   * history fails and changes nothing.
+   * @internal
+   */
+  async placeSummary(history: PreparedHistory, cut: number, written: WrittenSummary, trigger: string): Promise<StrategyOutcome & { tokensAfter?: number }> {
+    const { messages, tokens } = history;
+    const { summaryModel } = written;
+    const systems: BaseMessage[] = [];
+    const removed: RemovedMessage[] = [];
+    for (let position = 0; position < cut; position++) {
+      const message = messages[position]!;
+      if (message.type === "system") systems.push(message);
+      else removed.push({ index: position, message });
+    }
+    const summary = this.#summaryMessage(written.text, written.artifacts, removed.map(({ message }) => message), summaryModel);
     const output = [...systems, summary, ...messages.slice(cut)];
     const tokensAfter = (await this.tokenCounter.measure(output)).total;
     if (tokensAfter >= tokens.total) {
@@ -176,7 +216,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
         reason: `inflated: the summarized history would have ${tokensAfter} tokens, not fewer than the ${tokens.total} before; the history is unchanged`,
       };
     }
-    return { status: "summarized", messages: output, removed, trigger, summaryModel };
+    return { status: "summarized", messages: output, removed, trigger, summaryModel, tokensAfter };
   }
 
   #summaryModel(model: SummaryModel): Promise<SummaryChatModel> {

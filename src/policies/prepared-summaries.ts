@@ -1,0 +1,217 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph";
+import { archiveNamespace } from "../langgraph/compaction-archive.js";
+import type { PreparedHistory } from "../strategies/compaction-strategy.js";
+import type { FullSummary } from "../summary/full-summary.js";
+import type { WrittenSummary } from "../summary/summary-strategy.js";
+import { prefixFingerprint } from "./prefix-fingerprint.js";
+
+/**
+ * autoCompaction starts preparing a summary when the history reaches this share of what the size
+ * that fires holds above the system messages (0.7: at 70% of the way to the trigger).
+ */
+export const DEFAULT_PREPARE_AT = 0.7;
+
+/**
+ * The store namespace prefix of summaries prepared ahead; the thread id is appended (encoded as
+ * `archiveNamespace` encodes it) and each one is kept under the id of the last message it covers.
+ */
+export const DEFAULT_PREPARED_NAMESPACE: readonly string[] = ["langchain-compaction", "prepared"];
+
+/** At most this many threads' preparations are kept in one process; the oldest is dropped first. */
+const MAX_THREADS = 256;
+/** Store entries read for one thread at a firing. */
+const STORE_SEARCH_LIMIT = 20;
+
+/**
+ * The store under LangGraph's per-run batching wrapper: a preparation outlives the step that
+ * started it, and the wrapper stops serving when the run ends.
+ */
+function underlyingStore(store: BaseStore): BaseStore {
+  const wrapper = store as BaseStore & { lg_name?: unknown; store?: unknown };
+  return wrapper.lg_name === "AsyncBatchedStore" && wrapper.store instanceof Object ? (wrapper.store as BaseStore) : store;
+}
+
+/** A prepared summary as kept in the store. */
+interface StoredPrepared {
+  readonly version: 1;
+  readonly cut: number;
+  readonly fingerprint: string;
+  readonly signature: string;
+  readonly text: string;
+  readonly artifacts: WrittenSummary["artifacts"];
+  readonly summaryModel: string;
+}
+
+/** One thread's preparation in this process. */
+interface Entry {
+  readonly signature: string;
+  readonly cut: number;
+  /** The messages the summary covers, as they were (same objects: the fast check). */
+  readonly prefix: readonly BaseMessage[];
+  readonly controller: AbortController;
+  readonly stored: { store: BaseStore; namespace: string[]; key: string } | undefined;
+  fingerprint: string | undefined;
+  state: "pending" | "ready" | "failed" | "discarded";
+  written: WrittenSummary | undefined;
+}
+
+/** A prepared summary ready to be placed in a history: the cut it was written for and its text. */
+export interface TakenSummary {
+  readonly cut: number;
+  readonly written: WrittenSummary;
+  readonly source: "process" | "store";
+}
+
+/** Where a thread's preparation lives: its key in this process and, in a graph, the store. */
+export interface PreparationScope {
+  readonly threadId: string | undefined;
+  readonly store: BaseStore | undefined;
+}
+
+/**
+ * The summaries autoCompaction prepares ahead, by thread: started without waiting, applied at a
+ * firing only while the messages they cover are still the history's prefix (same ids, same
+ * content), kept in the graph's store when there is one so another worker can apply them.
+ * @internal
+ */
+export class PreparedSummaries {
+  readonly #entries = new Map<string, Entry>();
+  readonly #work = new Set<Promise<unknown>>();
+
+  /** Resolves once every preparation started (and every store write or delete) has settled. */
+  async settled(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+  }
+
+  /**
+   * Start preparing the summary of `history` before `cut` with `summary`, unless this thread has a
+   * preparation whose messages are still the history's prefix (pending, ready or failed: one
+   * attempt per prefix). Returns at once; the summary call runs in the background.
+   */
+  start(history: PreparedHistory, cut: number, summary: FullSummary, signature: string, { threadId, store: given }: PreparationScope): void {
+    const scope = { threadId, store: given && underlyingStore(given) };
+    const thread = scope.threadId ?? "";
+    const existing = this.#entries.get(thread);
+    if (existing && existing.signature === signature && this.#matches(existing, history.messages)) return;
+    if (existing) this.#discard(thread, existing);
+    const { messages, tokens } = history;
+    const controller = new AbortController();
+    const lastId = messages[cut - 1]?.id;
+    const entry: Entry = {
+      signature,
+      cut,
+      prefix: messages.slice(0, cut),
+      controller,
+      stored: scope.store && scope.threadId !== undefined && lastId ? { store: scope.store, namespace: archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE), key: lastId } : undefined,
+      fingerprint: undefined,
+      state: "pending",
+      written: undefined,
+    };
+    this.#entries.delete(thread);
+    this.#entries.set(thread, entry);
+    if (this.#entries.size > MAX_THREADS) {
+      const [oldest, dropped] = this.#entries.entries().next().value as [string, Entry];
+      this.#discard(oldest, dropped);
+    }
+    // A copy: the caller may push onto its array, and counts may be extended in place.
+    const snapshot: PreparedHistory = {
+      messages: messages.slice(),
+      index: history.index,
+      tokens: { ...tokens, perMessage: tokens.perMessage.slice() },
+      context: { signal: controller.signal },
+      pending: history.pending,
+    };
+    this.#track(this.#prepare(entry, summary, snapshot));
+  }
+
+  async #prepare(entry: Entry, summary: FullSummary, snapshot: PreparedHistory): Promise<void> {
+    try {
+      await Promise.resolve();
+      entry.fingerprint = prefixFingerprint(entry.prefix, entry.cut);
+      const written = await summary.writeSummary(snapshot, entry.cut);
+      if (entry.state !== "pending") return;
+      if (!("text" in written)) {
+        entry.state = "failed";
+        return;
+      }
+      entry.written = written;
+      entry.state = "ready";
+      if (entry.stored) {
+        const value: StoredPrepared = { version: 1, cut: entry.cut, fingerprint: entry.fingerprint, signature: entry.signature, ...written };
+        await entry.stored.store.put(entry.stored.namespace, entry.stored.key, { ...value }, false);
+      }
+    } catch {
+      // A preparation that fails (or is discarded mid-call) changes nothing.
+      if (entry.state === "pending") entry.state = "failed";
+    }
+  }
+
+  /**
+   * At a firing: the prepared summary whose covered messages are still the history's prefix, from
+   * this process or (in a graph) the store, consumed; `undefined` and why not otherwise. A pending
+   * one is late: it is dropped, never waited for.
+   */
+  async take(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): Promise<TakenSummary | string> {
+    const thread = scope.threadId ?? "";
+    const entry = this.#entries.get(thread);
+    let note = "no summary was prepared";
+    if (entry) {
+      this.#entries.delete(thread);
+      const state = entry.state;
+      this.#discard(undefined, entry);
+      if (state === "pending") note = "the prepared summary was not ready";
+      else if (state === "failed") note = "the prepared summary failed";
+      else if (entry.signature !== signature || !this.#matches(entry, messages)) note = "the history changed before the prepared summary's cut";
+      else return { cut: entry.cut, written: entry.written!, source: "process" };
+    }
+    if (!scope.store || scope.threadId === undefined) return note;
+    return (await this.#takeStored(messages, signature, underlyingStore(scope.store), archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE))) ?? note;
+  }
+
+  /** The latest stored preparation that still covers a prefix of `messages`; every one read is deleted. */
+  async #takeStored(messages: readonly BaseMessage[], signature: string, store: BaseStore, namespace: string[]): Promise<TakenSummary | undefined> {
+    let best: StoredPrepared | undefined;
+    for (const item of await store.search(namespace, { limit: STORE_SEARCH_LIMIT })) {
+      // Read once: consumed when it applies, useless for good when it does not.
+      this.#track(store.delete(namespace, item.key));
+      const value = item.value as Partial<StoredPrepared>;
+      if (value.version !== 1 || value.signature !== signature || typeof value.cut !== "number" || typeof value.text !== "string") continue;
+      const cut = value.cut;
+      if (cut < 1 || cut > messages.length || messages[cut - 1]!.id !== item.key || (best && best.cut >= cut)) continue;
+      if (prefixFingerprint(messages, cut) === value.fingerprint) best = value as StoredPrepared;
+    }
+    return best && { cut: best.cut, written: { text: best.text, artifacts: best.artifacts, summaryModel: best.summaryModel }, source: "store" };
+  }
+
+  /** Drop this thread's preparation (its history was compacted): a pending call is aborted. */
+  forget(threadId: string | undefined): void {
+    const thread = threadId ?? "";
+    const entry = this.#entries.get(thread);
+    if (entry) this.#discard(thread, entry);
+  }
+
+  /** Whether the messages `entry` covers are still the first messages of `messages`. */
+  #matches(entry: Entry, messages: readonly BaseMessage[]): boolean {
+    const { cut, prefix } = entry;
+    if (messages.length < cut) return false;
+    let same = true;
+    for (let position = 0; position < cut && same; position++) same = messages[position] === prefix[position];
+    if (same) return true;
+    if (messages[cut - 1]!.id !== prefix[cut - 1]!.id) return false;
+    // Not the same objects (e.g. read back from a checkpoint): same ids and content.
+    return (entry.fingerprint ?? (entry.fingerprint = prefixFingerprint(prefix, cut))) === prefixFingerprint(messages, cut);
+  }
+
+  #discard(thread: string | undefined, entry: Entry): void {
+    if (thread !== undefined && this.#entries.get(thread) === entry) this.#entries.delete(thread);
+    if (entry.state === "pending") entry.controller.abort(new Error("the prepared summary was discarded"));
+    entry.state = "discarded";
+    if (entry.stored) this.#track(entry.stored.store.delete(entry.stored.namespace, entry.stored.key));
+  }
+
+  #track(work: Promise<unknown>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.#work.delete(tracked));
+    this.#work.add(tracked);
+  }
+}

@@ -1,0 +1,176 @@
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { autoCompaction, compactionMarkerOf, fullSummary, messageText, type AutoCompactionOptions } from "../../src/index.js";
+import { assistant, ids, sameObjects, user } from "../support/builders.js";
+import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
+
+/** One token per 10 characters of a message's text: every message below is 100 tokens. */
+const tokenCounter = (messages: BaseMessage[]) => messages.reduce((total, message) => total + Math.ceil(messageText(message).length / 10), 0);
+/** `count` messages of 100 tokens, user and assistant in turn, ids m0, m1, ... */
+const conversation = (count: number, from = 0): BaseMessage[] =>
+  Array.from({ length: count }, (_, n) => (n + from) % 2 === 0 ? user(`m${n + from}`, `u${n + from} `.repeat(400).slice(0, 1000)) : assistant(`m${n + from}`, `a${n + from} `.repeat(400).slice(0, 1000)));
+
+let server: OpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(...texts: (string | { error: number } | { text: string; delayMs: number })[]): Promise<ChatOpenAI> {
+  server = await startOpenAIServer(
+    texts.map((text) =>
+      typeof text === "string" ? { content: `<summary>${text}</summary>` } : "error" in text ? { status: text.error } : { content: `<summary>${text.text}</summary>`, delayMs: text.delayMs },
+    ),
+  );
+  return new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+}
+
+/**
+ * The trigger fires at 2000 tokens of conversation (20 messages); preparation starts at 0.7 of it
+ * (14 messages), with the cut before the newest message (the room left, 600 tokens, is over the
+ * summary target, 500). Hiding off: a firing summarizes.
+ */
+const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}): AutoCompactionOptions => ({
+  contextWindow: 100_000,
+  trigger: { tokens: 2000 },
+  hiding: false,
+  keepRecent: 2,
+  tokenCounter,
+  summaryModel: model,
+  ...extra,
+});
+
+const summaryText = (messages: readonly BaseMessage[]) => messageText(messages.find((message) => compactionMarkerOf(message)?.summary)!);
+
+describe("autoCompaction: summaries prepared ahead", () => {
+  it("past the mark, returns the same no-op at once and starts the summary of the part before the newest message", async () => {
+    const model = await serve("prepared");
+    const history = conversation(14);
+    const prepared = autoCompaction(options(model));
+    const result = await prepared.compact(history);
+    const without = await autoCompaction(options(model, { prepare: false })).compact(history);
+    expect({ status: result.status, reason: result.reason, same: sameObjects(result.messages, history) }).toEqual({ status: "noop", reason: without.reason, same: true });
+    await prepared.settled();
+    expect(server!.requests).toHaveLength(1);
+    const prompt = JSON.stringify(server!.requests[0]!.body!.messages);
+    expect([prompt.includes("u12 u12"), prompt.includes("a13 a13")]).toEqual([true, false]);
+  });
+
+  it("under the mark, starts nothing", async () => {
+    const model = await serve("prepared");
+    const policy = autoCompaction(options(model));
+    expect((await policy.compact(conversation(13))).status).toBe("noop");
+    await policy.settled();
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  it("applies on an unchanged prefix: no call at the firing, the same result as a summary of that cut made then", async () => {
+    const model = await serve("prepared text", "prepared text");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    await policy.settled();
+    // The history only grew (same objects for the first 14 messages).
+    const fired = [...early, ...conversation(6, 14)];
+    const result = await policy.compact(fired);
+    expect(server!.requests).toHaveLength(1);
+    expect(result.status).toBe("summarized");
+    expect(ids(result.messages)).toEqual([undefined, ...ids(fired.slice(13))]);
+    expect(sameObjects(result.messages.slice(1), fired.slice(13))).toBe(true);
+    // A blocking summary of the same cut (keep the newest 7 messages), with the same model answer.
+    const blocking = await fullSummary({ model, keepRecent: 7, tokenCounter, summaryMaxTokens: 1000, summaryInputTokens: 4000, contextWindow: 100_000 }).compact(fired, { force: true });
+    expect(server!.requests).toHaveLength(2);
+    expect(messageText(result.messages[0]!)).toBe(messageText(blocking.messages[0]!));
+    expect(compactionMarkerOf(result.messages[0]!)).toEqual(compactionMarkerOf(blocking.messages[0]!));
+    expect({ removed: result.removed, tokensAfter: result.tokensAfter, summaryModel: result.summaryModel }).toEqual({
+      removed: blocking.removed,
+      tokensAfter: blocking.tokensAfter,
+      summaryModel: blocking.summaryModel,
+    });
+  });
+
+  it("applies when the prefix is the same ids and content in new objects (read back from a checkpoint)", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    await policy.compact(conversation(14));
+    await policy.settled();
+    const result = await policy.compact(conversation(20));
+    expect(server!.requests).toHaveLength(1);
+    expect(summaryText(result.messages)).toContain("prepared text");
+  });
+
+  it("discards it when a message it covers was rewritten (same id, new content): the summary is made at the firing", async () => {
+    const model = await serve("prepared text", "blocking text");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    await policy.settled();
+    const rewritten = [...early.slice(0, 3), new HumanMessage({ id: "m3", content: "rewritten ".repeat(100) }), ...early.slice(4), ...conversation(6, 14)];
+    const result = await policy.compact(rewritten);
+    expect(server!.requests).toHaveLength(2);
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("blocking text");
+    expect(summaryText(result.messages)).not.toContain("prepared text");
+  });
+
+  it("discards it when a message it covers was removed (what a RemoveMessage does)", async () => {
+    const model = await serve("prepared text", "blocking text");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    await policy.settled();
+    const removed = [...early.slice(0, 5), ...early.slice(6), ...conversation(7, 14)];
+    const result = await policy.compact(removed);
+    expect(server!.requests).toHaveLength(2);
+    expect(summaryText(result.messages)).toContain("blocking text");
+  });
+
+  it("a failing preparation changes nothing: the firing summarizes as without it", async () => {
+    const model = await serve({ error: 500 }, "blocking text");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    const first = await policy.compact(early);
+    expect(first.status).toBe("noop");
+    await policy.settled();
+    // One attempt per prefix: the next steps do not retry it.
+    expect((await policy.compact([...early, ...conversation(2, 14)])).status).toBe("noop");
+    await policy.settled();
+    expect(server!.requests).toHaveLength(1);
+    const result = await policy.compact([...early, ...conversation(6, 14)]);
+    expect(server!.requests).toHaveLength(2);
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("blocking text");
+  });
+
+  it("a late preparation changes nothing: it is dropped (its call aborted) and the firing summarizes", async () => {
+    const model = await serve({ text: "prepared text", delayMs: 3000 }, "blocking text");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    // The prepared call is under way (the server answers it in 3 s) when the trigger fires.
+    while (server!.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const result = await policy.compact([...early, ...conversation(6, 14)]);
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("blocking text");
+    await policy.settled();
+    await server!.idle();
+    expect(server!.requests.map((request) => request.outcome)).toEqual(["aborted", "completed"]);
+  });
+
+  it("is off with prepare: false, and by default without a summary model", async () => {
+    const model = await serve("prepared");
+    const off = autoCompaction(options(model, { prepare: false }));
+    await off.compact(conversation(14));
+    await off.settled();
+    const noModel = autoCompaction({ ...options(model), summaryModel: undefined });
+    expect((await noModel.compact(conversation(14))).status).toBe("noop");
+    await noModel.settled();
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  it("rejects a mark outside (0, 1)", async () => {
+    const model = await serve();
+    expect(() => autoCompaction(options(model, { prepare: { at: 1 } }))).toThrow(/prepare/);
+  });
+});
