@@ -38,6 +38,7 @@ const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}):
   keepRecent: 2,
   tokenCounter,
   summaryModel: model,
+  prepare: true,
   ...extra,
 });
 
@@ -158,8 +159,11 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(server!.requests.map((request) => request.outcome)).toEqual(["aborted", "completed"]);
   });
 
-  it("is off with prepare: false, and by default without a summary model", async () => {
+  it("is off by default, with prepare: false, and without a summary model", async () => {
     const model = await serve("prepared");
+    const byDefault = autoCompaction({ ...options(model), prepare: undefined });
+    await byDefault.compact(conversation(14));
+    await byDefault.settled();
     const off = autoCompaction(options(model, { prepare: false }));
     await off.compact(conversation(14));
     await off.settled();
