@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
+import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
@@ -79,9 +79,27 @@ export function assertCompactor(component: string, compactor: unknown): asserts 
   }
 }
 
-function failedRecord(compactor: Compactor, messages: readonly BaseMessage[], reason: string, durationMs: number): CompactionRecord {
+/** Namespace of the compaction ids derived from a LangGraph task (a UUID v5 namespace of this package's own). */
+const TASK_COMPACTION_ID_NAMESPACE = "6f1b3c52-8d0e-4f7a-9a51-2c4e8b7d9e10";
+
+/**
+ * The id of this step's compaction: derived from the LangGraph task running it (its checkpoint
+ * namespace holds the task id, which LangGraph derives from the checkpoint the step started from), so
+ * a step retried from the same checkpoint (a worker that died before the next checkpoint was
+ * written) rewrites the same archive entry instead of leaving one that no record names. Outside a
+ * graph task, a random UUID. @internal
+ */
+export function compactionIdOf(config: RunnableConfig | undefined, component: string, messages: readonly BaseMessage[]): string {
+  const namespace = config?.configurable?.["checkpoint_ns"];
+  const threadId = config?.configurable?.["thread_id"];
+  if (typeof namespace !== "string" || !namespace.includes(":")) return uuidv4();
+  // The input too: two compactions in one task (two middlewares around one model call) differ by it or by component.
+  return uuidv5(JSON.stringify([component, String(threadId ?? ""), namespace, messages.length, lastIdOf(messages)]), TASK_COMPACTION_ID_NAMESPACE);
+}
+
+function failedRecord(compactor: Compactor, messages: readonly BaseMessage[], reason: string, durationMs: number, id: string): CompactionRecord {
   return {
-    ...failedCompactionRecord(strategyNameOf(compactor), messages.length, reason, { id: uuidv4(), at: new Date(), durationMs }),
+    ...failedCompactionRecord(strategyNameOf(compactor), messages.length, reason, { id, at: new Date(), durationMs }),
     archive: "none",
     lastMessageId: lastIdOf(messages),
   };
@@ -128,12 +146,13 @@ export async function runGraphCompaction(run: {
   // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
   const repair = repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
+  const id = compactionIdOf(config, component, messages);
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
-    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started)] };
+    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, id)] };
   };
 
-  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
+  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id, archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
 
   let update: CompactionUpdate;
   try {
