@@ -8,7 +8,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { autoCompaction, createTokenCounter, toolResultHiding, type Compactor, type TokenCounter } from "../src/index.js";
-import { measure, type Timing } from "./measure.js";
+import { formatMs, measure, renderTable, type Timing } from "./measure.js";
 import { SyntheticAgent, renewMessages } from "./synthetic.js";
 
 /** A trigger far above any history of the benchmark: every step is a no-op. */
@@ -78,14 +78,21 @@ export async function warmStep(plan: WarmStepPlan): Promise<WarmStepResult> {
   };
 }
 
+/** The warm-step table: one row per compactor and counter. */
+export function warmStepTable(result: WarmStepResult): string {
+  const rows: string[][] = [];
+  for (const kind of ["exact", "approximate"] as const) {
+    for (const name of ["autoCompaction", "toolResultHiding"] as const) {
+      const timing = result[kind][name];
+      rows.push([`ours ${name}, ${kind === "exact" ? "exact o200k" : "approximate"}, no-op`, formatMs(timing.medianMs), formatMs(timing.minMs), formatMs(timing.maxMs), String(timing.runs)]);
+    }
+  }
+  return renderTable(["per compaction call", "median ms", "min ms", "max ms", "steps"], rows, new Set([1, 2, 3, 4]));
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { parseArgs } = await import("node:util");
   const { values } = parseArgs({ options: { size: { type: "string" }, steps: { type: "string" } } });
   const result = await warmStep({ size: Number(values.size ?? 8000), warmupSteps: 5, steps: Number(values.steps ?? 50), seed: 42 });
-  for (const kind of ["exact", "approximate"] as const) {
-    for (const name of ["autoCompaction", "toolResultHiding"] as const) {
-      const t = result[kind][name];
-      console.log(`${kind.padEnd(11)} ${name.padEnd(16)} median ${t.medianMs.toFixed(3)} ms  min ${t.minMs.toFixed(3)}  max ${t.maxMs.toFixed(3)}`);
-    }
-  }
+  console.log(warmStepTable(result));
 }
