@@ -143,6 +143,13 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * returned. When the next input starts with those same message objects, as in an agent loop where
    * the history grew by one step, only the new messages are indexed and counted.
    *
+   * A strategy that triggers by itself (`toolResultHiding`, `autoCompaction` with static options)
+   * does not even count the new messages when an upper bound of the history (the last exact count
+   * plus the UTF-8 bytes and structural tokens of the new messages, see `TokenUpperBound`) is under
+   * its trigger: the step is a no-op whose `tokensBefore`, `tokensAfter` and `reason` are still the
+   * exact ones, computed when first read (and by the event, only for a sink that reads them). The
+   * next run counts on from the last exact count, so each message is still tokenized at most once.
+   *
    * @example
    * const { messages, status, removed, replaced } = await strategy.compact(history);
    * @returns the new history and what was done; on `noop` and `failed` the messages are the input's.
