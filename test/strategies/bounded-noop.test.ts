@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { autoCompaction, createTokenCounter, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
 import { loadEncoder } from "../../src/tokens/encoder.js";
 
 const session = loadTraceSessions(defaultTracesPath()).reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
@@ -25,6 +25,8 @@ type Factory = (trigger: number, tokenCounter: TokenCounter, onEvent?: (event: C
 
 const factories: Record<string, Factory> = {
   toolResultHiding: (trigger, tokenCounter, onEvent) => toolResultHiding({ trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
+  // hardTruncate is a no-op within maxTokens: it cuts from one token over.
+  hardTruncate: (trigger, tokenCounter, onEvent) => hardTruncate({ maxTokens: trigger - 1, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
   autoCompaction: (trigger, tokenCounter, onEvent) =>
     autoCompaction({ contextWindow: 10 * trigger, trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
 };
