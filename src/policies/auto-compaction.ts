@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { judgeCompactionCost, type CostModel } from "../cost/cost-model.js";
 import { parseOptions } from "../options.js";
-import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, nestedContext, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { autoNoopUnderBound, underThresholdReason } from "./auto-compaction-bound.js";
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
@@ -88,6 +89,21 @@ export class AutoCompaction extends CompactionStrategy {
     }
   }
 
+  /** Static options, under the threshold and the trigger even at the bound: `run`'s no-op, without counting the new messages. */
+  protected override noopUnderBound(history: BoundedHistory): BoundedNoop | undefined {
+    const options = this.#options;
+    if (typeof options === "function" || options.enabled === false) return undefined;
+    const configModel = history.context.config?.configurable?.["summaryModel"] as SummaryModel | undefined;
+    try {
+      this.#plan = planFor(options, configModel, this.tokenCounter, this.#plan);
+    } catch {
+      return undefined;
+    }
+    // Preparing ahead starts below the trigger: those steps need the exact count.
+    if (this.#plan.prepareAt !== undefined) return undefined;
+    return autoNoopUnderBound(history, this.#plan, options.threshold ?? 0.8);
+  }
+
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
     let options: AutoCompactionOptions;
@@ -123,10 +139,7 @@ export class AutoCompaction extends CompactionStrategy {
           : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
       if (plan.prepareAt !== undefined) this.#prepare(history, plan, systemTokens);
-      return {
-        status: "noop",
-        reason: `${tokens.total} tokens (${conversation.tokens} besides system messages), ${messages.length} messages: under the trigger and the threshold ${threshold} (${fraction} of ${plan.window})`,
-      };
+      return { status: "noop", reason: underThresholdReason(tokens, systemTokens, messages.length, plan, fraction) };
     }
     const trigger = fired === "forced" || overThreshold ? fired : `conversation: ${fired}`;
     const targets = targetsFor(plan, systemTokens, context.force === true || overThreshold);

@@ -6,9 +6,11 @@ import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from
 import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import { defaultTokenCounter, tokenCounterFromFunction, tokenCounterSchema, type TokenCounter, type TokenCounterFunction, type TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
-import { analyse, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
+import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
+import { boundedNoopResult, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
+export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
 
 /** Options every strategy accepts. */
 export interface BaseStrategyOptions {
@@ -126,11 +128,27 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   protected abstract run(history: PreparedHistory): Promise<StrategyOutcome>;
 
   /**
+   * Optional: the no-op `run` would return for any history of at most `upperTotal` tokens (the
+   * trigger cannot fire under the bound), or `undefined` to count exactly and call `run`. Called
+   * only on a history that grew from the last output (an agent loop's next step), when the counter
+   * bounds (`TokenCounter.upperBound`) and the run is not forced. A strategy that defines it must
+   * agree with its `run`: same status, and `reason` the reason `run` would give.
+   */
+  protected noopUnderBound?(history: BoundedHistory): BoundedNoop | undefined;
+
+  /**
    * Compact a history.
    *
    * A strategy remembers the analysis (tool-call index and token counts) of the last history it
    * returned. When the next input starts with those same message objects, as in an agent loop where
    * the history grew by one step, only the new messages are indexed and counted.
+   *
+   * A strategy that triggers by itself (`toolResultHiding`, `autoCompaction` with static options)
+   * does not even count the new messages when an upper bound of the history (the last exact count
+   * plus the UTF-8 bytes and structural tokens of the new messages, see `TokenUpperBound`) is under
+   * its trigger: the step is a no-op whose `tokensBefore`, `tokensAfter` and `reason` are still the
+   * exact ones, computed when first read (and by the event, only for a sink that reads them). The
+   * next run counts on from the last exact count, so each message is still tokenized at most once.
    *
    * @example
    * const { messages, status, removed, replaced } = await strategy.compact(history);
@@ -170,8 +188,13 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       strategy: this.strategyName,
       trigger: result.trigger ?? null,
       status: result.status,
-      tokensBefore: result.tokensBefore,
-      tokensAfter: result.tokensAfter,
+      // Read from the result when read: a no-op under the bound counts exactly only for a reader.
+      get tokensBefore() {
+        return result.tokensBefore;
+      },
+      get tokensAfter() {
+        return result.tokensAfter;
+      },
       messagesBefore: result.messagesBefore,
       messagesAfter: result.messagesAfter,
       durationMs: performance.now() - started,
@@ -190,7 +213,15 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     // Taken, not shared: a concurrent run on the same strategy starts from scratch.
     const memo = this.#memo;
     this.#memo = undefined;
-    const { analysis, pending, repair } = await prepareInput(this.strategyName, messages, memo, this.tokenCounter, this.invalidHistory);
+    const defer = this.noopUnderBound !== undefined && context.force !== true;
+    const prepared = await prepareInput(this.strategyName, messages, memo, this.tokenCounter, this.invalidHistory, defer);
+    const { pending, repair } = prepared;
+    let analysis = prepared.analysis;
+    if (prepared.deferred) {
+      const bounded = this.#underBound(analysis, pending, context);
+      if (bounded) return bounded;
+      analysis = await countRest(analysis, this.tokenCounter);
+    }
     const { messages: input, index, tokens } = analysis;
     const tokensBefore = repair ? (await this.tokenCounter.measure(messages)).total : tokens.total;
     let outcome = await this.run({ messages: input, index, tokens, context, pending });
@@ -222,6 +253,21 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       ...(outcome.summaryModel !== undefined ? { summaryModel: outcome.summaryModel } : {}),
       ...(repair ? { repair } : {}),
     };
+  }
+
+  /**
+   * The no-op of a history the strategy need not count: its new messages stay uncounted (the memo
+   * keeps the counted prefix; the next run counts on from there) unless the result's token figures
+   * or reason are read.
+   */
+  #underBound(analysis: Analysis, pending: number | undefined, context: CompactionContext): CompactionResult | undefined {
+    const { messages, index, tokens } = analysis;
+    const bound = this.tokenCounter.upperBound!(tokens, messages);
+    if (!bound) return undefined;
+    const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total });
+    if (!noop) return undefined;
+    this.#memo = { ...analysis, messages: messages.slice() };
+    return boundedNoopResult(this.strategyName, messages, () => bound.measure(), noop);
   }
 
   /**

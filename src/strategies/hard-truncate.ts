@@ -7,10 +7,15 @@ import {
   CompactionStrategy,
   baseOptionsShape,
   type BaseStrategyOptions,
+  type BoundedHistory,
+  type BoundedNoop,
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
 import { shrinkMessage } from "./shrink-message.js";
+
+/** The reason of a no-op within the budget. */
+const withinReason = (tokens: number, maxTokens: number) => `${tokens} tokens, within maxTokens ${maxTokens}`;
 
 export interface HardTruncateOptions extends BaseStrategyOptions {
   /** The hard limit: the result always fits it (or the run fails and changes nothing). */
@@ -64,8 +69,13 @@ export class HardTruncate extends CompactionStrategy {
     this.keepRecent = parsed.keepRecent ?? 10;
   }
 
+  /** Within `maxTokens` even at the bound: the no-op `run` gives, without counting the new messages. */
+  protected override noopUnderBound({ upperTotal }: BoundedHistory): BoundedNoop | undefined {
+    return upperTotal <= this.maxTokens ? { reason: (tokens) => withinReason(tokens.total, this.maxTokens) } : undefined;
+  }
+
   protected async run({ messages, index, tokens, pending }: PreparedHistory): Promise<StrategyOutcome> {
-    if (tokens.total <= this.maxTokens) return { status: "noop", reason: `${tokens.total} tokens, within maxTokens ${this.maxTokens}` };
+    if (tokens.total <= this.maxTokens) return { status: "noop", reason: withinReason(tokens.total, this.maxTokens) };
     const count = messages.length;
     const safe = safeCutPoints(messages, index);
     // A user message carrying tool_result blocks answers the tool_use blocks of the assistant message

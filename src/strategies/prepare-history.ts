@@ -25,6 +25,11 @@ export interface PreparedInput {
   /** The position of the trailing assistant message whose calls have no results yet, if any. */
   readonly pending: number | undefined;
   readonly repair: HistoryRepair | undefined;
+  /**
+   * True when counting the messages after the memo's was deferred: `analysis.tokens` then measures
+   * only the memo's messages (a prefix), and {@link countRest} completes it.
+   */
+  readonly deferred: boolean;
 }
 
 /** True when `messages` starts with exactly the message objects of `previous`. */
@@ -43,13 +48,27 @@ function pendingPosition(messages: readonly BaseMessage[], index: ToolCallIndex)
   return last >= 0 && index.problems.some((problem) => problem.kind === "unanswered-call" && problem.index === last) ? last : undefined;
 }
 
-/** Index and count a checked history, continuing `previous` (an analysis of a prefix of it, same objects). @internal */
+/**
+ * Index and count a checked history, continuing `previous` (an analysis of a prefix of it, same
+ * objects; its tokens may measure a shorter prefix still, see {@link PreparedInput.deferred}). @internal
+ */
 export async function analyse(messages: readonly BaseMessage[], previous: Analysis | undefined, counter: TokenCounter): Promise<Analysis> {
+  const indexed = indexFrom(messages, previous);
+  const tokens = previous && counter.extend ? await counter.extend(previous.tokens, messages) : await counter.measure(messages);
+  return { ...indexed, tokens };
+}
+
+/** The analysis with the tool-call index extended to every message; the tokens are `previous`'s. */
+function indexFrom(messages: readonly BaseMessage[], previous: Analysis | undefined): Omit<Analysis, "tokens"> {
   const start = previous ? previous.messages.length : 0;
   const builder = previous ? previous.builder : new ToolCallIndexBuilder();
   for (let position = start; position < messages.length; position++) builder.push(messages[position]!);
-  const tokens = previous && counter.extend ? await counter.extend(previous.tokens, messages) : await counter.measure(messages);
-  return { messages, builder, index: builder.view(), tokens };
+  return { messages, builder, index: builder.view() };
+}
+
+/** A deferred analysis (see {@link PreparedInput.deferred}) with every message counted. @internal */
+export async function countRest(analysis: Analysis, counter: TokenCounter): Promise<Analysis> {
+  return { ...analysis, tokens: await counter.extend!(analysis.tokens, analysis.messages) };
 }
 
 /** The measurement after some messages were replaced in place (same positions, same structure). @internal */
@@ -89,6 +108,7 @@ export async function prepareInput(
   memo: Analysis | undefined,
   counter: TokenCounter,
   invalidHistory: InvalidHistoryHandling,
+  defer = false,
 ): Promise<PreparedInput> {
   if (!Array.isArray(messages)) throw new InvalidHistoryError(`${strategy}: expected an array of messages, got ${typeof messages}`);
   const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
@@ -97,8 +117,30 @@ export async function prepareInput(
   if (problems.length > 0 && (invalidHistory === "throw" || !problems.every(isRepairable))) throw historyError(strategy, problems);
   const surrogates = problems.length > 0 ? { problems, ...repairMessages(messages, problems) } : undefined;
   const checked = surrogates ? surrogates.messages : messages;
+  if (defer && previous && !surrogates && counter.extend && counter.upperBound) {
+    // A valid history that grew from the memo: index the new messages, count them only if needed.
+    const indexed = { ...indexFrom(checked, previous), tokens: previous.tokens };
+    const pendingAt = pendingPosition(checked, indexed.index);
+    if (!indexed.index.problems.some((problem) => !(problem.kind === "unanswered-call" && problem.index === pendingAt))) {
+      return { analysis: indexed, pending: pendingAt, repair: undefined, deferred: true };
+    }
+    return prepareAnalysed(strategy, checked, await countRest(indexed, counter), messages, undefined, counter, invalidHistory);
+  }
   // Repaired copies sit after the memo's prefix: it still applies.
-  let analysis = await analyse(checked, previous, counter);
+  return prepareAnalysed(strategy, checked, await analyse(checked, previous, counter), messages, surrogates, counter, invalidHistory);
+}
+
+/** The pairing check (and repair) of an analysed input. */
+async function prepareAnalysed(
+  strategy: string,
+  checked: readonly BaseMessage[],
+  analysed: Analysis,
+  messages: readonly BaseMessage[],
+  surrogates: (Parameters<typeof combineRepairs>[2] & object) | undefined,
+  counter: TokenCounter,
+  invalidHistory: InvalidHistoryHandling,
+): Promise<PreparedInput> {
+  let analysis = analysed;
   let pending = pendingPosition(checked, analysis.index);
   const pairingProblems = analysis.index.problems.filter((problem) => !(problem.kind === "unanswered-call" && problem.index === pending));
   let pairing: ToolPairingRepair | undefined;
@@ -117,7 +159,7 @@ export async function prepareInput(
     analysis = await analyse(repaired.messages, undefined, counter);
   }
   const repair = surrogates || pairing ? combineRepairs(messages, [...analysis.messages], surrogates, pairing) : undefined;
-  return { analysis, pending, repair };
+  return { analysis, pending, repair, deferred: false };
 }
 
 /**

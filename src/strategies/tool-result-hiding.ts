@@ -7,6 +7,8 @@ import {
   CompactionStrategy,
   baseOptionsShape,
   type BaseStrategyOptions,
+  type BoundedHistory,
+  type BoundedNoop,
   type PreparedHistory,
   type StrategyOutcome,
 } from "./compaction-strategy.js";
@@ -176,6 +178,12 @@ export class ToolResultHiding extends CompactionStrategy {
   /** @deprecated use `clearAtLeast`. */
   get minTokensSaved(): number {
     return this.clearAtLeast;
+  }
+
+  /** Under the trigger even at the bound: the no-op `run` gives, without counting the new messages. */
+  protected override noopUnderBound({ messages, upperTotal, context }: BoundedHistory): BoundedNoop | undefined {
+    if (evaluateTrigger(this.trigger, { tokens: upperTotal, messages: messages.length }, this.contextWindow, context.force) !== undefined) return undefined;
+    return { reason: (tokens) => underTriggerReason({ tokens: tokens.total, messages: messages.length }) };
   }
 
   protected async run({ messages, index, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {

@@ -68,9 +68,39 @@ export interface TokenCounter {
    */
   extend?(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement>;
   /**
+   * An upper bound of `extend(previous, messages).total`, computed without tokenizing the messages
+   * after `previous` (`previous` measured `messages.slice(0, n)`, the same message objects), and the
+   * exact measurement on demand. `undefined` when the counter cannot bound (its encoding is not
+   * loaded yet). See {@link TokenUpperBound} for the bound.
+   */
+  upperBound?(previous: TokenMeasurement, messages: readonly BaseMessage[]): TokenUpperBound | undefined;
+  /**
    * The longest prefix of `text` that fits in `maxTokens` tokens (approximate mode: `maxTokens * 4`
    * UTF-16 code units). The cut always lands on a code-point boundary: the result is a prefix of
    * `text`'s code points and never ends in half a surrogate pair.
    */
   truncateText(text: string, maxTokens: number): Promise<string>;
+}
+
+/**
+ * A cheap upper bound of a grown history's tokens, from {@link TokenCounter.upperBound}.
+ *
+ * The bound: the previous measurement's exact sum, plus, for each new message, its exact count when
+ * the counter already has it, else its structural tokens (the same per-message, per-call and media
+ * figures the exact count adds) plus the UTF-8 bytes of every text the exact count tokenizes. That
+ * is never below the exact count: `o200k_base` and `cl100k_base` are byte-level BPE encodings whose
+ * tokens each stand for at least one byte, so a text has at most as many tokens as UTF-8 bytes (a
+ * lone surrogate counts as the 3 bytes of U+FFFD, as the tokenizer encodes it). A new message's
+ * provider usage record (calibration) is bounded with the smallest possible prefix sum, which gives
+ * the largest possible offset. In approximate mode the new messages are counted exactly (no
+ * tokenizer is involved): the bound is the total.
+ */
+export interface TokenUpperBound {
+  /** At least the exact total `measure()` returns. */
+  readonly total: number;
+  /**
+   * The exact measurement, synchronously: what `extend(previous, messages)` returns. Counts each
+   * message once (the counter's cache) and fixes calibration offsets as `extend` does.
+   */
+  measure(): TokenMeasurement;
 }

@@ -1,27 +1,20 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Tiktoken } from "js-tiktoken/lite";
 import { z } from "zod/v4";
-import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
+import { isAssistantMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { headOf } from "../text/code-points.js";
-import { jsonOf, walkContent } from "./content-text.js";
+import { tallyMessage, utf8Length } from "./message-units.js";
 import { encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
 import { TextUnitsCache } from "./text-units-cache.js";
-import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement } from "./token-counter-types.js";
+import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
 import { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
 export { LONG_RUN_PIECE } from "./encoder.js";
 export { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
-/** Tokens the chat format adds around every message (OpenAI's documented count). */
-export const TOKENS_PER_MESSAGE = 3;
-/** Tokens for the role name of a message. */
-export const TOKENS_PER_ROLE = 1;
-/** Extra tokens when a message carries a `name`. */
-export const TOKENS_PER_NAME = 1;
-/** Tokens the format adds around each tool call (besides its name, arguments and id). */
-export const TOKENS_PER_TOOL_CALL = 3;
+export { TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_ROLE, TOKENS_PER_TOOL_CALL } from "./message-units.js";
 /** Tokens that prime the model's reply, counted once per request. */
 export const REPLY_PRIMING_TOKENS = 3;
 /**
@@ -36,7 +29,7 @@ export const CACHED_TEXT_MIN_LENGTH = 256;
 /** Total length, in UTF-16 code units, of the texts whose counts one exact counter keeps (least recently used leave first). */
 export const CACHED_TEXT_MAX_CHARACTERS = 4_000_000;
 
-export type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement } from "./token-counter-types.js";
+export type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
 
 const optionsSchema = z
   .object({
@@ -54,6 +47,8 @@ class MessageTokenCounter implements TokenCounter {
   readonly calibrate: boolean;
   readonly #nonTextPartTokens: number;
   readonly #cache = new WeakMap<BaseMessage, number>();
+  /** Upper bounds of messages not counted yet (see `upperBound`). */
+  readonly #upperCache = new WeakMap<BaseMessage, number>();
   /**
    * Calibration offset per provider usage record, fixed the first time it is seen. Keyed by the
    * `usage_metadata` object, which `cloneMessage` shares, so a rewritten copy of an assistant message
@@ -82,58 +77,25 @@ class MessageTokenCounter implements TokenCounter {
     return this.#encoder ? this.#texts.unitsOf(text, this.#encodeUnits) : text.length;
   }
 
-  /**
-   * Units of a message's content (every text a provider receives, nested blocks included: see
-   * `walkContent`) and the fixed tokens of its media parts.
-   */
-  #contentUnits(content: unknown, restatedCallIds: ReadonlySet<string>): { units: number; fixedTokens: number } {
-    let units = 0;
-    let fixedTokens = 0;
-    const count = (text: string) => {
-      units += this.#units(text);
-    };
-    walkContent(
-      content,
-      {
-        text: count,
-        meta: count,
-        opaque: (_type, text) => {
-          if (text === undefined) fixedTokens += this.#nonTextPartTokens;
-          else count(text);
-        },
-      },
-      restatedCallIds,
-    );
-    return { units, fixedTokens };
-  }
-
   #countLoaded(message: BaseMessage): number {
     const cached = this.#cache.get(message);
     if (cached !== undefined) return cached;
-    const calls = isAssistantMessage(message) && Array.isArray(message.tool_calls) ? message.tool_calls : [];
-    const restatedCallIds = new Set<string>();
-    for (const call of calls) if (typeof call?.id === "string") restatedCallIds.add(call.id);
-    const { units: contentUnits, fixedTokens } = this.#contentUnits(message.content, restatedCallIds);
-    let units = contentUnits;
-    let overhead = TOKENS_PER_MESSAGE + TOKENS_PER_ROLE + fixedTokens;
-    if (typeof message.name === "string" && message.name !== "") {
-      units += this.#units(message.name);
-      overhead += TOKENS_PER_NAME;
-    }
-    for (const call of calls) {
-      if (typeof call !== "object" || call === null) continue;
-      overhead += TOKENS_PER_TOOL_CALL;
-      units += this.#textUnits(call.name) + this.#units(jsonOf(call.args ?? {}) ?? "") + this.#textUnits(call.id);
-    }
-    if (isToolResultMessage(message)) units += this.#textUnits(message.tool_call_id);
-    const tokens = overhead + (this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN));
+    const { units, fixedTokens } = tallyMessage(message, (text) => this.#units(text), this.#nonTextPartTokens);
+    const tokens = fixedTokens + (this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN));
     this.#cache.set(message, tokens);
     return tokens;
   }
 
-  /** Units of a field that should be a string (0 when it is not). */
-  #textUnits(value: unknown): number {
-    return typeof value === "string" ? this.#units(value) : 0;
+  /**
+   * At least the message's exact count, without tokenizing: its structural tokens plus the UTF-8
+   * bytes of its texts (see `utf8Length`), where the count has a token.
+   */
+  #upperOf(message: BaseMessage): number {
+    const cached = this.#upperCache.get(message);
+    if (cached !== undefined) return cached;
+    const { units, fixedTokens } = tallyMessage(message, utf8Length, this.#nonTextPartTokens);
+    this.#upperCache.set(message, fixedTokens + units);
+    return fixedTokens + units;
   }
 
   async countText(text: string): Promise<number> {
@@ -160,6 +122,31 @@ class MessageTokenCounter implements TokenCounter {
     await this.#ready();
     const sum = previous.estimated - REPLY_PRIMING_TOKENS;
     return this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], sum, messages);
+  }
+
+  upperBound(previous: TokenMeasurement, messages: readonly BaseMessage[]): TokenUpperBound | undefined {
+    // The exact measurement must be possible synchronously later: the encoding has to be loaded.
+    if (this.encoding !== undefined && !this.#encoder) return undefined;
+    let upper = previous.estimated - REPLY_PRIMING_TOKENS;
+    // Every count is at least the message's structural tokens: a lower bound of each prefix's sum.
+    let lower = upper;
+    let offset = previous.calibrationOffset;
+    for (let index = previous.perMessage.length; index < messages.length; index++) {
+      const message = messages[index]!;
+      const usage = this.calibrate && isAssistantMessage(message) ? message.usage_metadata : undefined;
+      if (usage && usage.input_tokens > 0) {
+        // The offset is the provider's count minus the prefix's sum (at least `lower`): at most this.
+        const anchor = this.#offsets.get(usage) ?? Math.max(0, usage.input_tokens - (lower + REPLY_PRIMING_TOKENS));
+        // An offset of 0 leaves the newest anchor's offset in force; a positive one replaces it.
+        if (anchor > 0) offset = this.#offsets.has(usage) ? anchor : Math.max(offset, anchor);
+      }
+      // Approximate mode prices a message without a tokenizer: its exact count is as cheap as a bound.
+      const exact = this.#cache.get(message) ?? (this.#encoder ? undefined : this.#countLoaded(message));
+      upper += exact ?? this.#upperOf(message);
+      lower += exact ?? 0;
+    }
+    const total = Math.max(0, upper + REPLY_PRIMING_TOKENS + offset);
+    return { total, measure: () => this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], previous.estimated - REPLY_PRIMING_TOKENS, messages) };
   }
 
   /** Count `messages` from `perMessage.length` on, continuing the given counts. */

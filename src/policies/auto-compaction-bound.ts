@@ -1,0 +1,36 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BoundedHistory, BoundedNoop } from "../strategies/compaction-strategy.js";
+import { evaluateTrigger } from "../strategies/context-size.js";
+import type { TokenMeasurement } from "../tokens/token-counter.js";
+import type { AutoCompactionPlan } from "./auto-compaction-plan.js";
+
+/** The tokens of the system messages among the first `tokens.perMessage.length` messages. */
+function systemTokensOf(messages: readonly BaseMessage[], tokens: TokenMeasurement): number {
+  let systemTokens = 0;
+  for (let position = 0; position < tokens.perMessage.length; position++) if (messages[position]!.type === "system") systemTokens += tokens.perMessage[position]!;
+  return systemTokens;
+}
+
+/** System tokens of a counted prefix, per measurement: the prefix stays the same while steps are no-ops. */
+const prefixSystemTokens = new WeakMap<TokenMeasurement, number>();
+
+/** The reason of `autoCompaction`'s no-op under the trigger and the threshold. @internal */
+export function underThresholdReason(tokens: TokenMeasurement, systemTokens: number, messages: number, plan: AutoCompactionPlan, fraction: number): string {
+  return `${tokens.total} tokens (${tokens.total - systemTokens} besides system messages), ${messages} messages: under the trigger and the threshold ${plan.thresholdTokens} (${fraction} of ${plan.window})`;
+}
+
+/**
+ * `autoCompaction`'s no-op when even the upper bound of the history is under the threshold and the
+ * conversation's bound (the history's bound minus the counted system messages) does not fire the
+ * trigger; `undefined` when the history must be counted. @internal
+ */
+export function autoNoopUnderBound(history: BoundedHistory, plan: AutoCompactionPlan, fraction: number): BoundedNoop | undefined {
+  const { messages, counted, upperTotal } = history;
+  if (upperTotal >= plan.thresholdTokens) return undefined;
+  let systemTokens = prefixSystemTokens.get(counted);
+  if (systemTokens === undefined) prefixSystemTokens.set(counted, (systemTokens = systemTokensOf(messages, counted)));
+  // System messages among the uncounted ones are left in: the conversation's bound stays an upper bound.
+  const conversation = { tokens: upperTotal - systemTokens, messages: messages.length };
+  if (evaluateTrigger(plan.trigger, conversation, plan.window, false) !== undefined) return undefined;
+  return { reason: (tokens) => underThresholdReason(tokens, systemTokensOf(messages, tokens), messages.length, plan, fraction) };
+}

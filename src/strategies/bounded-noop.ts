@@ -1,0 +1,62 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ToolCallIndex } from "../messages/tool-call-groups.js";
+import type { TokenMeasurement } from "../tokens/token-counter.js";
+import type { CompactionContext, CompactionResult } from "../types.js";
+
+/**
+ * A checked history that grew from the strategy's last output, whose new messages are not counted
+ * yet, with an upper bound of its tokens (see `TokenCounter.upperBound`). @internal
+ */
+export interface BoundedHistory {
+  readonly messages: readonly BaseMessage[];
+  readonly index: ToolCallIndex;
+  readonly context: CompactionContext;
+  /** As in `PreparedHistory`. */
+  readonly pending: number | undefined;
+  /** Exact counts of the first `counted.perMessage.length` messages; the later ones are not counted. */
+  readonly counted: TokenMeasurement;
+  /** At least the exact total of the whole history (calibration included). */
+  readonly upperTotal: number;
+}
+
+/**
+ * A no-op a strategy is sure of from an upper bound alone. `reason` builds the result's reason from
+ * the exact measurement, which is computed only if the reason (or a token figure) is read. @internal
+ */
+export interface BoundedNoop {
+  reason(tokens: TokenMeasurement): string;
+}
+
+/**
+ * The result of a no-op decided under the bound. `tokensBefore`, `tokensAfter` and `reason` are
+ * exact, computed from `measure` when first read (getters, enumerable: spreading or serializing the
+ * result reads them); the rest is what any no-op carries. @internal
+ */
+export function boundedNoopResult(
+  strategy: string,
+  input: readonly BaseMessage[],
+  measure: () => TokenMeasurement,
+  noop: BoundedNoop,
+): CompactionResult {
+  let tokens: TokenMeasurement | undefined;
+  let reason: string | undefined;
+  const exact = () => (tokens ??= measure());
+  return {
+    messages: [...input],
+    status: "noop",
+    strategy,
+    get tokensBefore() {
+      return exact().total;
+    },
+    get tokensAfter() {
+      return exact().total;
+    },
+    messagesBefore: input.length,
+    messagesAfter: input.length,
+    removed: [],
+    replaced: [],
+    get reason() {
+      return (reason ??= noop.reason(exact()));
+    },
+  };
+}

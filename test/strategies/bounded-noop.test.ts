@@ -1,0 +1,122 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
+import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { loadEncoder } from "../../src/tokens/encoder.js";
+
+const session = loadTraceSessions(defaultTracesPath()).reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
+
+/** The session as agent steps: the first step is everything up to the first assistant message. */
+function steps(messages: readonly BaseMessage[]): BaseMessage[][] {
+  const result: BaseMessage[][] = [];
+  let current: BaseMessage[] = [];
+  for (const message of messages) {
+    if (message.type === "ai" && current.some((each) => each.type === "ai")) {
+      result.push(current);
+      current = [];
+    }
+    current.push(message);
+  }
+  result.push(current);
+  return result;
+}
+
+type Factory = (trigger: number, tokenCounter: TokenCounter, onEvent?: (event: CompactionEvent) => void) => { compact(messages: readonly BaseMessage[]): Promise<CompactionResult> };
+
+const factories: Record<string, Factory> = {
+  toolResultHiding: (trigger, tokenCounter, onEvent) => toolResultHiding({ trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
+  // hardTruncate is a no-op within maxTokens: it cuts from one token over.
+  hardTruncate: (trigger, tokenCounter, onEvent) => hardTruncate({ maxTokens: trigger - 1, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
+  autoCompaction: (trigger, tokenCounter, onEvent) =>
+    autoCompaction({ contextWindow: 10 * trigger, trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
+};
+
+/** What a result says, figures included (reading them counts). */
+function summaryOf(result: CompactionResult) {
+  return {
+    status: result.status,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    messagesBefore: result.messagesBefore,
+    messagesAfter: result.messagesAfter,
+    reason: result.reason,
+    trigger: result.trigger,
+    replaced: result.replaced.map((entry) => entry.index),
+    removed: result.removed.map((entry) => entry.index),
+    contents: result.messages.map((message) => message.content),
+  };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe.each(Object.keys(factories))("%s: a step under the upper bound", (name) => {
+  const make = factories[name]!;
+
+  it("returns the same message objects without tokenizing, and exact figures and reason when read", async () => {
+    const encoder = await loadEncoder("o200k_base");
+    const events: CompactionEvent[] = [];
+    const strategy = make(100_000_000, createTokenCounter(), (event) => events.push(event));
+    const all = steps(session.messages);
+    let history = (await strategy.compact(all[0]!)).messages;
+    const encode = vi.spyOn(encoder, "encode");
+    let read = 0;
+    for (const [position, step] of all.slice(1).entries()) {
+      const grown = [...history, ...step];
+      encode.mockClear();
+      const result = await strategy.compact(grown);
+      expect(encode).not.toHaveBeenCalled();
+      expect(result.status).toBe("noop");
+      expect(result.messages).toHaveLength(grown.length);
+      result.messages.forEach((message, index) => expect(message).toBe(grown[index]));
+      expect(result.messages).not.toBe(grown);
+      // Every third step, read the figures: they are what a strategy counting everything reports.
+      if (position % 3 === 0) {
+        read++;
+        const fresh = await make(100_000_000, createTokenCounter()).compact(grown);
+        expect(summaryOf(result)).toEqual(summaryOf(fresh));
+        expect(encode).toHaveBeenCalled();
+        expect(events.at(-1)!.tokensBefore).toBe(fresh.tokensBefore);
+        expect(events.at(-1)!.status).toBe("noop");
+      }
+      history = result.messages;
+    }
+    expect(read).toBeGreaterThan(3);
+    expect(events).toHaveLength(all.length);
+  });
+
+  it("behaves exactly as a strategy that counts everything when a step crosses the trigger, and after", async () => {
+    const all = steps(session.messages);
+    const exact = createTokenCounter();
+    // The trigger: the exact size of the history at two thirds of the session.
+    const crossing = Math.floor((all.length * 2) / 3);
+    const measured = await exact.measure(all.slice(0, crossing + 1).flat());
+    const systemTokens = all.slice(0, crossing + 1).flat().reduce((sum, message, index) => sum + (message.type === "system" ? measured.perMessage[index]! : 0), 0);
+    // autoCompaction's trigger measures the conversation (the history without its system messages).
+    const trigger = name === "autoCompaction" ? measured.total - systemTokens : measured.total;
+    const strategy = make(trigger, createTokenCounter());
+    let history: BaseMessage[] = [];
+    const statuses: string[] = [];
+    for (const step of all) {
+      const grown = [...history, ...step];
+      const result = await strategy.compact(grown);
+      const fresh = await make(trigger, createTokenCounter()).compact(grown);
+      expect(summaryOf(result)).toEqual(summaryOf(fresh));
+      statuses.push(result.status);
+      history = result.messages;
+    }
+    expect(statuses.slice(0, crossing)).toEqual(Array(crossing).fill("noop"));
+    expect(statuses[crossing]).not.toBe("noop");
+  });
+
+  it("counts when the run is forced", async () => {
+    const encoder = await loadEncoder("o200k_base");
+    const strategy = make(100_000_000, createTokenCounter()) as unknown as { compact(messages: readonly BaseMessage[], context?: { force?: boolean }): Promise<CompactionResult> };
+    const all = steps(session.messages);
+    const first = (await strategy.compact(all[0]!)).messages;
+    const encode = vi.spyOn(encoder, "encode");
+    await strategy.compact([...first, ...all[1]!], { force: true });
+    expect(encode).toHaveBeenCalled();
+  });
+});
