@@ -282,7 +282,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       // The tools are about to answer those calls, so their message must stay last, as it is.
       return failed(`${this.strategyName} would have changed or dropped the pending tool calls of the last message; the history is unchanged`);
     }
-    const problem = outputProblem(input, outcome.messages);
+    const problem = outputProblem(input, outcome.messages, outcome.preservesStructure === true);
     if (problem) return failed(`${this.strategyName} would have returned a history a provider rejects (output ${problem.message}); the history is unchanged`);
     return outcome;
   }

@@ -26,6 +26,12 @@ export function isLangChainCleared(message: BaseMessage): boolean {
   return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
 }
 
+/** The results of a history: `resultIndices[n]` answers the assistant message at `assistantIndices[n]`. @internal */
+export interface ResultPositions {
+  readonly resultIndices: readonly number[];
+  readonly assistantIndices: readonly number[];
+}
+
 /** What a hiding pass needs from its strategy. @internal */
 export interface HidingSettings {
   readonly strategyName: string;
@@ -76,6 +82,26 @@ export class HidingPass {
     let set = this.#hiddenCalls.get(assistantIndex);
     if (set === undefined) this.#hiddenCalls.set(assistantIndex, (set = new Set()));
     for (const id of ids) set.add(id);
+  }
+
+  /**
+   * Whether the result at `resultIndex` needs no work: a tool message already hidden (or cleared by
+   * LangChain), or judged not worth hiding. Synchronous, so a run over thousands of older results,
+   * almost all hidden at earlier steps, costs no promise per result.
+   */
+  settled(resultIndex: number, assistantIndex: number): boolean {
+    const message = this.messages[resultIndex]!;
+    if (!isToolResultMessage(message)) return false;
+    if (compactionMarkerOf(message)?.hidden || isLangChainCleared(message)) {
+      this.#noteHidden(assistantIndex, [message.tool_call_id]);
+      return true;
+    }
+    return this.settings.notWorthHiding.has(message);
+  }
+
+  /** Whether `hideInputs(position)` has anything to consider. */
+  hasInputsToHide(position: number): boolean {
+    return (this.#hiddenCalls.get(position)?.size ?? 0) > 0;
   }
 
   /** Hide the result message at `resultIndex`, of the group whose assistant message is at `assistantIndex`. */
@@ -196,11 +222,20 @@ export class HidingPass {
     return { callIds, after, saved: before - afterTokens };
   }
 
-  /** The group's assistant index of each result message, in history order. */
-  static results(index: ToolCallIndex): { resultIndex: number; assistantIndex: number }[] {
-    const results: { resultIndex: number; assistantIndex: number }[] = [];
-    for (const group of index.groups) for (const resultIndex of group.resultIndices) results.push({ resultIndex, assistantIndex: group.assistantIndex });
-    // Groups are in the order of their assistant messages, so their results are too.
-    return results;
+  /**
+   * Every result message's index and its group's assistant index, in history order (groups are in
+   * the order of their assistant messages, so their results are too): two parallel arrays, no object
+   * per result.
+   */
+  static results(index: ToolCallIndex): ResultPositions {
+    const resultIndices: number[] = [];
+    const assistantIndices: number[] = [];
+    for (const group of index.groups) {
+      for (const resultIndex of group.resultIndices) {
+        resultIndices.push(resultIndex);
+        assistantIndices.push(group.assistantIndex);
+      }
+    }
+    return { resultIndices, assistantIndices };
   }
 }

@@ -165,9 +165,19 @@ async function prepareAnalysed(
 /**
  * The first problem of an output's new messages (those that are not input objects), checked like an
  * input: a strategy's output must be as sendable as its input. `undefined` when there is none.
+ * `samePositions`: the output keeps the input's positions (messages only replaced in place), so a
+ * new message is one that differs from the input at its position: no set of the input is built.
  * @internal
  */
-export function outputProblem(input: readonly BaseMessage[], output: readonly BaseMessage[]): HistoryProblem | undefined {
+export function outputProblem(input: readonly BaseMessage[], output: readonly BaseMessage[], samePositions = false): HistoryProblem | undefined {
+  if (samePositions && output.length === input.length) {
+    // Messages replaced in place: only those that differ from the input at their position are new.
+    const problems: HistoryProblem[] = [];
+    for (let position = 0; position < output.length && problems.length === 0; position++) {
+      if (output[position] !== input[position]) checkMessage(output[position], position, problems);
+    }
+    return problems[0];
+  }
   const inputMessages = new Set(input);
   const problems: HistoryProblem[] = [];
   for (let position = 0; position < output.length && problems.length === 0; position++) {

@@ -13,7 +13,7 @@ import {
   type StrategyOutcome,
 } from "./compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
-import { HidingPass } from "./hiding-pass.js";
+import { HidingPass, type ResultPositions } from "./hiding-pass.js";
 import { receiptLimits, receiptsSchema, type HidingReceiptOptions, type ReceiptLimits } from "./hiding-receipts.js";
 
 /** The default placeholder: short, stable, and plainly a notice rather than a tool's output. */
@@ -206,16 +206,22 @@ export class ToolResultHiding extends CompactionStrategy {
       tokens.perMessage,
     );
     let previousAssistant = -1;
-    for (const { resultIndex, assistantIndex } of results.slice(0, results.length - kept)) {
-      if (assistantIndex !== previousAssistant && previousAssistant >= 0) await pass.hideInputs(previousAssistant);
+    const { resultIndices, assistantIndices } = results;
+    const older = resultIndices.length - kept;
+    for (let position = 0; position < older; position++) {
+      const resultIndex = resultIndices[position]!;
+      const assistantIndex = assistantIndices[position]!;
+      if (assistantIndex !== previousAssistant && previousAssistant >= 0 && pass.hasInputsToHide(previousAssistant)) await pass.hideInputs(previousAssistant);
       previousAssistant = assistantIndex;
-      await pass.hideResult(resultIndex, assistantIndex);
+      // Most older results were hidden at earlier steps: checked without a promise each.
+      if (!pass.settled(resultIndex, assistantIndex)) await pass.hideResult(resultIndex, assistantIndex);
     }
-    if (previousAssistant >= 0) await pass.hideInputs(previousAssistant);
+    if (previousAssistant >= 0 && pass.hasInputsToHide(previousAssistant)) await pass.hideInputs(previousAssistant);
     if (this.clearAtLeastMode === "extend") {
       // LangChain's rule: short of clearAtLeast, the kept results go too, newest first.
-      for (let position = results.length - 1; position >= results.length - kept && pass.saved < this.clearAtLeast; position--) {
-        const { resultIndex, assistantIndex } = results[position]!;
+      for (let position = resultIndices.length - 1; position >= resultIndices.length - kept && pass.saved < this.clearAtLeast; position--) {
+        const resultIndex = resultIndices[position]!;
+        const assistantIndex = assistantIndices[position]!;
         await pass.hideResult(resultIndex, assistantIndex);
         await pass.hideInputs(assistantIndex);
       }
@@ -235,7 +241,7 @@ export class ToolResultHiding extends CompactionStrategy {
   }
 
   /** How many of the newest results keep their content. */
-  #keptResults(results: readonly { resultIndex: number }[], index: PreparedHistory["index"], perMessage: readonly number[]): number {
+  #keptResults({ resultIndices }: ResultPositions, index: PreparedHistory["index"], perMessage: readonly number[]): number {
     const keep = this.keepRecentResults;
     if (keep === undefined) {
       const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups!);
@@ -243,12 +249,12 @@ export class ToolResultHiding extends CompactionStrategy {
       for (let groupNumber = olderGroups; groupNumber < index.groups.length; groupNumber++) kept += index.groups[groupNumber]!.resultIndices.length;
       return kept;
     }
-    if (typeof keep === "number") return Math.min(keep, results.length);
+    if (typeof keep === "number") return Math.min(keep, resultIndices.length);
     const budget = "tokens" in keep ? keep.tokens : Math.floor(keep.fraction * this.contextWindow!);
     let used = 0;
     let kept = 0;
-    for (let position = results.length - 1; position >= 0; position--) {
-      const cost = perMessage[results[position]!.resultIndex]!;
+    for (let position = resultIndices.length - 1; position >= 0; position--) {
+      const cost = perMessage[resultIndices[position]!]!;
       if (used + cost > budget) break;
       used += cost;
       kept++;
