@@ -50,7 +50,7 @@ interface StrategyCase {
 }
 
 const strategyCases: readonly StrategyCase[] = [
-  { name: "toolResultHiding (every run, no receipts)", create: () => toolResultHiding({ ...EVERY_RUN, receipts: false, tokenCounter: counter }) },
+  { name: "toolResultHiding (every run, no receipts)", create: () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: KEEP_RECENT_GROUPS, receipts: false, tokenCounter: counter }) },
   { name: "selectiveCompact (target 1/3)", create: (total) => selectiveCompact({ tokenCounter: counter, target: selectiveTarget(total) }) },
   {
     name: "hardTruncate (maxTokens 1/4)",
