@@ -44,14 +44,10 @@ export const LANGCHAIN_DEFAULT_KEEP: KeepSize = Object.freeze({ messages: 20 });
 export const LANGCHAIN_TRIM_TOKENS_TO_SUMMARIZE = 4000;
 
 /** The options `summarizationMiddleware` reads per run from the agent's `runtime.context`, as LangChain's does. */
-export interface SummarizationRunContext {
-  trigger?: TriggerSize | TriggerSize[];
-  keep?: KeepSize;
-  tokenCounter?: TokenCounterFunction | TokenCounter;
-  summaryPrompt?: string;
-  summaryPrefix?: string;
-  trimTokensToSummarize?: number;
-}
+export type SummarizationRunContext = Pick<
+  SummarizationMiddlewareOptions,
+  "trigger" | "keep" | "tokenCounter" | "summaryPrompt" | "summaryPrefix" | "trimTokensToSummarize"
+>;
 
 /**
  * Options of {@link summarizationMiddleware}: LangChain's `summarizationMiddleware` options (same

@@ -10,7 +10,6 @@ import type { FullSummary } from "../summary/full-summary.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
 import { chainResults, chainSummaryThenTruncation } from "./chain-results.js";
-import { DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST } from "./auto-compaction-options.js";
 import { PreparedSummaries, type PreparationScope } from "./prepared-summaries.js";
 
 /**
@@ -153,7 +152,7 @@ export class AutoCompaction extends CompactionStrategy {
     if (plan.trimming) {
       const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
       // Trimming alone must free clearAtLeast, as hiding must: a cache break has to pay.
-      if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= (options.hiding ? options.hiding.clearAtLeast ?? DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST : 0))) {
+      if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
         hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
         hidingNote = "";
       }

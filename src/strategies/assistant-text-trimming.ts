@@ -56,12 +56,9 @@ export class AssistantTextTrimming extends CompactionStrategy {
     const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
     const output = [...messages];
     const replaced: ReplacedMessage[] = [];
-    let seen = -1;
     for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
       const position = index.groups[groupNumber]!.assistantIndex;
-      // A parallel group shares its assistant message with no other group; guard anyway.
-      if (position === seen || position === pending) continue;
-      seen = position;
+      if (position === pending) continue;
       const message = messages[position]!;
       if (message.type !== "ai" || compactionMarkerOf(message)?.trimmedText) continue;
       const after = this.#trimmed(message as AIMessage, tokens.perMessage[position]!);
@@ -99,11 +96,12 @@ export class AssistantTextTrimming extends CompactionStrategy {
       }) as AIMessage["content"];
       if (!changed) return undefined;
     }
+    const existing = compactionMarkerOf(message);
     const marker: CompactionMarker = {
-      ...compactionMarkerOf(message),
-      strategy: compactionMarkerOf(message)?.strategy ?? this.strategyName,
+      ...existing,
+      strategy: existing?.strategy ?? this.strategyName,
       trimmedText: true,
-      originalTokens: compactionMarkerOf(message)?.originalTokens ?? originalTokens,
+      originalTokens: existing?.originalTokens ?? originalTokens,
       artifacts: extractArtifacts([message]),
     };
     return cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } }) as AIMessage;
