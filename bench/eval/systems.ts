@@ -257,6 +257,9 @@ export const RECOMMENDED_DEFAULT = "autoCompaction";
 /** The recommended default when the summary model is the agent's own model (`summaryRequest: "shared-prefix"`). */
 export const SHARED_PREFIX_DEFAULT = "autoCompaction (agent's model, shared prefix)";
 
+/** The recommended default with its summaries written at the firing, in the step (`prepare: false`). */
+export const BLOCKING_SUMMARIES = "autoCompaction (summaries at the firing)";
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
@@ -264,6 +267,7 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("selectiveThenSummary", ({ window, tokenCounter, model }) => selectiveThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
   ours("stateSnapshotSummary", ({ window, tokenCounter, model }) => stateSnapshotSummary({ contextWindow: window, tokenCounter, model })),
   ours("autoCompaction", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model })),
+  ours(BLOCKING_SUMMARIES, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: false })),
   // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
   ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
 ];

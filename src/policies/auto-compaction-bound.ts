@@ -22,13 +22,19 @@ export function underThresholdReason(tokens: TokenMeasurement, systemTokens: num
 /**
  * `autoCompaction`'s no-op when even the upper bound of the history is under the threshold and the
  * conversation's bound (the history's bound minus the counted system messages) does not fire the
- * trigger; `undefined` when the history must be counted. @internal
+ * trigger (nor, preparing summaries ahead, reaches the mark where that starts); `undefined` when
+ * the history must be counted. @internal
  */
 export function autoNoopUnderBound(history: BoundedHistory, plan: AutoCompactionPlan, fraction: number): BoundedNoop | undefined {
   const { messages, counted, upperTotal } = history;
   if (upperTotal >= plan.thresholdTokens) return undefined;
   let systemTokens = prefixSystemTokens.get(counted);
   if (systemTokens === undefined) prefixSystemTokens.set(counted, (systemTokens = systemTokensOf(messages, counted)));
+  if (plan.prepareAt !== undefined) {
+    // Preparing ahead starts at the mark below the size that fires: the bound must be under the mark too.
+    const fireTokens = Math.min(plan.thresholdTokens, systemTokens + plan.triggerTokens);
+    if (upperTotal - systemTokens >= plan.prepareAt * (fireTokens - systemTokens)) return undefined;
+  }
   // System messages among the uncounted ones are left in: the conversation's bound stays an upper bound.
   const conversation = { tokens: upperTotal - systemTokens, messages: messages.length };
   if (evaluateTrigger(plan.trigger, conversation, plan.window, false) !== undefined) return undefined;

@@ -136,7 +136,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     triggerTokens: Math.min(...sizes.map((size) => tokenLimit(size, window))),
     explicitTarget: options.target === undefined ? undefined : Math.floor(options.target * window),
     summaryModel,
-    prepareAt: options.prepare === undefined || options.prepare === false || summaryModel === undefined ? undefined : ((typeof options.prepare === "object" ? options.prepare.at : undefined) ?? DEFAULT_PREPARE_AT),
+    prepareAt: options.prepare === false || summaryModel === undefined ? undefined : ((typeof options.prepare === "object" ? options.prepare.at : undefined) ?? DEFAULT_PREPARE_AT),
     summarySignature: stableKey([
       summaryModel === undefined ? "none" : (modelNameOf(summaryModel) ?? "unknown"),
       summaryOptions.summaryMaxTokens,

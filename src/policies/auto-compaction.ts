@@ -6,11 +6,11 @@ import { autoNoopUnderBound, underThresholdReason } from "./auto-compaction-boun
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
-import type { FullSummary } from "../summary/full-summary.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
-import { chainResults, chainSummaryThenTruncation } from "./chain-results.js";
-import { PreparedSummaries, type PreparationScope } from "./prepared-summaries.js";
+import { chainSummaryThenTruncation } from "./chain-results.js";
+import { applyPrepared, hideAndTrim, prepareAhead, scopeOf } from "./prepare-ahead.js";
+import { PreparedSummaries } from "./prepared-summaries.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
@@ -98,8 +98,6 @@ export class AutoCompaction extends CompactionStrategy {
     } catch {
       return undefined;
     }
-    // Preparing ahead starts below the trigger: those steps need the exact count.
-    if (this.#plan.prepareAt !== undefined) return undefined;
     return autoNoopUnderBound(history, this.#plan, options.threshold ?? 0.8);
   }
 
@@ -137,27 +135,20 @@ export class AutoCompaction extends CompactionStrategy {
           ? `${tokens.total} tokens >= ${threshold} tokens (${fraction} of a ${plan.window}-token window)`
           : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
-      if (plan.prepareAt !== undefined) this.#prepare(history, plan, systemTokens);
-      return { status: "noop", reason: underThresholdReason(tokens, systemTokens, messages.length, plan, fraction) };
+      const reason = underThresholdReason(tokens, systemTokens, messages.length, plan, fraction);
+      const preparing = plan.prepareAt === undefined ? undefined : await prepareAhead(this.#prepared, history, plan, systemTokens);
+      return { status: "noop", reason: preparing ? `${reason}; ${preparing}` : reason };
     }
     const trigger = fired === "forced" || overThreshold ? fired : `conversation: ${fired}`;
     const targets = targetsFor(plan, systemTokens, context.force === true || overThreshold);
-    let hidden: CompactionResult | undefined;
-    let hidingNote = "";
-    if (plan.hiding) {
-      const result = await plan.hiding.compact(messages, nestedContext(context));
-      if (result.status === "compacted") hidden = result;
-      else hidingNote = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
-    }
-    if (plan.trimming) {
-      const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
-      // Trimming alone must free clearAtLeast, as hiding must: a cache break has to pay.
-      if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
-        hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
-        hidingNote = "";
-      }
-    }
+    const { hidden, note } = await hideAndTrim(plan, messages, tokens.total, context);
+    let hidingNote = note;
     if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
+      // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.
+      if (plan.prepareAt !== undefined && this.#prepared.isReady(messages, plan.summarySignature, scopeOf(context))) {
+        const applied = await applyPrepared(this.#prepared, history, plan, plan.summaryFor(targets.summaryTargetTokens), targets.hidingTargetTokens, hidden, this.tokenCounter);
+        if (applied) return { status: "summarized", messages: applied.messages, removed: applied.removed, replaced: applied.replaced, trigger, ...(applied.summaryModel ? { summaryModel: applied.summaryModel } : {}) };
+      }
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
       if (options.costModel && context.force !== true && !overThreshold) {
         const verdict = this.#judge(history, hidden, options.costModel, targets.fireTokens, conversation.tokens);
@@ -177,39 +168,6 @@ export class AutoCompaction extends CompactionStrategy {
     await this.#prepared.settled();
   }
 
-  /** Past the mark, under the trigger: start the summary a firing would need, without waiting. */
-  #prepare(history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): void {
-    const { tokens, context } = history;
-    const targets = targetsFor(plan, systemTokens, false);
-    const room = targets.fireTokens - tokens.total;
-    if (tokens.total < systemTokens + plan.prepareAt! * (targets.fireTokens - systemTokens)) return;
-    const summary = plan.summaryFor(targets.summaryTargetTokens);
-    // The cut a summary at the firing would make if the history grew by the room left until then.
-    const cut = summary.cutFor(history, Math.max(1, targets.summaryTargetTokens - Math.max(0, room)));
-    if (typeof cut === "string") return;
-    this.#prepared.start(history, cut, summary, plan.summarySignature, scopeOf(context));
-  }
-
-  /**
-   * The summary of a firing: the one prepared ahead when the messages it covers are still the
-   * history's first ones and it gets the history under the hiding target (the same result as a
-   * summary of its cut made now), else one made now.
-   */
-  async #summaryAtFiring(history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, hidingTargetTokens: number): Promise<CompactionResult> {
-    const { messages, tokens, context } = history;
-    const nested = nestedContext(context);
-    const taken = plan.prepareAt === undefined ? undefined : await this.#prepared.take(messages, plan.summarySignature, scopeOf(context));
-    if (taken !== undefined && typeof taken !== "string") {
-      const placed = await summary.placeSummary({ ...history, context: nested }, taken.cut, taken.written, "forced");
-      if (placed.status === "summarized" && placed.tokensAfter !== undefined && placed.tokensAfter <= hidingTargetTokens) {
-        const output = placed.messages!;
-        const { summaryModel } = taken.written;
-        return { messages: output, status: "summarized", strategy: summary.strategyName, tokensBefore: tokens.total, tokensAfter: placed.tokensAfter, messagesBefore: messages.length, messagesAfter: output.length, removed: placed.removed ?? [], replaced: [], trigger: "forced", summaryModel };
-      }
-    }
-    return summary.compact(messages, nested);
-  }
-
   /** Summary of the input (the originals, as the model last read them), then the hard limit. */
   async #summarize(
     history: PreparedHistory,
@@ -222,7 +180,8 @@ export class AutoCompaction extends CompactionStrategy {
   ): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
     const nested = nestedContext(context);
-    const summarized = await this.#summaryAtFiring(history, plan, plan.summaryFor(summaryTargetTokens), hidingTargetTokens);
+    const summary = plan.summaryFor(summaryTargetTokens);
+    const summarized = (await applyPrepared(this.#prepared, history, plan, summary, hidingTargetTokens, hidden, this.tokenCounter)) ?? (await summary.compact(messages, nested));
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
@@ -291,9 +250,4 @@ export class AutoCompaction extends CompactionStrategy {
  */
 export function autoCompaction(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}): AutoCompaction {
   return new AutoCompaction(options);
-}
-
-/** Where a run's preparations are kept: its thread and, in a graph, the store. */
-function scopeOf(context: CompactionContext): PreparationScope {
-  return { threadId: context.threadId, store: context.store };
 }

@@ -8,9 +8,10 @@ import { prefixFingerprint } from "./prefix-fingerprint.js";
 
 /**
  * autoCompaction starts preparing a summary when the history reaches this share of what the size
- * that fires holds above the system messages (0.7: at 70% of the way to the trigger).
+ * that fires holds above the system messages (0.9: at 90% of the way to the trigger, so that the
+ * cut it makes then is close to the one a firing would make).
  */
-export const DEFAULT_PREPARE_AT = 0.7;
+export const DEFAULT_PREPARE_AT = 0.9;
 
 /**
  * The store namespace prefix of summaries prepared ahead; the thread id is appended (encoded as
@@ -54,6 +55,8 @@ interface Entry {
   fingerprint: string | undefined;
   state: "pending" | "ready" | "failed" | "discarded";
   written: WrittenSummary | undefined;
+  /** Settles when the summary call (not the store write) is over. */
+  done: Promise<void> | undefined;
 }
 
 /** A prepared summary ready to be placed in a history: the cut it was written for and its text. */
@@ -85,6 +88,21 @@ export class PreparedSummaries {
   }
 
   /**
+   * Whether this thread has a preparation (pending, ready or failed: one attempt per prefix) whose
+   * messages are still the first messages of `messages`.
+   */
+  isPrepared(messages: readonly BaseMessage[], signature: string, { threadId }: PreparationScope): boolean {
+    const existing = this.#entries.get(threadId ?? "");
+    return existing !== undefined && existing.signature === signature && this.#matches(existing, messages);
+  }
+
+
+  /** Whether this thread's preparation in this process is written and still covers the first messages of `messages`. */
+  isReady(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): boolean {
+    return this.#entries.get(scope.threadId ?? "")?.state === "ready" && this.isPrepared(messages, signature, scope);
+  }
+
+  /**
    * Start preparing the summary of `history` before `cut` with `summary`, unless this thread has a
    * preparation whose messages are still the history's prefix (pending, ready or failed: one
    * attempt per prefix). Returns at once; the summary call runs in the background.
@@ -93,7 +111,7 @@ export class PreparedSummaries {
     const scope = { threadId, store: given && underlyingStore(given) };
     const thread = scope.threadId ?? "";
     const existing = this.#entries.get(thread);
-    if (existing && existing.signature === signature && this.#matches(existing, history.messages)) return;
+    if (existing && this.isPrepared(history.messages, signature, scope)) return;
     if (existing) this.#discard(thread, existing);
     const { messages, tokens } = history;
     const controller = new AbortController();
@@ -107,6 +125,7 @@ export class PreparedSummaries {
       fingerprint: undefined,
       state: "pending",
       written: undefined,
+      done: undefined,
     };
     this.#entries.delete(thread);
     this.#entries.set(thread, entry);
@@ -122,10 +141,11 @@ export class PreparedSummaries {
       context: { signal: controller.signal },
       pending: history.pending,
     };
-    this.#track(this.#prepare(entry, summary, snapshot));
+    entry.done = this.#write(entry, summary, snapshot);
+    this.#track(entry.done.then(() => this.#store(entry)));
   }
 
-  async #prepare(entry: Entry, summary: FullSummary, snapshot: PreparedHistory): Promise<void> {
+  async #write(entry: Entry, summary: FullSummary, snapshot: PreparedHistory): Promise<void> {
     try {
       await Promise.resolve();
       entry.fingerprint = prefixFingerprint(entry.prefix, entry.cut);
@@ -137,25 +157,30 @@ export class PreparedSummaries {
       }
       entry.written = written;
       entry.state = "ready";
-      if (entry.stored) {
-        const value: StoredPrepared = { version: 1, cut: entry.cut, fingerprint: entry.fingerprint, signature: entry.signature, ...written };
-        await entry.stored.store.put(entry.stored.namespace, entry.stored.key, { ...value }, false);
-      }
     } catch {
       // A preparation that fails (or is discarded mid-call) changes nothing.
       if (entry.state === "pending") entry.state = "failed";
     }
   }
 
+  /** Keep a written summary in the store, for whichever worker runs the thread's firing. */
+  async #store(entry: Entry): Promise<void> {
+    if (entry.state !== "ready" || !entry.stored) return;
+    const value: StoredPrepared = { version: 1, cut: entry.cut, fingerprint: entry.fingerprint!, signature: entry.signature, ...entry.written! };
+    await entry.stored.store.put(entry.stored.namespace, entry.stored.key, { ...value }, false);
+  }
+
   /**
    * At a firing: the prepared summary whose covered messages are still the history's prefix, from
-   * this process or (in a graph) the store, consumed; `undefined` and why not otherwise. A pending
-   * one is late: it is dropped, never waited for.
+   * this process or (in a graph) the store, consumed; `undefined` and why not otherwise. One still
+   * being written in this process for this prefix is waited for (it started earlier than a call made
+   * now would; `signal` stops the wait), and dropped if it fails.
    */
-  async take(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): Promise<TakenSummary | string> {
+  async take(messages: readonly BaseMessage[], signature: string, scope: PreparationScope, signal?: AbortSignal): Promise<TakenSummary | string> {
     const thread = scope.threadId ?? "";
     const entry = this.#entries.get(thread);
     let note = "no summary was prepared";
+    if (entry?.state === "pending" && entry.done && this.isPrepared(messages, signature, scope)) await untilSettledOrAborted(entry.done, signal);
     if (entry) {
       this.#entries.delete(thread);
       const state = entry.state;
@@ -214,4 +239,18 @@ export class PreparedSummaries {
     const tracked = work.catch(() => undefined).finally(() => this.#work.delete(tracked));
     this.#work.add(tracked);
   }
+}
+
+/** Resolves when `work` settles, or rejects with the abort reason when `signal` aborts first. */
+function untilSettledOrAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void work.finally(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, { compactions: number; summaryCalls: number }> = 
   selectiveThenSummary: { compactions: 11, summaryCalls: 11 },
   stateSnapshotSummary: { compactions: 25, summaryCalls: 25 },
   autoCompaction: { compactions: 11, summaryCalls: 11 },
+  "autoCompaction (summaries at the firing)": { compactions: 11, summaryCalls: 11 },
   "autoCompaction (agent's model, shared prefix)": { compactions: 11, summaryCalls: 11 },
 };
 

@@ -19,7 +19,7 @@ afterEach(async () => {
 
 /** A worker: its own policy (its own process memory) and graph, on the shared checkpointer and store. */
 function worker(model: ChatOpenAI, checkpointer: MemorySaver, store: InMemoryStore): { policy: AutoCompaction; graph: ReturnType<typeof build> } {
-  const policy = autoCompaction({ contextWindow: 100_000, trigger: { tokens: 2000 }, hiding: false, keepRecent: 2, tokenCounter, summaryModel: model, prepare: true });
+  const policy = autoCompaction({ contextWindow: 100_000, trigger: { tokens: 2000 }, hiding: false, keepRecent: 2, summaryMaxTokens: 100, tokenCounter, summaryModel: model, prepare: { at: 0.7 } });
   return { policy, graph: build(policy, checkpointer, store) };
 }
 function build(policy: AutoCompaction, checkpointer: MemorySaver, store: InMemoryStore) {

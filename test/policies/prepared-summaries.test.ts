@@ -28,7 +28,7 @@ async function serve(...texts: (string | { error: number } | { text: string; del
 
 /**
  * The trigger fires at 2000 tokens of conversation (20 messages); preparation starts at 0.7 of it
- * (14 messages), with the cut before the newest message (the room left, 600 tokens, is over the
+ * (14 messages; the default mark is 0.9), with the cut before the newest message (the room left, 600 tokens, is over the
  * summary target, 500). Hiding off: a firing summarizes.
  */
 const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}): AutoCompactionOptions => ({
@@ -36,9 +36,10 @@ const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}):
   trigger: { tokens: 2000 },
   hiding: false,
   keepRecent: 2,
+  summaryMaxTokens: 100,
   tokenCounter,
   summaryModel: model,
-  prepare: true,
+  prepare: { at: 0.7 },
   ...extra,
 });
 
@@ -51,7 +52,11 @@ describe("autoCompaction: summaries prepared ahead", () => {
     const prepared = autoCompaction(options(model));
     const result = await prepared.compact(history);
     const without = await autoCompaction(options(model, { prepare: false })).compact(history);
-    expect({ status: result.status, reason: result.reason, same: sameObjects(result.messages, history) }).toEqual({ status: "noop", reason: without.reason, same: true });
+    expect({ status: result.status, reason: result.reason, same: sameObjects(result.messages, history) }).toEqual({
+      status: "noop",
+      reason: `${without.reason}; the summary of the first 13 messages is being prepared`,
+      same: true,
+    });
     await prepared.settled();
     expect(server!.requests).toHaveLength(1);
     const prompt = JSON.stringify(server!.requests[0]!.body!.messages);
@@ -80,7 +85,7 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(ids(result.messages)).toEqual([undefined, ...ids(fired.slice(13))]);
     expect(sameObjects(result.messages.slice(1), fired.slice(13))).toBe(true);
     // A blocking summary of the same cut (keep the newest 7 messages), with the same model answer.
-    const blocking = await fullSummary({ model, keepRecent: 7, tokenCounter, summaryMaxTokens: 1000, summaryInputTokens: 4000, contextWindow: 100_000 }).compact(fired, { force: true });
+    const blocking = await fullSummary({ model, keepRecent: 7, tokenCounter, summaryMaxTokens: 100, summaryInputTokens: 4000, contextWindow: 100_000 }).compact(fired, { force: true });
     expect(server!.requests).toHaveLength(2);
     expect(messageText(result.messages[0]!)).toBe(messageText(blocking.messages[0]!));
     expect(compactionMarkerOf(result.messages[0]!)).toEqual(compactionMarkerOf(blocking.messages[0]!));
@@ -144,14 +149,27 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(summaryText(result.messages)).toContain("blocking text");
   });
 
-  it("a late preparation changes nothing: it is dropped (its call aborted) and the firing summarizes", async () => {
+  it("a preparation still being written at the firing is waited for: one call, its summary applied", async () => {
+    const model = await serve({ text: "prepared text", delayMs: 300 });
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    while (server!.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const result = await policy.compact([...early, ...conversation(6, 14)]);
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("prepared text");
+    await server!.idle();
+    expect(server!.requests.map((request) => request.outcome)).toEqual(["completed"]);
+  });
+
+  it("a late preparation for a prefix that changed changes nothing: it is dropped (its call aborted) and the firing summarizes", async () => {
     const model = await serve({ text: "prepared text", delayMs: 3000 }, "blocking text");
     const policy = autoCompaction(options(model));
     const early = conversation(14);
     await policy.compact(early);
-    // The prepared call is under way (the server answers it in 3 s) when the trigger fires.
+    // The prepared call is under way (the server answers it in 3 s) when the trigger fires on a history whose m5 was removed.
     while (server!.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    const result = await policy.compact([...early, ...conversation(6, 14)]);
+    const result = await policy.compact([...early.slice(0, 5), ...early.slice(6), ...conversation(7, 14)]);
     expect(result.status).toBe("summarized");
     expect(summaryText(result.messages)).toContain("blocking text");
     await policy.settled();
@@ -159,18 +177,22 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(server!.requests.map((request) => request.outcome)).toEqual(["aborted", "completed"]);
   });
 
-  it("is off by default, with prepare: false, and without a summary model", async () => {
+  it("is on by default with a summary model, from 0.9 of the way to the trigger; off with prepare: false and without a summary model", async () => {
     const model = await serve("prepared");
     const byDefault = autoCompaction({ ...options(model), prepare: undefined });
-    await byDefault.compact(conversation(14));
+    expect((await byDefault.compact(conversation(17))).reason).not.toMatch(/being prepared/);
     await byDefault.settled();
-    const off = autoCompaction(options(model, { prepare: false }));
-    await off.compact(conversation(14));
-    await off.settled();
-    const noModel = autoCompaction({ ...options(model), summaryModel: undefined });
-    expect((await noModel.compact(conversation(14))).status).toBe("noop");
-    await noModel.settled();
     expect(server!.requests).toHaveLength(0);
+    expect((await byDefault.compact(conversation(18))).reason).toMatch(/the summary of the first 16 messages is being prepared$/);
+    await byDefault.settled();
+    expect(server!.requests).toHaveLength(1);
+    const off = autoCompaction(options(model, { prepare: false }));
+    await off.compact(conversation(18));
+    await off.settled();
+    const noModel = autoCompaction({ ...options(model), summaryModel: undefined, prepare: undefined });
+    expect((await noModel.compact(conversation(18))).status).toBe("noop");
+    await noModel.settled();
+    expect(server!.requests).toHaveLength(1);
   });
 
   it("rejects a mark outside (0, 1)", async () => {

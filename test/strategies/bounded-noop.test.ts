@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
@@ -31,6 +32,16 @@ const factories: Record<string, Factory> = {
     autoCompaction({ contextWindow: 10 * trigger, trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
 };
 
+/** With a summary model autoCompaction prepares summaries ahead from 0.9 of the trigger: the bound must be under that mark too. */
+const preparing: Factory = (trigger, tokenCounter, onEvent) =>
+  autoCompaction({
+    contextWindow: 10 * trigger,
+    trigger: { tokens: trigger },
+    tokenCounter,
+    summaryModel: new FakeListChatModel({ responses: ["<summary>prepared</summary>"] }),
+    ...(onEvent ? { onEvent } : {}),
+  });
+
 /** What a result says, figures included (reading them counts). */
 function summaryOf(result: CompactionResult) {
   return {
@@ -51,39 +62,44 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** Every step of the longest session under a trigger far above it: no tokenizing, yet the figures read are exact. */
+async function expectUncountedNoops(make: Factory): Promise<void> {
+  const encoder = await loadEncoder("o200k_base");
+  const events: CompactionEvent[] = [];
+  const strategy = make(100_000_000, createTokenCounter(), (event) => events.push(event));
+  const all = steps(session.messages);
+  let history = (await strategy.compact(all[0]!)).messages;
+  const encode = vi.spyOn(encoder, "encode");
+  let read = 0;
+  for (const [position, step] of all.slice(1).entries()) {
+    const grown = [...history, ...step];
+    encode.mockClear();
+    const result = await strategy.compact(grown);
+    expect(encode).not.toHaveBeenCalled();
+    expect(result.status).toBe("noop");
+    expect(result.messages).toHaveLength(grown.length);
+    result.messages.forEach((message, index) => expect(message).toBe(grown[index]));
+    expect(result.messages).not.toBe(grown);
+    // Every third step, read the figures: they are what a strategy counting everything reports.
+    if (position % 3 === 0) {
+      read++;
+      const fresh = await make(100_000_000, createTokenCounter()).compact(grown);
+      expect(summaryOf(result)).toEqual(summaryOf(fresh));
+      expect(encode).toHaveBeenCalled();
+      expect(events.at(-1)!.tokensBefore).toBe(fresh.tokensBefore);
+      expect(events.at(-1)!.status).toBe("noop");
+    }
+    history = result.messages;
+  }
+  expect(read).toBeGreaterThan(3);
+  expect(events).toHaveLength(all.length);
+  }
+
 describe.each(Object.keys(factories))("%s: a step under the upper bound", (name) => {
   const make = factories[name]!;
 
   it("returns the same message objects without tokenizing, and exact figures and reason when read", async () => {
-    const encoder = await loadEncoder("o200k_base");
-    const events: CompactionEvent[] = [];
-    const strategy = make(100_000_000, createTokenCounter(), (event) => events.push(event));
-    const all = steps(session.messages);
-    let history = (await strategy.compact(all[0]!)).messages;
-    const encode = vi.spyOn(encoder, "encode");
-    let read = 0;
-    for (const [position, step] of all.slice(1).entries()) {
-      const grown = [...history, ...step];
-      encode.mockClear();
-      const result = await strategy.compact(grown);
-      expect(encode).not.toHaveBeenCalled();
-      expect(result.status).toBe("noop");
-      expect(result.messages).toHaveLength(grown.length);
-      result.messages.forEach((message, index) => expect(message).toBe(grown[index]));
-      expect(result.messages).not.toBe(grown);
-      // Every third step, read the figures: they are what a strategy counting everything reports.
-      if (position % 3 === 0) {
-        read++;
-        const fresh = await make(100_000_000, createTokenCounter()).compact(grown);
-        expect(summaryOf(result)).toEqual(summaryOf(fresh));
-        expect(encode).toHaveBeenCalled();
-        expect(events.at(-1)!.tokensBefore).toBe(fresh.tokensBefore);
-        expect(events.at(-1)!.status).toBe("noop");
-      }
-      history = result.messages;
-    }
-    expect(read).toBeGreaterThan(3);
-    expect(events).toHaveLength(all.length);
+    await expectUncountedNoops(make);
   });
 
   it("behaves exactly as a strategy that counts everything when a step crosses the trigger, and after", async () => {
@@ -118,5 +134,11 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     const encode = vi.spyOn(encoder, "encode");
     await strategy.compact([...first, ...all[1]!], { force: true });
     expect(encode).toHaveBeenCalled();
+  });
+});
+
+describe("autoCompaction preparing summaries ahead: a step under the upper bound and the mark", () => {
+  it("returns the same message objects without tokenizing, and exact figures and reason when read", async () => {
+    await expectUncountedNoops(preparing);
   });
 });

@@ -1,0 +1,123 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { nestedContext, type PreparedHistory } from "../strategies/compaction-strategy.js";
+import type { FullSummary } from "../summary/full-summary.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import type { CompactionContext, CompactionResult } from "../types.js";
+import { targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
+import { chainResults } from "./chain-results.js";
+import type { PreparationScope, PreparedSummaries } from "./prepared-summaries.js";
+
+/** What autoCompaction's first step leaves: the hidden (and trimmed) history, or why there is none. @internal */
+export interface HidingOutcome {
+  readonly hidden: CompactionResult | undefined;
+  readonly note: string;
+}
+
+/**
+ * autoCompaction's first step: batched hiding, then the trimming of the older assistant texts. The
+ * trimming alone must free the hiding's own `clearAtLeast`, as the hiding must: a cache break has to
+ * pay. @internal
+ */
+export async function hideAndTrim(plan: AutoCompactionPlan, messages: readonly BaseMessage[], tokensTotal: number, context: CompactionContext): Promise<HidingOutcome> {
+  let hidden: CompactionResult | undefined;
+  let note = "";
+  if (plan.hiding) {
+    const result = await plan.hiding.compact(messages, nestedContext(context));
+    if (result.status === "compacted") hidden = result;
+    else note = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
+  }
+  if (plan.trimming) {
+    const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
+    if (trimmed.status === "compacted" && (hidden || tokensTotal - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
+      hidden = { ...trimmed, tokensBefore: tokensTotal, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
+      note = "";
+    }
+  }
+  return { hidden, note };
+}
+
+/** Where a run's preparations are kept: its thread and, in a graph, the store. @internal */
+export function scopeOf(context: CompactionContext): PreparationScope {
+  return { threadId: context.threadId, store: context.store };
+}
+
+/**
+ * The tokens hiding would leave at the size that fires, foreseen from a dry run on the history as
+ * it is: the newest groups stay verbatim, and of the older part the share hiding leaves now is the
+ * share it will leave of the older part then.
+ */
+function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidden: CompactionResult, systemTokens: number, fireTokens: number): number {
+  const { messages, tokens, index } = history;
+  const keep = plan.hiding?.keepRecentGroups ?? 0;
+  const groups = index.groups;
+  const recentStart = keep > 0 && groups.length >= keep ? groups[groups.length - keep]!.assistantIndex : messages.length;
+  let recent = 0;
+  for (let position = recentStart; position < messages.length; position++) if (messages[position]!.type !== "system") recent += tokens.perMessage[position]!;
+  const older = tokens.total - systemTokens - recent;
+  const olderLeftShare = older <= 0 ? 1 : Math.min(1, Math.max(0, hidden.tokensAfter - systemTokens - recent) / older);
+  return systemTokens + recent + olderLeftShare * Math.max(0, fireTokens - systemTokens - recent);
+}
+
+/**
+ * Past the mark, under the trigger: start, without waiting, the summary a firing would make, unless
+ * one is prepared for this prefix already or hiding will be enough at the firing (foreseen by a dry
+ * run: see {@link foreseenHiding}). Returns what it did, for the no-op's reason. @internal
+ */
+export async function prepareAhead(prepared: PreparedSummaries, history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): Promise<string | undefined> {
+  const { messages, tokens, context } = history;
+  const targets = targetsFor(plan, systemTokens, false);
+  if (tokens.total - systemTokens < plan.prepareAt! * (targets.fireTokens - systemTokens)) return undefined;
+  const scope = scopeOf(context);
+  if (prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
+  const { hidden } = await hideAndTrim(plan, messages, tokens.total, context);
+  if (hidden && foreseenHiding(history, plan, hidden, systemTokens, targets.fireTokens) <= targets.hidingTargetTokens) {
+    return "no summary prepared: hiding will be enough at the firing";
+  }
+  const summary = plan.summaryFor(targets.summaryTargetTokens);
+  // The cut a summary at the firing would make if the history grew by the room left until then.
+  const room = Math.max(0, targets.fireTokens - tokens.total);
+  const cut = summary.cutFor(history, Math.max(1, targets.summaryTargetTokens - room));
+  if (typeof cut === "string") return undefined;
+  // Applied at the firing, it must leave the history under the size at which hiding stands: with
+  // the summary at its longest and the room grown after the cut, a small window may not allow it.
+  let kept = systemTokens;
+  for (let position = cut; position < messages.length; position++) if (messages[position]!.type !== "system") kept += tokens.perMessage[position]!;
+  if (kept + summary.summaryMaxTokens + room > targets.hidingTargetTokens) return "no summary prepared: it would not leave room enough at the firing";
+  prepared.start(history, cut, summary, plan.summarySignature, scope);
+  return `the summary of the first ${cut} messages is being prepared`;
+}
+
+/**
+ * At a firing, the summary prepared ahead (waited for if still being written in this process) when
+ * the messages it covers are still the history's first ones and the result gets under the hiding
+ * target; `undefined` otherwise. It covers less than a summary made now would (the history grew
+ * since), so what follows its cut is kept as the firing's hiding left it (older results as
+ * placeholders, the newest groups verbatim) when there was one. @internal
+ */
+export async function applyPrepared(
+  prepared: PreparedSummaries,
+  history: PreparedHistory,
+  plan: AutoCompactionPlan,
+  summary: FullSummary,
+  hidingTargetTokens: number,
+  hidden: CompactionResult | undefined,
+  tokenCounter: TokenCounter,
+): Promise<CompactionResult | undefined> {
+  const { messages, tokens, context } = history;
+  if (plan.prepareAt === undefined) return undefined;
+  const taken = await prepared.take(messages, plan.summarySignature, scopeOf(context), context.signal);
+  if (typeof taken === "string") return undefined;
+  const placed = await summary.placeSummary({ ...history, context: nestedContext(context) }, taken.cut, taken.written, "forced");
+  if (placed.status !== "summarized" || placed.tokensAfter === undefined) return undefined;
+  let output = placed.messages!;
+  let tokensAfter = placed.tokensAfter;
+  const replaced = hidden ? hidden.replaced.filter((entry) => entry.index >= taken.cut) : [];
+  if (replaced.length > 0) {
+    // The summary, then the hidden history from the cut on (same positions: hiding keeps the structure).
+    output = [...output.slice(0, output.length - (messages.length - taken.cut)), ...hidden!.messages.slice(taken.cut)];
+    tokensAfter = (await tokenCounter.measure(output)).total;
+  }
+  if (tokensAfter > hidingTargetTokens) return undefined;
+  const { summaryModel } = taken.written;
+  return { messages: output, status: "summarized", strategy: summary.strategyName, tokensBefore: tokens.total, tokensAfter, messagesBefore: messages.length, messagesAfter: output.length, removed: placed.removed ?? [], replaced, trigger: "forced", summaryModel };
+}

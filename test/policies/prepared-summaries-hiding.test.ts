@@ -1,0 +1,81 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { autoCompaction, compactionMarkerOf, messageText, type AutoCompactionOptions } from "../../src/index.js";
+import { ids, step, user, assistant } from "../support/builders.js";
+import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
+
+/** One token per 10 characters of a message's text (tool calls are not counted). */
+const tokenCounter = (messages: BaseMessage[]) => messages.reduce((total, message) => total + Math.ceil(messageText(message).length / 10), 0);
+/** `count` talk messages of 100 tokens, ids m0, m1, ... */
+const talk = (count: number): BaseMessage[] => Array.from({ length: count }, (_, n) => (n % 2 === 0 ? user(`m${n}`, "u ".repeat(500)) : assistant(`m${n}`, "a ".repeat(500))));
+/** Agent steps n..n+count-1, each an assistant call (1 token) and a 250-token result. */
+const steps = (from: number, count: number): BaseMessage[] => Array.from({ length: count }, (_, k) => step(from + k, "x".repeat(2500))).flat();
+
+let server: OpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(text: string): Promise<ChatOpenAI> {
+  server = await startOpenAIServer([{ content: `<summary>${text}</summary>` }]);
+  return new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+}
+
+/**
+ * Fires at 2000 tokens of conversation; hiding stands under 1200 (0.6 of it); the summary targets
+ * 500 (0.25); preparation starts at 1400 (0.7). Hiding keeps the newest group.
+ */
+const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}): AutoCompactionOptions => ({
+  contextWindow: 100_000,
+  trigger: { tokens: 2000 },
+  hiding: { keepRecentGroups: 1, clearAtLeast: 100, trimAssistantText: false },
+  keepRecent: 2,
+  summaryMaxTokens: 100,
+  tokenCounter,
+  summaryModel: model,
+  prepare: { at: 0.7 },
+  ...extra,
+});
+
+describe("autoCompaction: summaries prepared ahead, with hiding", () => {
+  it("prepares nothing when a dry run of hiding foresees that hiding will be enough at the firing", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    // 200 tokens of talk and 5 steps (1455 tokens): hiding the 4 older results leaves about a third of it.
+    const result = await policy.compact([...talk(2), ...steps(0, 5)]);
+    expect(result.status).toBe("noop");
+    expect(result.reason).toMatch(/no summary prepared: hiding will be enough at the firing$/);
+    await policy.settled();
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  it("prepares when hiding will not be enough, and at a firing where hiding alone would stand applies the summary instead, the rest hidden", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    // 800 tokens of talk and 3 steps (1565 tokens): hiding leaves most of the older part (the talk).
+    const early = [...talk(8), ...steps(0, 3)];
+    const prepared = await policy.compact(early);
+    expect(prepared.reason).toMatch(/the summary of the first \d+ messages is being prepared$/);
+    await policy.settled();
+    expect(server!.requests).toHaveLength(1);
+    // Two more steps fire the trigger; hiding the 4 older results alone would stand (under 1200).
+    const fired = [...early, ...steps(3, 2)];
+    const hidingOnly = await autoCompaction(options(model, { prepare: false })).compact(fired);
+    expect(hidingOnly.status).toBe("compacted");
+    const result = await policy.compact(fired);
+    expect(server!.requests).toHaveLength(1);
+    expect(result.status).toBe("summarized");
+    const [summary, ...kept] = result.messages;
+    expect(messageText(summary!)).toContain("prepared text");
+    // What follows the prepared cut is the hiding's output: the older results as placeholders, the newest group verbatim.
+    const cut = fired.length - kept.length;
+    expect(ids(kept)).toEqual(ids(fired.slice(cut)));
+    const hidden = kept.filter((message) => compactionMarkerOf(message)?.hidden !== undefined).map((message) => message.id);
+    expect(hidden).toEqual(fired.slice(cut, -2).filter((message) => message.type === "tool").map((message) => message.id));
+    expect(kept.at(-1)).toBe(fired.at(-1));
+    expect(result.replaced.map((entry) => entry.index)).toEqual(fired.flatMap((message, index) => (index >= cut && index < fired.length - 2 && message.type === "tool" ? [index] : [])));
+    expect(result.tokensAfter).toBeLessThan(hidingOnly.tokensAfter);
+  });
+});
