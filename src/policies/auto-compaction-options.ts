@@ -142,11 +142,12 @@ export interface AutoCompactionOptions {
    * message it covers was removed or rewritten, it failed, it is not enough) it is dropped and the
    * firing goes on as without it. One attempt per prefix: a failed preparation is not retried until
    * the history is compacted. In a graph (the compaction node or middleware, with a store and a
-   * thread id) a prepared summary is also kept in the store under `DEFAULT_PREPARED_NAMESPACE` and
-   * the thread, keyed by the id of the last message it covers, so whichever worker runs the
-   * thread's firing step applies it, once. On the recorded sessions of `npm run eval` it costs 1-2%
-   * more than summarizing at the firing, with the same artifact retention. On whenever a summary
-   * model is set (here or in `configurable.summaryModel`); `false` turns it off.
+   * thread id) a prepared summary is also kept in the store under
+   * `preparedSummariesNamespace(threadId)`, keyed by the id of the last message it covers, so
+   * whichever worker runs the thread's firing step applies it, once. On the recorded sessions of
+   * `npm run eval` it costs 1-2% more than summarizing at the firing, with the same artifact
+   * retention. On whenever a summary model is set (here or in `configurable.summaryModel`); `false`
+   * turns it off.
    * @default true with a summary model
    */
   prepare?: boolean | { at?: number };

@@ -14,10 +14,24 @@ import { prefixFingerprint } from "./prefix-fingerprint.js";
 export const DEFAULT_PREPARE_AT = 0.9;
 
 /**
- * The store namespace prefix of summaries prepared ahead; the thread id is appended (encoded as
- * `archiveNamespace` encodes it) and each one is kept under the id of the last message it covers.
+ * The store namespace prefix of summaries prepared ahead: a thread's are kept under
+ * {@link preparedSummariesNamespace}, each under the id of the last message it covers.
  */
 export const DEFAULT_PREPARED_NAMESPACE: readonly string[] = ["langchain-compaction", "prepared"];
+
+/**
+ * The store namespace of one thread's prepared summaries: `DEFAULT_PREPARED_NAMESPACE`, the thread id
+ * (encoded as `archiveNamespace` encodes it), then `"summaries"`. The last label anchors a search by
+ * prefix in stores that match prefixes as text (`PostgresStore` searches `LIKE 'prefix%'`), where
+ * thread `t-1`'s prefix would otherwise also match thread `t-10`'s entries.
+ */
+export function preparedSummariesNamespace(threadId: string): string[] {
+  return [...archiveNamespace(threadId, DEFAULT_PREPARED_NAMESPACE), "summaries"];
+}
+
+function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((label, position) => label === b[position]);
+}
 
 /** At most this many threads' preparations are kept in one process; the oldest is dropped first. */
 const MAX_THREADS = 256;
@@ -121,7 +135,7 @@ export class PreparedSummaries {
       cut,
       prefix: messages.slice(0, cut),
       controller,
-      stored: scope.store && scope.threadId !== undefined && lastId ? { store: scope.store, namespace: archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE), key: lastId } : undefined,
+      stored: scope.store && scope.threadId !== undefined && lastId ? { store: scope.store, namespace: preparedSummariesNamespace(scope.threadId), key: lastId } : undefined,
       fingerprint: undefined,
       state: "pending",
       written: undefined,
@@ -191,13 +205,15 @@ export class PreparedSummaries {
       else return { cut: entry.cut, written: entry.written!, source: "process" };
     }
     if (!scope.store || scope.threadId === undefined) return note;
-    return (await this.#takeStored(messages, signature, underlyingStore(scope.store), archiveNamespace(scope.threadId, DEFAULT_PREPARED_NAMESPACE))) ?? note;
+    return (await this.#takeStored(messages, signature, underlyingStore(scope.store), preparedSummariesNamespace(scope.threadId))) ?? note;
   }
 
   /** The latest stored preparation that still covers a prefix of `messages`; every one read is deleted. */
   async #takeStored(messages: readonly BaseMessage[], signature: string, store: BaseStore, namespace: string[]): Promise<TakenSummary | undefined> {
     let best: StoredPrepared | undefined;
     for (const item of await store.search(namespace, { limit: STORE_SEARCH_LIMIT })) {
+      // Another namespace under the prefix (a store that matches prefixes loosely): not this thread's.
+      if (!sameNamespace(item.namespace, namespace)) continue;
       // Read once: consumed when it applies, useless for good when it does not.
       this.#track(store.delete(namespace, item.key));
       const value = item.value as Partial<StoredPrepared>;

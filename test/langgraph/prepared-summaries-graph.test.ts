@@ -2,7 +2,7 @@ import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, InMemoryStore, MemorySaver, MessagesValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { CompactionStateSchema, DEFAULT_PREPARED_NAMESPACE, archiveNamespace, autoCompaction, compactionMarkerOf, createCompactionNode, messageText, type AutoCompaction } from "../../src/index.js";
+import { CompactionStateSchema, autoCompaction, compactionMarkerOf, createCompactionNode, messageText, preparedSummariesNamespace, type AutoCompaction } from "../../src/index.js";
 import { assistant, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 
@@ -37,7 +37,7 @@ describe("summaries prepared ahead in a graph: kept in the store for any worker"
     const store = new InMemoryStore();
     const a = worker(model, checkpointer, store);
     const b = worker(model, checkpointer, store);
-    const namespace = archiveNamespace("thread-1", DEFAULT_PREPARED_NAMESPACE);
+    const namespace = preparedSummariesNamespace("thread-1");
     await a.graph.invoke({ messages: conversation(14) }, config);
     await a.policy.settled();
     expect((await store.search(namespace)).map((item) => [item.key, item.value["cut"]])).toEqual([["m12", 13]]);
@@ -69,6 +69,6 @@ describe("summaries prepared ahead in a graph: kept in the store for any worker"
     await b.policy.settled();
     expect(server.requests).toHaveLength(2);
     expect(summaries(fired.messages).map((text) => text.includes("made at the firing"))).toEqual([true]);
-    expect(await store.search(archiveNamespace("thread-1", DEFAULT_PREPARED_NAMESPACE))).toEqual([]);
+    expect(await store.search(preparedSummariesNamespace("thread-1"))).toEqual([]);
   });
 });
