@@ -141,7 +141,8 @@ export interface AutoCompactionOptions {
    * written in this process is waited for (it started before a call made then would). Otherwise (a
    * message it covers was removed or rewritten, it failed, it is not enough) it is dropped and the
    * firing goes on as without it. One attempt per prefix: a failed preparation is not retried until
-   * the history is compacted. In a graph (the compaction node or middleware, with a store and a
+   * the history is compacted. One preparation per thread (`threadId` of the run) or, without one, per
+   * conversation (told apart by its first non-system message). In a graph (the compaction node or middleware, with a store and a
    * thread id) a prepared summary is also kept in the store under
    * `preparedSummariesNamespace(threadId)`, keyed by the id of the last message it covers, so
    * whichever worker runs the thread's firing step applies it, once. On the recorded sessions of

@@ -68,7 +68,7 @@ export class AutoCompaction extends CompactionStrategy {
     try {
       const result = await super.compact(messages, context);
       // A compacted history is a new prefix: what was prepared for the old one is of no use.
-      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") this.#prepared.forget(context.threadId);
+      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") this.#prepared.forget(context.threadId, messages);
       return result;
     } catch (error) {
       if (context.signal?.aborted) throw error;

@@ -57,3 +57,14 @@ export function prefixFingerprint(messages: readonly BaseMessage[], cut: number)
   }
   return `${cut}:${(h1 >>> 0).toString(16)}:${(h2 >>> 0).toString(16)}`;
 }
+
+/**
+ * The key of a conversation that has no thread id: its first non-system message, by id or else by
+ * content (so one policy serving several conversations keeps one preparation per conversation).
+ * @internal
+ */
+export function conversationKey(messages: readonly BaseMessage[]): string {
+  const first = messages.find((message) => message.type !== "system");
+  if (first === undefined) return "\u0000";
+  return typeof first.id === "string" && first.id !== "" ? `\u0000id:${first.id}` : `\u0000hash:${messageHash(first)}`;
+}

@@ -4,7 +4,7 @@ import { archiveNamespace } from "../langgraph/compaction-archive.js";
 import type { PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import type { WrittenSummary } from "../summary/summary-strategy.js";
-import { prefixFingerprint } from "./prefix-fingerprint.js";
+import { conversationKey, prefixFingerprint } from "./prefix-fingerprint.js";
 
 /**
  * autoCompaction starts preparing a summary when the history reaches this share of what the size
@@ -106,14 +106,14 @@ export class PreparedSummaries {
    * messages are still the first messages of `messages`.
    */
   isPrepared(messages: readonly BaseMessage[], signature: string, { threadId }: PreparationScope): boolean {
-    const existing = this.#entries.get(threadId ?? "");
+    const existing = this.#entries.get(keyOf(threadId, messages));
     return existing !== undefined && existing.signature === signature && this.#matches(existing, messages);
   }
 
 
   /** Whether this thread's preparation in this process is written and still covers the first messages of `messages`. */
   isReady(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): boolean {
-    return this.#entries.get(scope.threadId ?? "")?.state === "ready" && this.isPrepared(messages, signature, scope);
+    return this.#entries.get(keyOf(scope.threadId, messages))?.state === "ready" && this.isPrepared(messages, signature, scope);
   }
 
   /**
@@ -123,7 +123,7 @@ export class PreparedSummaries {
    */
   start(history: PreparedHistory, cut: number, summary: FullSummary, signature: string, { threadId, store: given }: PreparationScope): void {
     const scope = { threadId, store: given && underlyingStore(given) };
-    const thread = scope.threadId ?? "";
+    const thread = keyOf(scope.threadId, history.messages);
     const existing = this.#entries.get(thread);
     if (existing && this.isPrepared(history.messages, signature, scope)) return;
     if (existing) this.#discard(thread, existing);
@@ -191,7 +191,7 @@ export class PreparedSummaries {
    * now would; `signal` stops the wait), and dropped if it fails.
    */
   async take(messages: readonly BaseMessage[], signature: string, scope: PreparationScope, signal?: AbortSignal): Promise<TakenSummary | string> {
-    const thread = scope.threadId ?? "";
+    const thread = keyOf(scope.threadId, messages);
     const entry = this.#entries.get(thread);
     let note = "no summary was prepared";
     if (entry?.state === "pending" && entry.done && this.isPrepared(messages, signature, scope)) await untilSettledOrAborted(entry.done, signal);
@@ -225,9 +225,9 @@ export class PreparedSummaries {
     return best && { cut: best.cut, written: { text: best.text, artifacts: best.artifacts, summaryModel: best.summaryModel }, source: "store" };
   }
 
-  /** Drop this thread's preparation (its history was compacted): a pending call is aborted. */
-  forget(threadId: string | undefined): void {
-    const thread = threadId ?? "";
+  /** Drop the preparation of this thread (or, without one, of the conversation of `messages`): its history was compacted. A pending call is aborted. */
+  forget(threadId: string | undefined, messages: readonly BaseMessage[]): void {
+    const thread = keyOf(threadId, messages);
     const entry = this.#entries.get(thread);
     if (entry) this.#discard(thread, entry);
   }
@@ -255,6 +255,11 @@ export class PreparedSummaries {
     const tracked = work.catch(() => undefined).finally(() => this.#work.delete(tracked));
     this.#work.add(tracked);
   }
+}
+
+/** A preparation's key in this process: its thread, or without one its conversation (see `conversationKey`). */
+function keyOf(threadId: string | undefined, messages: readonly BaseMessage[]): string {
+  return threadId ?? conversationKey(messages);
 }
 
 /** Resolves when `work` settles, or rejects with the abort reason when `signal` aborts first. */

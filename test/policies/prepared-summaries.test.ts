@@ -177,6 +177,26 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(server!.requests.map((request) => request.outcome)).toEqual(["aborted", "completed"]);
   });
 
+  it("one policy serving two conversations without thread ids keeps one preparation for each", async () => {
+    const model = await serve("first", "second");
+    const policy = autoCompaction(options(model));
+    const other = (count: number, from = 0) => conversation(count, from).map((message) => new HumanMessage({ id: `o${message.id}`, content: messageText(message) }));
+    const early = conversation(14);
+    const otherEarly = other(14);
+    await policy.compact(early);
+    await policy.compact(otherEarly);
+    await policy.settled();
+    expect(server!.requests).toHaveLength(2);
+    const fired = await policy.compact([...early, ...conversation(6, 14)]);
+    const otherFired = await policy.compact([...otherEarly, ...other(6, 14)]);
+    expect(server!.requests).toHaveLength(2);
+    expect([fired.status, otherFired.status]).toEqual(["summarized", "summarized"]);
+    expect([summaryText(fired.messages), summaryText(otherFired.messages)].map((text) => [text.includes("first"), text.includes("second")])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+  });
+
   it("is on by default with a summary model, from 0.9 of the way to the trigger; off with prepare: false and without a summary model", async () => {
     const model = await serve("prepared");
     const byDefault = autoCompaction({ ...options(model), prepare: undefined });
