@@ -29,6 +29,8 @@ import {
 } from "./peers.js";
 import { SyntheticAgent, contentCharacters, renewMessages, syntheticHistory } from "./synthetic.js";
 import { WARM_STEP_TRIGGER_TOKENS, warmStep, warmStepTable, type WarmStepResult } from "./warm-step.js";
+import { runLatencyInProcesses } from "./latency/processes.js";
+import { latencyPlanFor, latencyReport } from "./latency/run.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const projectRoot = resolve(benchDir, "..");
@@ -760,7 +762,11 @@ async function main(): Promise<void> {
   log(`traces from ${args.tracesPath} ...`);
   const sessions = loadTraceSessions(args.tracesPath);
   const traceSummaries = await traces(plan, sessions, log);
-  const targets = evaluateTargets(comparisons, step, warm);
+  const latencyPlan = latencyPlanFor(args.tracesPath, args.quick);
+  log(`latency: ${latencyPlan.source.sessionIds.length} sessions, blocking vs prepared summaries vs summarizationMiddleware, one process each ...`);
+  const latencyRun = await runLatencyInProcesses(latencyPlan.source, latencyPlan.settings, log);
+  const latency = latencyReport(latencyRun);
+  const targets: TargetVerdict[] = [...evaluateTargets(comparisons, step, warm), { id: 6, ...latency.verdict }];
   const wallTimeMs = performance.now() - started;
 
   const out: string[] = [];
@@ -792,6 +798,9 @@ async function main(): Promise<void> {
   out.push("   each session cold (as in 1); truncation budget = half the session's tokens; totals are sums of per-session medians");
   out.push("   exact counter: ours only (LangChain with per-call tiktoken takes minutes on these sessions)");
   out.push(tracesTable(traceSummaries));
+  out.push("");
+  out.push("4) Latency: the sessions replayed through a LangGraph agent (ours) and createAgent (LangChain), a summary model on 127.0.0.1 answering after a fixed delay");
+  for (const line of latency.lines) out.push(line === "" ? "" : `   ${line.replaceAll("\n", "\n   ")}`);
   out.push("");
   out.push("Targets");
   for (const target of targets) out.push(`  [${target.verdict}] ${target.id}. ${target.description}\n         ${target.detail}`);
@@ -826,6 +835,7 @@ async function main(): Promise<void> {
     perStep: step,
     warmStep: warm,
     traces: traceSummaries,
+    latency: { settings: latencyRun.settings, sessions: latencyRun.sessions, wallMs: latencyRun.wallMs, systems: latency.systems },
     targets,
     measurements,
     wallTimeMs,
