@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ToolCallIndex } from "../messages/tool-call-groups.js";
-import type { TokenMeasurement } from "../tokens/token-counter.js";
+import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 
 /**
@@ -59,4 +59,20 @@ export function boundedNoopResult(
       return (reason ??= noop.reason(exact()));
     },
   };
+}
+
+/**
+ * Count `messages` exactly after the current step, off its path (a timer: the agent's model call is
+ * under way then), so that the run which needs their exact counts (the one that fires) finds them in
+ * the counter's cache instead of tokenizing every message the no-op steps skipped at once. Each
+ * message is still tokenized once. A failure is ignored: the run that needs the counts makes them.
+ * @internal
+ */
+export function warmCountsLater(tokenCounter: TokenCounter, messages: readonly BaseMessage[]): void {
+  if (messages.length === 0) return;
+  const timer = setTimeout(() => {
+    tokenCounter.countMessages(messages).catch(() => undefined);
+  }, 0);
+  // A pending warm-up never keeps the process alive.
+  (timer as { unref?: () => void }).unref?.();
 }

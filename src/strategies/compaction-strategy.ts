@@ -7,7 +7,7 @@ import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import { defaultTokenCounter, tokenCounterFromFunction, tokenCounterSchema, type TokenCounter, type TokenCounterFunction, type TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
 import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
-import { boundedNoopResult, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
+import { boundedNoopResult, warmCountsLater, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
@@ -267,6 +267,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total });
     if (!noop) return undefined;
     this.#memo = { ...analysis, messages: messages.slice() };
+    warmCountsLater(this.tokenCounter, messages.slice(tokens.perMessage.length));
     return boundedNoopResult(this.strategyName, messages, () => bound.measure(), noop);
   }
 

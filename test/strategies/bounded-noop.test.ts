@@ -126,6 +126,23 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     expect(statuses[crossing]).not.toBe("noop");
   });
 
+  it("counts the skipped messages after the step, off its path, so the run that needs them finds them counted", async () => {
+    const encoder = await loadEncoder("o200k_base");
+    const strategy = make(100_000_000, createTokenCounter()) as unknown as { compact(messages: readonly BaseMessage[], context?: { force?: boolean }): Promise<CompactionResult> };
+    const all = steps(session.messages);
+    const first = (await strategy.compact(all[0]!)).messages;
+    const encode = vi.spyOn(encoder, "encode");
+    const grown = [...first, ...all[1]!];
+    await strategy.compact(grown);
+    expect(encode).not.toHaveBeenCalled();
+    // The agent's model call: the event loop turns, the step's new messages are counted.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(encode).toHaveBeenCalled();
+    encode.mockClear();
+    await strategy.compact(grown, { force: true });
+    expect(encode).not.toHaveBeenCalled();
+  });
+
   it("counts when the run is forced", async () => {
     const encoder = await loadEncoder("o200k_base");
     const strategy = make(100_000_000, createTokenCounter()) as unknown as { compact(messages: readonly BaseMessage[], context?: { force?: boolean }): Promise<CompactionResult> };
