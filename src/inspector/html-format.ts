@@ -16,7 +16,7 @@ export function escapeHtml(text: string): string {
 
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
-/** A whole number with thousands separators (en-US); `—` for a missing one. */
+/** A number rounded to a whole one, with thousands separators (en-US); `—` for a missing one. */
 export function formatNumber(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : integer.format(value);
 }
