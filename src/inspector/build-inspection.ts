@@ -1,24 +1,16 @@
-import { AIMessage, ToolMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { InvalidHistoryError } from "../errors.js";
 import { messageText } from "../messages/message-text.js";
 import { parseOptions } from "../options.js";
 import { createTokenCounter, tokenCounterSchema, type TokenCounter } from "../tokens/token-counter.js";
 import { compactionMarkerOf } from "../types.js";
-import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import type { ArchivedCompaction } from "../compaction-record.js";
 import { ArchiveAnchors, type Anchor } from "../langgraph/archive-anchors.js";
 import { modelCallFigures } from "./model-calls.js";
-import { archivedCompactionSchema, compactionRecordSchema, storedMessageSchema } from "../langgraph/compaction-state.js";
-import {
-  THREAD_EXPORT_FORMAT,
-  type ChartPoint,
-  type CompactionView,
-  type Inspection,
-  type InspectionTotals,
-  type MessageView,
-  type ThreadExport,
-  type TimelineNode,
-} from "./inspection.js";
+import { changedContext, chartOf } from "./inspection-chart.js";
+import { parseThreadExport, toMessages } from "./thread-export.js";
+import { messageView, type BuildNode, type HiddenNode, type RemovedNode, type ReplacementNode, type SummaryNode, type Work } from "./timeline-nodes.js";
+import type { ChartPoint, CompactionView, Inspection, InspectionTotals, MessageView, ThreadExport, TimelineNode } from "./inspection.js";
 
 /** Options of {@link buildInspection}. */
 export interface BuildInspectionOptions {
@@ -34,95 +26,6 @@ const optionsSchema = z
     now: z.date().optional(),
   })
   .strict();
-
-// The export is checked as strictly as the channels it was read from.
-const threadExportSchema = z.object({
-  format: z.literal(THREAD_EXPORT_FORMAT),
-  threadId: z.string(),
-  messages: z.array(storedMessageSchema),
-  compactionLog: z.array(compactionRecordSchema),
-  archives: z.array(archivedCompactionSchema),
-});
-
-/**
- * Check that `value` is a {@link ThreadExport} (e.g. a parsed `--json` file) and return it typed.
- *
- * @param source who is asking, for the error message (a file name, a function name).
- * @example
- * const thread = parseThreadExport(JSON.parse(await readFile("thread.json", "utf8")), "thread.json");
- * @throws {InvalidHistoryError} naming the first problem: not an object, another `format`, or the
- *   path of the first field that does not fit (e.g. `compactionLog.2.status`).
- */
-export function parseThreadExport(value: unknown, source = "buildInspection"): ThreadExport {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InvalidHistoryError(`${source}: not a thread export (expected a JSON object with "format": "${THREAD_EXPORT_FORMAT}", got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value})`);
-  }
-  const format = (value as { format?: unknown }).format;
-  if (format !== THREAD_EXPORT_FORMAT) {
-    throw new InvalidHistoryError(
-      `${source}: not a thread export: "format" is ${format === undefined ? "missing" : JSON.stringify(format)}, expected "${THREAD_EXPORT_FORMAT}"`,
-    );
-  }
-  const parsed = threadExportSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidHistoryError(`${source}: invalid thread export: \`${issue.path.map(String).join(".") || "(root)"}\`: ${issue.message}`);
-  }
-  // The parsed copy drops unknown keys; the input is returned so messages keep every field.
-  return value as ThreadExport;
-}
-
-/** Stored messages to messages, naming the one that cannot be read. */
-function toMessages(stored: readonly StoredMessage[], where: string): BaseMessage[] {
-  return stored.map((message, position) => {
-    try {
-      return mapStoredMessagesToChatMessages([message])[0]!;
-    } catch (error) {
-      throw new InvalidHistoryError(`buildInspection: \`${where}.${position}\` is not a message: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  });
-}
-
-// Mutable twins of the TimelineNode variants, filled while the timeline is built.
-interface MessageNode {
-  kind: "message";
-  message: MessageView;
-}
-interface SummaryNode {
-  kind: "summary";
-  compactionId: string;
-  message: MessageView;
-  originals: BuildNode[];
-}
-interface ReplacementNode {
-  kind: "replacement";
-  compactionId: string;
-  message: MessageView;
-  originals: BuildNode[];
-}
-interface HiddenNode {
-  kind: "hidden";
-  compactionId: string;
-  message: MessageView;
-  original: BuildNode | undefined;
-}
-interface RemovedNode {
-  kind: "removed";
-  compactionId: string;
-  originals: BuildNode[];
-}
-type BuildNode = MessageNode | SummaryNode | ReplacementNode | HiddenNode | RemovedNode;
-
-/** Work of the timeline builder (an explicit stack: nesting is as deep as the thread is long). */
-type Work =
-  /** Show `message` as the history had it before compaction `bound`; its own node goes to `place`, removed neighbours to `into`. */
-  | { readonly kind: "expand"; readonly message: BaseMessage; readonly bound: number; readonly into: BuildNode[]; readonly place: (node: BuildNode) => void }
-  /** The message `anchor`'s compaction produced, standing for `anchor.replacedBy`. */
-  | { readonly kind: "replacement"; readonly message: BaseMessage; readonly anchor: Anchor; readonly into: BuildNode[]; readonly place: (node: BuildNode) => void }
-  /** Originals removed by compaction `sequence` without a replacement. */
-  | { readonly kind: "removed"; readonly messages: readonly BaseMessage[]; readonly sequence: number; readonly into: BuildNode[] }
-  /** The originals of the summary or replacement with this id are all placed: a compaction that saw it last ran here. */
-  | { readonly kind: "replacement-end"; readonly id: string };
 
 /**
  * Everything the inspector shows about one thread: the timeline (the current context with every
@@ -340,81 +243,5 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     compactions,
     chart: chart.points,
     warnings,
-  };
-}
-
-/** A compaction that ran and reported its figures: the context became `tokensAfter`. */
-function changedContext(record: CompactionRecord): boolean {
-  return record.status !== "failed" && record.tokensBefore !== null && record.tokensAfter !== null;
-}
-
-/**
- * One point per restored message: the context grows by each message and, where a compaction ran
- * (after the message with its `lastMessageId`, else where the simulated message count reaches its
- * `messagesBefore`), becomes its `tokensAfter` less `priming` (the point's `after`). Compactions are
- * placed in log order, never earlier than the one before. Returns each compaction's step (null when
- * it cannot be placed).
- */
-function chartOf(
-  restored: readonly BaseMessage[],
-  tokensOf: ReadonlyMap<BaseMessage, number>,
-  log: readonly CompactionRecord[],
-  stepsOfId: ReadonlyMap<string, readonly number[]>,
-  priming: number,
-): { points: ChartPoint[]; steps: (number | null)[] } {
-  const points: ChartPoint[] = [];
-  const steps: (number | null)[] = log.map(() => null);
-  let next = 0;
-  let tokens = 0;
-  let messages = 0;
-  for (let step = 0; step < restored.length; step++) {
-    tokens += tokensOf.get(restored[step]!) ?? 0;
-    messages++;
-    const entered = tokens;
-    let changed = false;
-    while (next < log.length) {
-      const record = log[next]!;
-      const last = record.lastMessageId;
-      if (last === null) {
-        // It saw an empty history: there is no message to place it after.
-        next++;
-        continue;
-      }
-      if (last === undefined) {
-        // A record from before `lastMessageId`: it ran when the context held `messagesBefore` messages.
-        if (messages < record.messagesBefore) break;
-      } else {
-        const candidates = stepsOfId.get(last) ?? [];
-        if (!candidates.some((candidate) => candidate >= step)) {
-          next++;
-          continue;
-        }
-        if (!candidates.includes(step)) break;
-      }
-      steps[next] = step;
-      if (changedContext(record)) {
-        tokens = Math.max(0, record.tokensAfter! - priming);
-        changed = true;
-      }
-      messages = record.messagesAfter;
-      next++;
-    }
-    points.push(changed ? { step, tokens: entered, after: tokens } : { step, tokens: entered });
-  }
-  return { points, steps };
-}
-
-/** How the page shows a message. */
-function messageView(message: BaseMessage, tokens: number): MessageView {
-  const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
-  const tool = ToolMessage.isInstance(message) ? message : undefined;
-  return {
-    id: typeof message.id === "string" ? message.id : null,
-    type: message.type,
-    text: messageText(message),
-    toolCalls: calls.map((call) => ({ id: call.id ?? "", name: call.name, args: JSON.stringify(call.args ?? {}) })),
-    toolCallId: tool ? tool.tool_call_id : null,
-    toolName: tool ? (tool.name ?? null) : null,
-    tokens,
   };
 }

@@ -11,7 +11,8 @@ export {
   type ThreadExport,
   type TimelineNode,
 } from "./inspection.js";
-export { buildInspection, parseThreadExport, type BuildInspectionOptions } from "./build-inspection.js";
+export { buildInspection, type BuildInspectionOptions } from "./build-inspection.js";
+export { parseThreadExport } from "./thread-export.js";
 export {
   exportThread,
   exportThreadState,

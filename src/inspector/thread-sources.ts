@@ -5,7 +5,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { CompactionError, InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
-import { parseThreadExport } from "./build-inspection.js";
+import { parseThreadExport } from "./thread-export.js";
 import { existingThreads, postgresThreads } from "./thread-list.js";
 import { THREAD_EXPORT_FORMAT, type ThreadExport } from "./inspection.js";
 

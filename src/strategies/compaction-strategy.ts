@@ -1,55 +1,18 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runnables";
-import { z } from "zod/v4";
 import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
-import type { ToolCallIndex } from "../messages/tool-call-groups.js";
-import { defaultTokenCounter, tokenCounterFromFunction, tokenCounterSchema, type TokenCounter, type TokenCounterFunction, type TokenMeasurement } from "../tokens/token-counter.js";
-import type { CompactionContext, CompactionResult, RemovedMessage, ReplacedMessage } from "../types.js";
+import { defaultTokenCounter, tokenCounterFromFunction, type TokenCounter } from "../tokens/token-counter.js";
+import type { CompactionContext, CompactionResult } from "../types.js";
 import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
 import { boundedNoopResult, warmCountsLater, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
+import type { BaseStrategyOptions } from "./strategy-options.js";
+import type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
-
-/** Options every strategy accepts. */
-export interface BaseStrategyOptions {
-  /**
-   * Counter for all token figures: a `TokenCounter`, or a plain function `(messages) => number`
-   * (LangChain's shape, e.g. `countTokensApproximately`), used through `tokenCounterFromFunction`.
-   * @default the shared exact o200k_base counter
-   */
-  tokenCounter?: TokenCounter | TokenCounterFunction;
-  /**
-   * `"throw"`: a history with broken tool pairing, or with a lone surrogate (half of a UTF-16 pair)
-   * in a text it sends, is rejected with an `InvalidHistoryError` listing the problems.
-   * `"repair"`: it is first repaired on copies (lone surrogates replaced by U+FFFD, then the pairing
-   * repaired with `repairToolPairing`: orphan results dropped, unanswered calls removed, repeated ids
-   * renamed) and the result's `repair` says what was fixed. Content that is neither a string nor an
-   * array of blocks, an element that is not a message, and a `RemoveMessage` are never repaired:
-   * they always throw.
-   * @default "throw"
-   */
-  invalidHistory?: InvalidHistoryHandling;
-  /**
-   * Receives one structured event per run. Inside a LangChain run the event is also dispatched as
-   * the custom event `compaction`. It may be async; what it throws, or the promise it returns
-   * rejects with, is ignored: observing never affects a run. The run does not wait for it.
-   */
-  onEvent?: (event: CompactionEvent) => void;
-  /** Logs each run's event: no-ops at `debug`, compactions at `info`, failures at `warn`. */
-  logger?: CompactionLogger;
-}
-
-/** @internal */
-export const baseOptionsShape = {
-  tokenCounter: tokenCounterSchema.optional(),
-  invalidHistory: z.enum(["throw", "repair"]).optional(),
-  onEvent: z.custom<(event: CompactionEvent) => void>((value) => typeof value === "function", "expected a function").optional(),
-  logger: z
-    .custom<CompactionLogger>((value) => typeof value === "object" && value !== null, "expected a logger object (e.g. console)")
-    .optional(),
-};
+export { baseOptionsShape, type BaseStrategyOptions } from "./strategy-options.js";
+export type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
 
 /** Contexts of runs nested in a policy's run: the policy reports the run, they do not dispatch their own event. */
 const nestedContexts = new WeakSet<CompactionContext>();
@@ -62,37 +25,6 @@ export function nestedContext(context: CompactionContext): CompactionContext {
   const nested: CompactionContext = { ...context, force: true };
   nestedContexts.add(nested);
   return nested;
-}
-
-/** A valid history with everything a strategy needs, computed once per run. @internal */
-export interface PreparedHistory {
-  readonly messages: readonly BaseMessage[];
-  readonly index: ToolCallIndex;
-  readonly tokens: TokenMeasurement;
-  readonly context: CompactionContext;
-  /**
-   * The position of the last message when it is an assistant message whose tool calls have no
-   * results yet (the tools have not run). A strategy keeps it, unchanged, as the last message.
-   */
-  readonly pending: number | undefined;
-}
-
-/** What a strategy's `run` returns: the result without the figures the base class fills in. */
-export interface StrategyOutcome {
-  readonly status: CompactionResult["status"];
-  readonly messages?: BaseMessage[];
-  /**
-   * The output has the input's messages at the same positions, only some replaced by copies with
-   * the same tool-call ids (e.g. hidden results): the input's index still describes it.
-   */
-  readonly preservesStructure?: boolean;
-  readonly removed?: readonly RemovedMessage[];
-  readonly replaced?: readonly ReplacedMessage[];
-  readonly reason?: string;
-  /** What fired the compaction, for strategies that trigger by themselves; `"forced"` when told to run. */
-  readonly trigger?: string;
-  /** Which model wrote a summary (`"none"` for the no-model summarizer). */
-  readonly summaryModel?: string;
 }
 
 /**

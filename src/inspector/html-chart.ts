@@ -1,0 +1,68 @@
+// The inspector page's chart: context tokens per step, with a marker per compaction (inline SVG).
+import { escapeHtml, formatNumber, messagesChange, plural, tokensChange } from "./html-format.js";
+import type { ChartPoint, CompactionView } from "./inspection.js";
+
+const CHART = { width: 1160, height: 240, left: 64, right: 16, top: 24, bottom: 36 } as const;
+
+/** Round tick spacing: 1, 2 or 5 times a power of ten, giving at most `count` ticks. */
+function tickStep(max: number, count: number): number {
+  if (max <= 0) return 1;
+  const raw = max / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw)!;
+  return Math.max(1, step);
+}
+
+export function renderChart(points: readonly ChartPoint[], compactions: readonly CompactionView[], placed: ReadonlySet<string>): string {
+  const heading = `<h2>Context tokens per step</h2>`;
+  if (points.length === 0) return `<section class="chart">${heading}<p class="empty">No messages.</p></section>`;
+  const { width, height, left, right, top, bottom } = CHART;
+  const plotWidth = width - left - right;
+  const plotHeight = height - top - bottom;
+  const lastStep = Math.max(1, points[points.length - 1]!.step);
+  // A loop, not Math.max(...spread): a long thread's points would exceed the argument limit.
+  let maxTokens = 1;
+  for (const point of points) maxTokens = Math.max(maxTokens, point.tokens, point.after ?? 0);
+  const yStep = tickStep(maxTokens, 4);
+  const yMax = Math.ceil(maxTokens / yStep) * yStep;
+  const x = (step: number) => left + (step / lastStep) * plotWidth;
+  const y = (tokens: number) => top + plotHeight - (tokens / yMax) * plotHeight;
+  const round = (value: number) => Math.round(value * 10) / 10;
+  const parts: string[] = [];
+  for (let tick = 0; tick <= yMax; tick += yStep) {
+    parts.push(`<line class="grid" x1="${left}" x2="${width - right}" y1="${round(y(tick))}" y2="${round(y(tick))}"/>`);
+    parts.push(`<text class="axis" x="${left - 6}" y="${round(y(tick)) + 4}" text-anchor="end">${formatNumber(tick)}</text>`);
+  }
+  const xStep = tickStep(lastStep, 10);
+  for (let tick = 0; tick <= lastStep; tick += xStep) {
+    parts.push(`<text class="axis" x="${round(x(tick))}" y="${height - bottom + 16}" text-anchor="middle">${formatNumber(tick)}</text>`);
+  }
+  parts.push(`<text class="axis-title" x="${left + plotWidth / 2}" y="${height - 4}" text-anchor="middle">step (message of the full history)</text>`);
+  let lastLabelX = -Infinity;
+  for (const view of compactions) {
+    if (view.step === null) continue;
+    const at = round(x(points[view.step]?.step ?? view.step));
+    // Labels of close compactions would overprint each other: the line stays, the label is dropped (the tooltip keeps it).
+    const label = at - lastLabelX >= 22 ? `<text class="marker-label" x="${at}" y="${top - 8}" text-anchor="middle">#${view.number}</text>` : "";
+    if (label !== "") lastLabelX = at;
+    const tooltip = `#${view.number} ${view.record.strategy} (${view.record.status}) at step ${view.step}: tokens ${tokensChange(view)}, messages ${messagesChange(view)}`;
+    // A link to the marker in the timeline when there is one; the wide transparent rect is what the pointer hits.
+    const [open, close] = placed.has(view.record.id) ? [`<a href="#compaction-${view.number}"`, "</a>"] : ["<g", "</g>"];
+    parts.push(
+      `${open} class="chart-marker status-${escapeHtml(view.record.status)}" data-compaction-id="${escapeHtml(view.record.id)}">` +
+        `<title>${escapeHtml(tooltip)}</title><line x1="${at}" x2="${at}" y1="${top}" y2="${top + plotHeight}"/>` +
+        `<rect x="${at - 5}" y="${top - 20}" width="10" height="${plotHeight + 20}" fill="transparent"/>${label}${close}`,
+    );
+  }
+  // A compaction's drop is vertical: the step's point, then the context after it at the same step.
+  const line = points
+    .map((point) => `${round(x(point.step))},${round(y(point.tokens))}${point.after === undefined ? "" : ` ${round(x(point.step))},${round(y(point.after))}`}`)
+    .join(" ");
+  parts.push(`<polyline class="tokens" points="${line}"/>`);
+  const peak = points.reduce((best, point) => (point.tokens > best.tokens ? point : best));
+  const summary = `Context tokens after each of ${plural(points.length, "step")}; highest ${formatNumber(peak.tokens)} tokens at step ${peak.step}; ${plural(compactions.filter((view) => view.step !== null).length, "compaction")} marked.`;
+  return (
+    `<section class="chart">${heading}<p class="hint">${escapeHtml(summary)} Hover a marker for its figures; click it to go to its point in the timeline.</p>` +
+    `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(summary)}" data-kind="chart">${parts.join("")}</svg></section>`
+  );
+}
