@@ -13,15 +13,7 @@ export {
 } from "./inspection.js";
 export { buildInspection, type BuildInspectionOptions } from "./build-inspection.js";
 export { parseThreadExport } from "./thread-export.js";
-export {
-  exportThread,
-  exportThreadState,
-  loadThreadFromJson,
-  loadThreadFromPostgres,
-  loadThreadFromSqlite,
-  type PostgresThreadOptions,
-  type ThreadState,
-  type ThreadStoreOptions,
-} from "./thread-sources.js";
+export { exportThread, exportThreadState, loadThreadFromJson, type ThreadState, type ThreadStoreOptions } from "./thread-sources.js";
+export { loadThreadFromPostgres, loadThreadFromSqlite, type PostgresThreadOptions } from "./thread-databases.js";
 export { renderInspectionText } from "./render-text.js";
 export { renderInspectionHtml, type RenderHtmlOptions } from "./render-html.js";

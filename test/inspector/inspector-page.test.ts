@@ -21,7 +21,8 @@ import { CompactionState, createCompactionNode, createTokenCounter, hidingThenSu
 import { buildInspection } from "../../src/inspector/build-inspection.js";
 import type { Inspection, ThreadExport, TimelineNode } from "../../src/inspector/inspection.js";
 import { renderInspectionHtml } from "../../src/inspector/render-html.js";
-import { exportThread, loadThreadFromSqlite } from "../../src/inspector/thread-sources.js";
+import { loadThreadFromSqlite } from "../../src/inspector/thread-databases.js";
+import { exportThread } from "../../src/inspector/thread-sources.js";
 import { AIRLINE_SESSION_ID, loadReplay, replayThread } from "./support/recorded-thread.js";
 
 const CHROMIUM_PATH = "/usr/bin/chromium";

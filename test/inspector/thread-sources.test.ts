@@ -25,7 +25,7 @@ import {
   loadThreadFromSqlite,
   type ThreadExport,
 } from "../../src/inspector/index.js";
-import { importOptional } from "../../src/inspector/thread-sources.js";
+import { importOptional } from "../../src/inspector/thread-databases.js";
 import { caught } from "../support/errors.js";
 import { createTestSchema, describeWithPostgres } from "../support/postgres.js";
 import { AIRLINE_SESSION_ID as SESSION_ID, leafOf, loadReplay, md5Of, replayThread, sqliteJournalMode, timelineLeaves as leaves, type AgentState } from "./support/recorded-thread.js";
