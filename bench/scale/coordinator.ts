@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import type { BackendSpec } from "./backends.js";
 import type { FromWorker, ToWorker, WorkerFaults } from "./protocol.js";
+import type { NodeRun } from "./graph.js";
 import type { PairingFailure, RunnerMetrics } from "./runner.js";
 import type { ThreadPlan } from "./threads.js";
 
@@ -50,8 +51,7 @@ export interface RunWorkersOptions {
 export interface WorkersResult {
   /** From the first unit handed out to the last one finished. */
   readonly wallMs: number;
-  readonly compactionMs: number[];
-  readonly compactingMs: number[];
+  readonly nodeRuns: NodeRun[];
   readonly modelCalls: number;
   readonly pairingFailures: PairingFailure[];
   /** Units that failed (the thread was handed out again), with the error. */
@@ -73,7 +73,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
   const sessionOf = new Map(options.threads.map((plan) => [plan.threadId, plan.session] as const));
   const queue = options.threads.map((plan) => plan.threadId);
   const failures = new Map<string, number>();
-  const merged: RunnerMetrics = { compactionMs: [], compactingMs: [], modelCalls: 0, pairingFailures: [] };
+  const merged: RunnerMetrics = { nodeRuns: [], modelCalls: 0, pairingFailures: [] };
   const unitErrors: { threadId: string; error: string }[] = [];
   const abandoned: string[] = [];
   let remaining = options.threads.length;
@@ -120,8 +120,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
         }
         else if (message.type === "done") {
           handle.inFlight.delete(message.threadId);
-          merged.compactionMs.push(...message.metrics.compactionMs);
-          merged.compactingMs.push(...message.metrics.compactingMs);
+          merged.nodeRuns.push(...message.metrics.nodeRuns);
           merged.modelCalls += message.metrics.modelCalls;
           merged.pairingFailures.push(...message.metrics.pairingFailures);
           if (message.action === "over") remaining--;

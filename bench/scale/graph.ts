@@ -1,15 +1,16 @@
 /**
  * The graph the scale benchmark and the fault tests run: a ReAct loop replaying a recorded session,
  * START → compact → model → (tools → compact → model)* → END, with the compaction node
- * (`createCompactionNode(autoCompaction(...))`, offline no-model summarizer) timed from the inside and
- * the model node checking tool pairing of exactly what it sends. Without compaction the same graph
+ * (`createCompactionNode(autoCompaction(...))`, offline no-model summarizer) timed from the inside
+ * (wall time, the process's CPU time, and the part spent in the compactor's `compact()`) and the
+ * model node checking tool pairing of exactly what it sends. Without compaction the same graph
  * has no compact node (START → model), for the throughput and storage baselines.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
-import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type Compactor, type TokenCounter } from "../../src/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -17,10 +18,26 @@ import { ReactAgentState } from "../../examples/react-agent.js";
 export const ScaleState = ReactAgentState;
 export type ScaleStateValues = typeof ScaleState.State;
 
+/** One run of the compaction node, as timed from the inside. */
+export interface NodeRun {
+  /** Wall time inside the node, ms: what the target is about. */
+  readonly wallMs: number;
+  /**
+   * CPU time of the whole process (user + system) while the node ran, ms: the node's own work plus
+   * whatever other unit of work of the process ran in its awaits, without the time the process
+   * waited for a CPU or for the database.
+   */
+  readonly cpuMs: number;
+  /** Wall time inside the compactor's `compact()`; the rest of `wallMs` is the graph adapter (checks, update, archive write). */
+  readonly compactorMs: number;
+  /** Whether it compacted (or logged a failure): it returned an update. */
+  readonly compacted: boolean;
+}
+
 /** What the graph reports while it runs (all optional). */
 export interface ScaleGraphHooks {
-  /** Time spent inside the compaction node, in ms, once per node run, and whether it compacted (returned an update). */
-  onCompactionNode?: (ms: number, threadId: string, compacted: boolean) => void;
+  /** Once per run of the compaction node. */
+  onCompactionNode?: (run: NodeRun, threadId: string) => void;
   /** Once per model call, before the reply: the thread, the number of messages sent and the pairing problems found in them. */
   onModelCall?: (call: { threadId: string; messages: number; pairingProblems: number; lastMessageId: string | undefined }) => void | Promise<void>;
 }
@@ -68,11 +85,32 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   if (options.window === undefined) {
     return graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile);
   }
-  const node = createCompactionNode(autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter }), options.compactionOptions);
+  const compactor = autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter });
+  // Time in compact(), by thread (a thread runs one node at a time; the process runs several threads).
+  const compactorMs = new Map<string, number>();
+  const timedCompactor: Compactor = {
+    async compact(messages, context) {
+      const started = performance.now();
+      try {
+        return await compactor.compact(messages, context);
+      } finally {
+        const thread = context?.threadId ?? "";
+        compactorMs.set(thread, (compactorMs.get(thread) ?? 0) + performance.now() - started);
+      }
+    },
+  };
+  const node = createCompactionNode(timedCompactor, options.compactionOptions);
   const timedNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+    const thread = threadOf(config);
+    compactorMs.delete(thread);
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const update = await node(state, config);
-    hooks?.onCompactionNode?.(performance.now() - started, threadOf(config), update.compactionLog !== undefined);
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const run: NodeRun = { wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted: update.compactionLog !== undefined };
+    compactorMs.delete(thread);
+    hooks?.onCompactionNode?.(run, thread);
     return update;
   };
   return graph

@@ -40,6 +40,27 @@ export function resultsTable(results: readonly ScenarioResult[]): string {
   return renderTable(header, rows, new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]));
 }
 
+/**
+ * Where the compaction node's time goes, per backend that ran it: the steps with nothing to do and
+ * those that compacted, each as p50 / p99 of the wall time, of the process's CPU time while the node
+ * ran (the wall time without the waits for a CPU and for the database, but with the other units'
+ * work that ran in the node's awaits), of the compactor's `compact()` and of the rest (the graph
+ * adapter: checks, update, archive write).
+ */
+export function nodeTable(results: readonly ScenarioResult[]): string {
+  const pair = (spread: { p50: number; p99: number }) => `${spread.p50.toFixed(2)} / ${spread.p99.toFixed(2)}`;
+  const header = ["backend", "steps", "runs", "wall p50 / p99", "CPU p50 / p99", "compact() p50 / p99", "adapter p50 / p99"];
+  const rows = results.flatMap((result) =>
+    result.nodeMs
+      ? (["idle", "compacting"] as const).map((kind) => {
+          const figures = result.nodeMs![kind];
+          return [result.backend, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
+        })
+      : [],
+  );
+  return renderTable(header, rows, new Set([2, 3, 4, 5, 6]));
+}
+
 /** The targets, per backend that ran both with and without the node. */
 export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
   const out: Verdict[] = [];

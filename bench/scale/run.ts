@@ -19,7 +19,7 @@ import { tmpdir, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { resultsTable, verdictLines, verdicts } from "./report.js";
+import { nodeTable, resultsTable, verdictLines, verdicts } from "./report.js";
 import { runScenario, type ScenarioResult } from "./scenario.js";
 import { planThreads } from "./threads.js";
 
@@ -86,6 +86,8 @@ if (only !== "postgres") {
 
 const list = verdicts(results);
 console.log(resultsTable(results));
+console.log("\nCompaction node, ms, by kind of step:");
+console.log(nodeTable(results));
 console.log("");
 console.log(verdictLines(list));
 console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -7,7 +7,7 @@ import type { BaseStore } from "@langchain/langgraph";
 import { createTokenCounter, type CompactionNodeOptions, type TokenCounter } from "../../src/index.js";
 import { ReplaySession } from "../../examples/replay/index.js";
 import type { TraceSession } from "../../examples/traces.js";
-import { buildScaleGraph, type ScaleGraph, type ScaleGraphHooks, type ScaleStateValues } from "./graph.js";
+import { buildScaleGraph, type NodeRun, type ScaleGraph, type ScaleGraphHooks, type ScaleStateValues } from "./graph.js";
 import type { Persistence } from "./backends.js";
 import { recordedPositions, runUnit, type NextAction } from "./threads.js";
 
@@ -20,10 +20,8 @@ export interface PairingFailure {
 
 /** What a runner measured since it started (or since {@link ThreadRunner.takeMetrics}). */
 export interface RunnerMetrics {
-  /** Time inside the compaction node, ms, one entry per node run. */
-  compactionMs: number[];
-  /** Of those, the runs that compacted (or logged a failure): the node's slow path. */
-  compactingMs: number[];
+  /** Every run of the compaction node, timed. */
+  nodeRuns: NodeRun[];
   modelCalls: number;
   pairingFailures: PairingFailure[];
 }
@@ -42,7 +40,7 @@ export interface ThreadRunnerOptions {
   readonly compactionOptions?: CompactionNodeOptions;
 }
 
-const emptyMetrics = (): RunnerMetrics => ({ compactionMs: [], compactingMs: [], modelCalls: 0, pairingFailures: [] });
+const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelCalls: 0, pairingFailures: [] });
 
 /** Runs units of work on threads of a scale run, in this process. */
 export class ThreadRunner {
@@ -76,10 +74,9 @@ export class ThreadRunner {
         tokenCounter: this.#tokenCounter,
         ...(this.#options.compactionOptions ? { compactionOptions: this.#options.compactionOptions } : {}),
         hooks: {
-          onCompactionNode: (ms, threadId, compacted) => {
-            this.#metrics.compactionMs.push(ms);
-            if (compacted) this.#metrics.compactingMs.push(ms);
-            hooks?.onCompactionNode?.(ms, threadId, compacted);
+          onCompactionNode: (run, threadId) => {
+            this.#metrics.nodeRuns.push(run);
+            hooks?.onCompactionNode?.(run, threadId);
           },
           onModelCall: async (call) => {
             this.#metrics.modelCalls++;

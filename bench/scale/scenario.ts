@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { loadTraceSessions } from "../../examples/traces.js";
 import { dropBackend, openBackend, storageSize, type BackendSpec, type StorageSize } from "./backends.js";
 import { runWorkers } from "./coordinator.js";
+import type { NodeRun } from "./graph.js";
 import { ThreadRunner, type PairingFailure } from "./runner.js";
 import type { ThreadPlan } from "./threads.js";
 import { checkThread, totalChecks, type CheckTotals, type ThreadCheck } from "./verify.js";
@@ -23,6 +24,24 @@ export interface ScenarioOptions {
   readonly concurrency: number;
   /** Keep the schema or file afterwards. @default false */
   readonly keep?: boolean;
+}
+
+/** p50 and p99 of one measure of the node, ms. */
+export interface Spread {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** The node's time on one kind of step, split: wall, the process's CPU, the compactor, the adapter. */
+export interface NodeBreakdown {
+  readonly runs: number;
+  readonly wall: Spread;
+  /** The process's CPU time during the node (see `NodeRun.cpuMs`). */
+  readonly cpu: Spread;
+  /** Inside the compactor's `compact()`. */
+  readonly compactor: Spread;
+  /** The rest of the wall time: the graph adapter's checks, update and archive write. */
+  readonly adapter: Spread;
 }
 
 /** What one run measured. */
@@ -47,6 +66,11 @@ export interface ScenarioResult {
     readonly compactingP99: number;
     /** p99 of the runs that had nothing to do (the node's cost on most steps). */
     readonly idleP99: number;
+    /** The steps that had nothing to do and those that compacted, each split by where the time went. */
+    readonly idle: NodeBreakdown;
+    readonly compacting: NodeBreakdown;
+    /** p99 of the process's CPU time during the node, over every run (see `NodeRun.cpuMs`). */
+    readonly cpuP99: number;
   } | null;
   readonly storage: StorageSize;
   readonly bytesPerThread: number;
@@ -65,25 +89,36 @@ export function percentile(samples: readonly number[], fraction: number): number
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
 }
 
-function nodeFigures(all: readonly number[], compacting: readonly number[]): NonNullable<ScenarioResult["nodeMs"]> {
-  // The idle runs are all runs minus the compacting ones (matched by value: durations are distinct floats).
-  const slow = new Map<number, number>();
-  for (const ms of compacting) slow.set(ms, (slow.get(ms) ?? 0) + 1);
-  const idle = all.filter((ms) => {
-    const left = slow.get(ms) ?? 0;
-    if (left === 0) return true;
-    slow.set(ms, left - 1);
-    return false;
-  });
+function spread(samples: readonly number[]): Spread {
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
+}
+
+function breakdown(runs: readonly NodeRun[]): NodeBreakdown {
+  return {
+    runs: runs.length,
+    wall: spread(runs.map((run) => run.wallMs)),
+    cpu: spread(runs.map((run) => run.cpuMs)),
+    compactor: spread(runs.map((run) => run.compactorMs)),
+    adapter: spread(runs.map((run) => run.wallMs - run.compactorMs)),
+  };
+}
+
+function nodeFigures(runs: readonly NodeRun[]): NonNullable<ScenarioResult["nodeMs"]> {
+  const all = runs.map((run) => run.wallMs);
+  const idle = breakdown(runs.filter((run) => !run.compacted));
+  const compacting = breakdown(runs.filter((run) => run.compacted));
   return {
     runs: all.length,
     p50: percentile(all, 0.5),
     p99: percentile(all, 0.99),
     max: all.reduce((max, ms) => Math.max(max, ms), 0),
-    compactingRuns: compacting.length,
-    compactingP50: percentile(compacting, 0.5),
-    compactingP99: percentile(compacting, 0.99),
-    idleP99: percentile(idle, 0.99),
+    compactingRuns: compacting.runs,
+    compactingP50: compacting.wall.p50,
+    compactingP99: compacting.wall.p99,
+    idleP99: idle.wall.p99,
+    idle,
+    compacting,
+    cpuP99: percentile(runs.map((run) => run.cpuMs), 0.99),
   };
 }
 
@@ -138,7 +173,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const storage = await storageSize(options.backend);
   const checks = await checkThreads(options.tracesPath, options.backend, options.threads);
   if (!options.keep) await dropBackend(options.backend);
-  const nodeMs = run.compactionMs.length > 0 ? nodeFigures(run.compactionMs, run.compactingMs) : null;
+  const nodeMs = run.nodeRuns.length > 0 ? nodeFigures(run.nodeRuns) : null;
   return {
     backend: options.backend.kind,
     compaction: options.window !== undefined,

@@ -56,9 +56,25 @@ export function threadIdOf(configurable: Record<string, unknown> | undefined): s
   return typeof threadId === "number" ? String(threadId) : undefined;
 }
 
-/** Write one compaction's archive under its id, unindexed (the archive is read by key, never searched). @internal */
+/**
+ * The store under LangGraph's per-run `AsyncBatchedStore` (what a node's `config.store` is), or
+ * `store` itself. The wrapper queues each operation until its next batch, which it starts from a
+ * `setTimeout(0)` loop: behind every timer and I/O callback of the process, such as another run's
+ * checkpoint write. @internal
+ */
+export function underlyingStore(store: BaseStore): BaseStore {
+  const wrapper = store as BaseStore & { lg_name?: unknown; store?: { put?: unknown } };
+  return wrapper.lg_name === "AsyncBatchedStore" && typeof wrapper.store?.put === "function" ? (wrapper.store as BaseStore) : store;
+}
+
+/**
+ * Write one compaction's archive under its id, unindexed (the archive is read by key, never
+ * searched), straight to the store under LangGraph's batching wrapper (see {@link underlyingStore}):
+ * the node waits for its own write only, and the wrapper's `put` would drop the `index: false`.
+ * @internal
+ */
 export async function writeArchive(store: BaseStore, namespace: string[], archive: ArchivedCompaction): Promise<void> {
-  await store.put(namespace, archive.compactionId, { ...archive }, false);
+  await underlyingStore(store).put(namespace, archive.compactionId, { ...archive }, false);
 }
 
 /** Read one compaction's archive, or undefined when the store has none under its id. @internal */

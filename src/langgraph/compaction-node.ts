@@ -3,6 +3,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { parseOptions } from "../options.js";
+import { CheckedHistories } from "./checked-histories.js";
 import { threadIdOf } from "./compaction-archive.js";
 import {
   assertCompactor,
@@ -86,6 +87,7 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
 export function createCompactionNode(compactor: Compactor, options: CompactionNodeOptions = {}): CompactionNode {
   assertCompactor("createCompactionNode", compactor);
   const parsed = parseOptions("createCompactionNode", optionsSchema, options);
+  const checked = new CheckedHistories();
   return async function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
     return runGraphCompaction({
       component: "createCompactionNode",
@@ -98,6 +100,7 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
       threadId: threadIdOf(config?.configurable),
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
       keepPendingCalls: true,
+      checked,
     });
   };
 }

@@ -9,6 +9,7 @@ import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, wr
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import type { CompactionResult } from "../types.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
+import type { CheckedHistories } from "./checked-histories.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -122,8 +123,10 @@ export async function runGraphCompaction(run: {
    * the tools. The middleware runs right before the model, which would reject them.
    */
   keepPendingCalls: boolean;
+  /** The adapter's histories already checked, by thread: a step then checks only the messages it added. */
+  checked?: CheckedHistories | undefined;
 }): Promise<CompactionStateUpdate> {
-  const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls } = run;
+  const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls, checked } = run;
   if (!Array.isArray(run.messages)) {
     throw new InvalidHistoryError(`${component}: the state's \`messages\` is not an array (got ${typeof run.messages}); is it a messages channel?`);
   }
@@ -141,10 +144,12 @@ export async function runGraphCompaction(run: {
         "spread CompactionState.spec (or CompactionStateSchema.fields) into it",
     );
   }
+  // A history grown from one already checked needs its new messages checked only, and mostly nothing done.
+  const clean = checked?.isClean(threadId ?? "", run.messages, options.invalidHistory ?? "repair", keepPendingCalls) === true;
   // The messages reducer gives every message an id; histories from elsewhere may lack them.
-  const { messages, assigned } = assignMessageIds(run.messages as BaseMessage[]);
+  const { messages, assigned } = clean ? { messages: run.messages as BaseMessage[], assigned: 0 } : assignMessageIds(run.messages as BaseMessage[]);
   // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
-  const repair = repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
+  const repair = clean ? undefined : repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
   const id = compactionIdOf(config, component, messages);
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {

@@ -7,6 +7,7 @@ import type { Compactor } from "../strategies/compaction-strategy.js";
 import { parseOptions } from "../options.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
+import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 
 /** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name. */
@@ -60,6 +61,7 @@ function currentConfig(): RunnableConfig | undefined {
 export function compactionMiddleware(compactor: Compactor, options: CompactionMiddlewareOptions = {}) {
   assertCompactor("compactionMiddleware", compactor);
   const { name, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
+  const checked = new CheckedHistories();
   return createMiddleware({
     name: name ?? "CompactionMiddleware",
     stateSchema: CompactionStateSchema,
@@ -75,6 +77,7 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         threadId: threadIdOf(runtime.configurable),
         // Right before the model: calls without results, even in the last message, would be rejected.
         keepPendingCalls: false,
+        checked,
       });
       // No update at all for a no-op: the hook then re-emits nothing.
       return Object.keys(update).length === 0 ? undefined : update;

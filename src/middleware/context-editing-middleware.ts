@@ -4,6 +4,7 @@ import { Command, REMOVE_ALL_MESSAGES, getConfig, messagesStateReducer } from "@
 import { createMiddleware, type ContextEdit } from "langchain";
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
+import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
 import { graphCompactionOptionsShape, runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
@@ -100,6 +101,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
   const { name, edits: givenEdits, tokenCountMethod, ...graphOptions } = parseOptions("contextEditingMiddleware", optionsSchema, config);
   const edits = givenEdits ?? [new ClearToolUsesEdit()];
   const method = tokenCountMethod ?? "approx";
+  const checked = new CheckedHistories();
   return createMiddleware({
     name: name ?? "ContextEditingMiddleware",
     stateSchema: CompactionStateSchema,
@@ -119,6 +121,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
         store: persist ? request.runtime.store : undefined,
         threadId: persist ? threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined) : undefined,
         keepPendingCalls: false,
+        checked,
       });
       const edited = applyUpdate(messages, update.messages);
       const response = await handler(edited === messages ? request : { ...request, messages: edited });

@@ -4,6 +4,7 @@ import { getConfig } from "@langchain/langgraph";
 import { countTokensApproximately, createMiddleware } from "langchain";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
+import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
 import { runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
@@ -99,6 +100,7 @@ const usesFraction = (trigger: TriggerSize | TriggerSize[] | undefined, keep: Ke
  */
 export function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
   const parsed = parseOptions(COMPONENT, middlewareOptionsSchema, options);
+  const checked = new CheckedHistories();
   const { name, onError, archive, namespace, invalidHistory } = parsed;
   const graphOptions: GraphCompactionOptions = { onError, archive, namespace, invalidHistory };
   if (parsed.maxTokensBeforeSummary !== undefined) console.warn("maxTokensBeforeSummary is deprecated. Use `trigger: { tokens: value }` instead.");
@@ -209,6 +211,7 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
         store: runtime.store,
         threadId: threadIdOf(runtime.configurable),
         keepPendingCalls: false,
+        checked,
       });
       return Object.keys(update).length === 0 ? undefined : update;
     },
