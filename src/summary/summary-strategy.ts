@@ -182,9 +182,9 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       return { status: "failed", summaryModel, reason: `${reason}; the history is unchanged` };
     }
     if (text.trim() === "") return { status: "failed", summaryModel, reason: "the summary is empty; the history is unchanged" };
-    if ((await this.tokenCounter.countText(text)) > this.summaryMaxTokens) {
-      text = `${await this.tokenCounter.truncateText(text, this.summaryMaxTokens)}\n[summary cut at ${this.summaryMaxTokens} tokens]`;
-    }
+    // One tokenization: the cut returns the text itself when it fits.
+    const fitted = await this.tokenCounter.truncateText(text, this.summaryMaxTokens);
+    if (fitted !== text) text = `${fitted}\n[summary cut at ${this.summaryMaxTokens} tokens]`;
     return { text, artifacts, summaryModel };
   }
 
