@@ -70,8 +70,10 @@ export function boundedNoopResult(
  */
 export function warmCountsLater(tokenCounter: TokenCounter, messages: readonly BaseMessage[]): void {
   if (messages.length === 0) return;
+  // Message by message: `countMessages` measures, and a measurement of these messages alone would
+  // fix a calibration offset (a provider's usage record) against the wrong prefix.
   const timer = setTimeout(() => {
-    tokenCounter.countMessages(messages).catch(() => undefined);
+    for (const message of messages) tokenCounter.countMessage(message).catch(() => undefined);
   }, 0);
   // A pending warm-up never keeps the process alive.
   (timer as { unref?: () => void }).unref?.();

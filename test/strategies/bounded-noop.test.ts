@@ -1,4 +1,4 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
@@ -151,6 +151,27 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     const encode = vi.spyOn(encoder, "encode");
     await strategy.compact([...first, ...all[1]!], { force: true });
     expect(encode).toHaveBeenCalled();
+  });
+});
+
+describe("counting after a no-op step under the bound", () => {
+  it("leaves calibration as a full count sets it: a provider's usage record is judged against the whole prefix", async () => {
+    const first = [new HumanMessage({ id: "u", content: "please look at the repository ".repeat(200) })];
+    const call = new AIMessage({
+      id: "a",
+      content: "ok",
+      tool_calls: [{ id: "c", name: "bash", args: {}, type: "tool_call" }],
+      usage_metadata: { input_tokens: 5000, output_tokens: 5, total_tokens: 5005 },
+    });
+    const grown = [...first, call, new ToolMessage({ id: "t", content: "x", tool_call_id: "c" })];
+    const strategy = toolResultHiding({ trigger: { tokens: 1_000_000 }, tokenCounter: createTokenCounter() });
+    await strategy.compact(first);
+    expect((await strategy.compact(grown)).status).toBe("noop");
+    // The step's new messages are counted now, the usage record among them.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const next = [...grown, new HumanMessage({ id: "h", content: "next" })];
+    const counted = await strategy.compact(next, { force: true } as never);
+    expect(counted.tokensBefore).toBe((await createTokenCounter().measure(next)).total);
   });
 });
 
