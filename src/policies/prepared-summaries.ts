@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseStore } from "@langchain/langgraph";
-import { archiveNamespace } from "../langgraph/compaction-archive.js";
+import { archiveNamespace, underlyingStore } from "../langgraph/compaction-archive.js";
 import type { PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import type { WrittenSummary } from "../summary/summary-strategy.js";
@@ -37,15 +37,6 @@ function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
 const MAX_THREADS = 256;
 /** Store entries read for one thread at a firing. */
 const STORE_SEARCH_LIMIT = 20;
-
-/**
- * The store under LangGraph's per-run batching wrapper: a preparation outlives the step that
- * started it, and the wrapper stops serving when the run ends.
- */
-function underlyingStore(store: BaseStore): BaseStore {
-  const wrapper = store as BaseStore & { lg_name?: unknown; store?: unknown };
-  return wrapper.lg_name === "AsyncBatchedStore" && wrapper.store instanceof Object ? (wrapper.store as BaseStore) : store;
-}
 
 /** A prepared summary as kept in the store. */
 interface StoredPrepared {
@@ -110,7 +101,6 @@ export class PreparedSummaries {
     return existing !== undefined && existing.signature === signature && this.#matches(existing, messages);
   }
 
-
   /** Whether this thread's preparation in this process is written and still covers the first messages of `messages`. */
   isReady(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): boolean {
     return this.#entries.get(keyOf(scope.threadId, messages))?.state === "ready" && this.isPrepared(messages, signature, scope);
@@ -122,6 +112,7 @@ export class PreparedSummaries {
    * attempt per prefix). Returns at once; the summary call runs in the background.
    */
   start(history: PreparedHistory, cut: number, summary: FullSummary, signature: string, { threadId, store: given }: PreparationScope): void {
+    // Not LangGraph's per-run batching wrapper: a preparation outlives the step that started it, and the wrapper stops serving when the run ends.
     const scope = { threadId, store: given && underlyingStore(given) };
     const thread = keyOf(scope.threadId, history.messages);
     const existing = this.#entries.get(thread);
