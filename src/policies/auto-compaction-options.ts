@@ -137,16 +137,22 @@ export interface AutoCompactionOptions {
    * (same ids and content: the history only grew) and the result gets under the size at which
    * hiding stands: it replaces what it covers, and what follows its cut is kept as the firing's
    * hiding left it (older results as placeholders, the newest groups verbatim). It is applied even
-   * when hiding alone would have stood: it is paid for, and it buys more steps. One still being
-   * written in this process is waited for (it started before a call made then would). Otherwise (a
-   * message it covers was removed or rewritten, it failed, it is not enough) it is dropped and the
-   * firing goes on as without it. One attempt per prefix: a failed preparation is not retried until
-   * the history is compacted. One preparation per thread (`threadId` of the run) or, without one, per
+   * when hiding alone would have stood: it is paid for, and it buys more steps. A firing does not
+   * wait for a summary while the history is under the threshold plus half the way from it to
+   * `hardLimit` (the stand limit, 14 400 tokens of a 16 000-token window) in a loop this policy has
+   * run before: when the preparation is still being written, or none was made (one step jumped past
+   * the mark) or a message it covered changed, the step goes on without compacting (the no-op's
+   * reason says so; the cached prefix holds) and the summary, started then if need be, is applied at
+   * the first step after it is ready. Over the stand limit, or at the first call of a policy on a
+   * conversation (a single `compact()` summarizes at once), one still being written in this process
+   * is waited for. Otherwise (it failed, it is not enough) it is dropped and the firing goes on as
+   * without it. One attempt per prefix: a failed preparation is not retried until the history is
+   * compacted. One preparation per thread (`threadId` of the run) or, without one, per
    * conversation (told apart by its first non-system message). In a graph (the compaction node or middleware, with a store and a
    * thread id) a prepared summary is also kept in the store under
    * `preparedSummariesNamespace(threadId)`, keyed by the id of the last message it covers, so
    * whichever worker runs the thread's firing step applies it, once. On the recorded sessions of
-   * `npm run eval` it costs 1-2% more than summarizing at the firing, with the same artifact
+   * `npm run eval` it costs 1.5-2.5% more than summarizing at the firing, with the same artifact
    * retention. On whenever a summary model is set (here or in `configurable.summaryModel`); `false`
    * turns it off.
    * @default true with a summary model

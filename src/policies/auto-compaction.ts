@@ -7,10 +7,11 @@ import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
-import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
+import { planFor, targetsFor, type AutoCompactionPlan, type AutoCompactionTargets } from "./auto-compaction-plan.js";
 import { chainSummaryThenTruncation } from "./chain-results.js";
-import { applyPrepared, hideAndTrim, prepareAhead, scopeOf } from "./prepare-ahead.js";
-import { PreparedSummaries } from "./prepared-summaries.js";
+import { applyPrepared, hideAndTrim, mayStand, prepareAhead, scopeOf, standLimit, startAtFiring } from "./prepare-ahead.js";
+import { HidingVerdicts } from "./hiding-verdicts.js";
+import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
@@ -38,6 +39,7 @@ export class AutoCompaction extends CompactionStrategy {
   readonly #options: AutoCompactionOptions | (() => AutoCompactionOptions);
   #plan: AutoCompactionPlan | undefined;
   readonly #prepared = new PreparedSummaries();
+  readonly #verdicts = new HidingVerdicts();
 
   constructor(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}) {
     // With a provider, its first answer fixes the token counter and the event sinks; a provider that
@@ -68,7 +70,10 @@ export class AutoCompaction extends CompactionStrategy {
     try {
       const result = await super.compact(messages, context);
       // A compacted history is a new prefix: what was prepared for the old one is of no use.
-      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") this.#prepared.forget(context.threadId, messages);
+      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") {
+        this.#prepared.forget(context.threadId, messages);
+        this.#verdicts.forget(keyOf(context.threadId, messages));
+      }
       return result;
     } catch (error) {
       if (context.signal?.aborted) throw error;
@@ -98,7 +103,9 @@ export class AutoCompaction extends CompactionStrategy {
     } catch {
       return undefined;
     }
-    return autoNoopUnderBound(history, this.#plan, options.threshold ?? 0.8);
+    const noop = autoNoopUnderBound(history, this.#plan, options.threshold ?? 0.8);
+    if (noop && this.#plan.prepareAt !== undefined) this.#prepared.noteStep(history.context.threadId, history.messages);
+    return noop;
   }
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
@@ -121,6 +128,8 @@ export class AutoCompaction extends CompactionStrategy {
       return { status: "failed", reason: error instanceof Error ? error.message : String(error) };
     }
     if (options.enabled === false) return { status: "noop", reason: "automatic compaction is disabled" };
+    // A firing goes on while its summary is written only in a loop this policy has run before (one call to compact() summarizes at once).
+    const continuing = plan.prepareAt !== undefined && this.#prepared.noteStep(context.threadId, messages);
     const fraction = options.threshold ?? 0.8;
     const threshold = plan.thresholdTokens;
     // The trigger measures the conversation: system messages are never compacted.
@@ -136,18 +145,22 @@ export class AutoCompaction extends CompactionStrategy {
           : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
       const reason = underThresholdReason(tokens, systemTokens, messages.length, plan, fraction);
-      const preparing = plan.prepareAt === undefined ? undefined : await prepareAhead(this.#prepared, history, plan, systemTokens);
+      const preparing = plan.prepareAt === undefined ? undefined : await prepareAhead(this.#prepared, this.#verdicts, history, plan, systemTokens);
       return { status: "noop", reason: preparing ? `${reason}; ${preparing}` : reason };
     }
     const trigger = fired === "forced" || overThreshold ? fired : `conversation: ${fired}`;
     const targets = targetsFor(plan, systemTokens, context.force === true || overThreshold);
+    // The summary of this prefix is still being written: while the history may stand, the step does not wait for it.
+    if (continuing && mayStand(plan, tokens.total, context) && this.#prepared.isPending(messages, plan.summarySignature, scopeOf(context))) {
+      return { status: "noop", trigger, reason: `the summary prepared ahead is still being written; the history stands (under ${standLimit(plan)} tokens) until it is ready` };
+    }
     const { hidden, note } = await hideAndTrim(plan, messages, tokens.total, context);
     let hidingNote = note;
     if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
       // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.
       if (plan.prepareAt !== undefined && this.#prepared.isReady(messages, plan.summarySignature, scopeOf(context))) {
         const applied = await applyPrepared(this.#prepared, history, plan, plan.summaryFor(targets.summaryTargetTokens), targets.hidingTargetTokens, hidden, this.tokenCounter);
-        if (applied) return { status: "summarized", messages: applied.messages, removed: applied.removed, replaced: applied.replaced, trigger, ...(applied.summaryModel ? { summaryModel: applied.summaryModel } : {}) };
+        if (typeof applied !== "string") return { status: "summarized", messages: applied.messages, removed: applied.removed, replaced: applied.replaced, trigger, ...(applied.summaryModel ? { summaryModel: applied.summaryModel } : {}) };
       }
       // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
       if (options.costModel && context.force !== true && !overThreshold) {
@@ -157,7 +170,7 @@ export class AutoCompaction extends CompactionStrategy {
       return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
     }
     if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${targets.hidingTargetTokens}; `;
-    return this.#summarize(history, plan, targets.summaryTargetTokens, targets.hidingTargetTokens, trigger, hidingNote, hidden);
+    return this.#summarize(history, plan, targets, trigger, hidingNote, hidden, continuing);
   }
 
   /**
@@ -172,16 +185,21 @@ export class AutoCompaction extends CompactionStrategy {
   async #summarize(
     history: PreparedHistory,
     plan: AutoCompactionPlan,
-    summaryTargetTokens: number,
-    hidingTargetTokens: number,
+    { summaryTargetTokens, hidingTargetTokens }: AutoCompactionTargets,
     trigger: string,
     hidingNote: string,
     hidden: CompactionResult | undefined,
+    continuing: boolean,
   ): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
     const nested = nestedContext(context);
     const summary = plan.summaryFor(summaryTargetTokens);
-    const summarized = (await applyPrepared(this.#prepared, history, plan, summary, hidingTargetTokens, hidden, this.tokenCounter)) ?? (await summary.compact(messages, nested));
+    const fromPreparation = await applyPrepared(this.#prepared, history, plan, summary, hidingTargetTokens, hidden, this.tokenCounter);
+    if (typeof fromPreparation === "string" && continuing) {
+      const started = startAtFiring(this.#prepared, history, plan, summary, fromPreparation);
+      if (started) return { status: "noop", trigger, reason: `${hidingNote}${started}` };
+    }
+    const summarized = typeof fromPreparation === "string" ? await summary.compact(messages, nested) : fromPreparation;
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
     const succeeded = summarized.status === "summarized";
     if (succeeded && summarized.tokensAfter <= plan.hardLimit) {

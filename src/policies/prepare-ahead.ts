@@ -5,7 +5,8 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
 import { chainResults } from "./chain-results.js";
-import type { PreparationScope, PreparedSummaries } from "./prepared-summaries.js";
+import type { HidingVerdicts } from "./hiding-verdicts.js";
+import { keyOf, NO_PREPARATION, STALE_PREPARATION, type PreparationScope, type PreparedSummaries } from "./prepared-summaries.js";
 
 /** What autoCompaction's first step leaves: the hidden (and trimmed) history, or why there is none. @internal */
 export interface HidingOutcome {
@@ -61,17 +62,29 @@ function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidd
 /**
  * Past the mark, under the trigger: start, without waiting, the summary a firing would make, unless
  * one is prepared for this prefix already or hiding will be enough at the firing (foreseen by a dry
- * run: see {@link foreseenHiding}). Returns what it did, for the no-op's reason. @internal
+ * run: see {@link foreseenHiding}; run once while the history only grows, see `HidingVerdicts`).
+ * Returns what it did, for the no-op's reason. @internal
  */
-export async function prepareAhead(prepared: PreparedSummaries, history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): Promise<string | undefined> {
+export async function prepareAhead(
+  prepared: PreparedSummaries,
+  verdicts: HidingVerdicts,
+  history: PreparedHistory,
+  plan: AutoCompactionPlan,
+  systemTokens: number,
+): Promise<string | undefined> {
   const { messages, tokens, context } = history;
   const targets = targetsFor(plan, systemTokens, false);
   if (tokens.total - systemTokens < plan.prepareAt! * (targets.fireTokens - systemTokens)) return undefined;
   const scope = scopeOf(context);
   if (prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
+  const key = keyOf(scope.threadId, messages);
+  const judged = verdicts.reasonFor(key, messages);
+  if (judged !== undefined) return judged;
   const { hidden } = await hideAndTrim(plan, messages, tokens.total, context);
   if (hidden && foreseenHiding(history, plan, hidden, systemTokens, targets.fireTokens) <= targets.hidingTargetTokens) {
-    return "no summary prepared: hiding will be enough at the firing";
+    const reason = "no summary prepared: hiding will be enough at the firing";
+    verdicts.remember(key, messages, reason);
+    return reason;
   }
   const summary = plan.summaryFor(targets.summaryTargetTokens);
   // The cut a summary at the firing would make if the history grew by the room left until then.
@@ -88,9 +101,43 @@ export async function prepareAhead(prepared: PreparedSummaries, history: Prepare
 }
 
 /**
+ * A firing whose summary is not written yet does not wait for it while the history is under the
+ * threshold plus this share of the way from the threshold to the hard limit (see {@link standLimit}).
+ */
+export const STAND_SHARE = 0.5;
+
+/** The size under which a firing goes on without waiting for its summary: see {@link STAND_SHARE}. @internal */
+export function standLimit(plan: AutoCompactionPlan): number {
+  const threshold = Math.min(plan.thresholdTokens, plan.hardLimit);
+  return Math.floor(threshold + STAND_SHARE * (plan.hardLimit - threshold));
+}
+
+/**
+ * Whether a firing may leave the history as it is while its summary is written in the background:
+ * summaries are prepared ahead, the run is not forced, and the history is under {@link standLimit}. @internal
+ */
+export function mayStand(plan: AutoCompactionPlan, tokensTotal: number, context: CompactionContext): boolean {
+  return plan.prepareAt !== undefined && context.force !== true && tokensTotal <= standLimit(plan);
+}
+
+/**
+ * At a firing that found no summary prepared for its prefix (none was, or a message it covered
+ * changed): start one in the background for the cut a summary would make now, when the history may
+ * stand (see {@link mayStand}); the step then goes on without compacting. Returns the no-op's
+ * reason, or `undefined` when the firing has to summarize now. @internal
+ */
+export function startAtFiring(prepared: PreparedSummaries, history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, why: string): string | undefined {
+  if ((why !== NO_PREPARATION && why !== STALE_PREPARATION) || !mayStand(plan, history.tokens.total, history.context)) return undefined;
+  const cut = summary.cutFor(history, summary.targetTokens);
+  if (typeof cut === "string") return undefined;
+  prepared.start(history, cut, summary, plan.summarySignature, scopeOf(history.context));
+  return `${why}; the summary of the first ${cut} messages is being prepared, and the history stands (under ${standLimit(plan)} tokens) until it is ready`;
+}
+
+/**
  * At a firing, the summary prepared ahead (waited for if still being written in this process) when
  * the messages it covers are still the history's first ones and the result gets under the hiding
- * target; `undefined` otherwise. It covers less than a summary made now would (the history grew
+ * target; why not otherwise (`NO_PREPARATION` when none was prepared). It covers less than a summary made now would (the history grew
  * since), so what follows its cut is kept as the firing's hiding left it (older results as
  * placeholders, the newest groups verbatim) when there was one. @internal
  */
@@ -102,13 +149,13 @@ export async function applyPrepared(
   hidingTargetTokens: number,
   hidden: CompactionResult | undefined,
   tokenCounter: TokenCounter,
-): Promise<CompactionResult | undefined> {
+): Promise<CompactionResult | string> {
   const { messages, tokens, context } = history;
-  if (plan.prepareAt === undefined) return undefined;
+  if (plan.prepareAt === undefined) return "summaries are not prepared ahead";
   const taken = await prepared.take(messages, plan.summarySignature, scopeOf(context), context.signal);
-  if (typeof taken === "string") return undefined;
+  if (typeof taken === "string") return taken;
   const placed = await summary.placeSummary({ ...history, context: nestedContext(context) }, taken.cut, taken.written, "forced");
-  if (placed.status !== "summarized" || placed.tokensAfter === undefined) return undefined;
+  if (placed.status !== "summarized" || placed.tokensAfter === undefined) return `the prepared summary could not be placed: ${placed.reason ?? placed.status}`;
   let output = placed.messages!;
   let tokensAfter = placed.tokensAfter;
   const replaced = hidden ? hidden.replaced.filter((entry) => entry.index >= taken.cut) : [];
@@ -117,7 +164,7 @@ export async function applyPrepared(
     output = [...output.slice(0, output.length - (messages.length - taken.cut)), ...hidden!.messages.slice(taken.cut)];
     tokensAfter = (await tokenCounter.measure(output)).total;
   }
-  if (tokensAfter > hidingTargetTokens) return undefined;
+  if (tokensAfter > hidingTargetTokens) return `the prepared summary left ${tokensAfter} tokens, above ${hidingTargetTokens}`;
   const { summaryModel } = taken.written;
   return { messages: output, status: "summarized", strategy: summary.strategyName, tokensBefore: tokens.total, tokensAfter, messagesBefore: messages.length, messagesAfter: output.length, removed: placed.removed ?? [], replaced, trigger: "forced", summaryModel };
 }

@@ -33,8 +33,15 @@ function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((label, position) => label === b[position]);
 }
 
+/** Why `take` found nothing: no preparation for this thread, here or in the store. */
+export const NO_PREPARATION = "no summary was prepared";
+/** Why `take` found nothing: a message the preparation covers was removed or rewritten. */
+export const STALE_PREPARATION = "the history changed before the prepared summary's cut";
+
 /** At most this many threads' preparations are kept in one process; the oldest is dropped first. */
 const MAX_THREADS = 256;
+/** At most this many threads (or conversations) are remembered as seen by one policy; the oldest is forgotten first. */
+const MAX_SEEN = 4096;
 /** Store entries read for one thread at a firing. */
 const STORE_SEARCH_LIMIT = 20;
 
@@ -86,6 +93,21 @@ export interface PreparationScope {
 export class PreparedSummaries {
   readonly #entries = new Map<string, Entry>();
   readonly #work = new Set<Promise<unknown>>();
+  /** Threads (or conversations) this policy has run a step of, oldest first. */
+  readonly #seen = new Set<string>();
+
+  /**
+   * Note a step of this thread (or, without a thread id, of the conversation of `messages`). Returns
+   * whether this policy ran an earlier step of it: an agent loop that will run a next step, where a
+   * firing may go on while its summary is written.
+   */
+  noteStep(threadId: string | undefined, messages: readonly BaseMessage[]): boolean {
+    const key = keyOf(threadId, messages);
+    const seen = this.#seen.delete(key);
+    this.#seen.add(key);
+    if (this.#seen.size > MAX_SEEN) this.#seen.delete(this.#seen.values().next().value!);
+    return seen;
+  }
 
   /** Resolves once every preparation started (and every store write or delete) has settled. */
   async settled(): Promise<void> {
@@ -99,6 +121,11 @@ export class PreparedSummaries {
   isPrepared(messages: readonly BaseMessage[], signature: string, { threadId }: PreparationScope): boolean {
     const existing = this.#entries.get(keyOf(threadId, messages));
     return existing !== undefined && existing.signature === signature && this.#matches(existing, messages);
+  }
+
+  /** Whether this thread's preparation in this process is still being written and covers the first messages of `messages`. */
+  isPending(messages: readonly BaseMessage[], signature: string, scope: PreparationScope): boolean {
+    return this.#entries.get(keyOf(scope.threadId, messages))?.state === "pending" && this.isPrepared(messages, signature, scope);
   }
 
   /** Whether this thread's preparation in this process is written and still covers the first messages of `messages`. */
@@ -152,7 +179,8 @@ export class PreparedSummaries {
 
   async #write(entry: Entry, summary: FullSummary, snapshot: PreparedHistory): Promise<void> {
     try {
-      await Promise.resolve();
+      // The next turn of the event loop: the fingerprint and the prompt are built after the step has returned, not in its microtasks.
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
       entry.fingerprint = prefixFingerprint(entry.prefix, entry.cut);
       const written = await summary.writeSummary(snapshot, entry.cut);
       if (entry.state !== "pending") return;
@@ -184,7 +212,7 @@ export class PreparedSummaries {
   async take(messages: readonly BaseMessage[], signature: string, scope: PreparationScope, signal?: AbortSignal): Promise<TakenSummary | string> {
     const thread = keyOf(scope.threadId, messages);
     const entry = this.#entries.get(thread);
-    let note = "no summary was prepared";
+    let note: string = NO_PREPARATION;
     if (entry?.state === "pending" && entry.done && this.isPrepared(messages, signature, scope)) await untilSettledOrAborted(entry.done, signal);
     if (entry) {
       this.#entries.delete(thread);
@@ -192,7 +220,7 @@ export class PreparedSummaries {
       this.#discard(undefined, entry);
       if (state === "pending") note = "the prepared summary was not ready";
       else if (state === "failed") note = "the prepared summary failed";
-      else if (entry.signature !== signature || !this.#matches(entry, messages)) note = "the history changed before the prepared summary's cut";
+      else if (entry.signature !== signature || !this.#matches(entry, messages)) note = STALE_PREPARATION;
       else return { cut: entry.cut, written: entry.written!, source: "process" };
     }
     if (!scope.store || scope.threadId === undefined) return note;
@@ -248,8 +276,8 @@ export class PreparedSummaries {
   }
 }
 
-/** A preparation's key in this process: its thread, or without one its conversation (see `conversationKey`). */
-function keyOf(threadId: string | undefined, messages: readonly BaseMessage[]): string {
+/** A preparation's key in this process: its thread, or without one its conversation (see `conversationKey`). @internal */
+export function keyOf(threadId: string | undefined, messages: readonly BaseMessage[]): string {
   return threadId ?? conversationKey(messages);
 }
 

@@ -1,8 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { autoCompaction, compactionMarkerOf, messageText, type AutoCompactionOptions } from "../../src/index.js";
-import { ids, step, user, assistant } from "../support/builders.js";
+import { ToolResultHiding } from "../../src/strategies/tool-result-hiding.js";
+import { ids, sameObjects, step, user, assistant } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 
 /** One token per 10 characters of a message's text (tool calls are not counted). */
@@ -49,6 +50,29 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     expect(result.reason).toMatch(/no summary prepared: hiding will be enough at the firing$/);
     await policy.settled();
     expect(server!.requests).toHaveLength(0);
+  });
+
+  it("runs the dry run once while the history only grows; a firing it misjudged starts the summary and goes on, and the next step applies it", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    const dryRuns = vi.spyOn(ToolResultHiding.prototype, "compact");
+    const early = [...talk(2), ...steps(0, 5)];
+    const chat = (from: number, count: number) => Array.from({ length: count }, (_, n) => user(`t${from + n}`, "t ".repeat(500)));
+    const first = await policy.compact(early);
+    const second = await policy.compact([...early, ...chat(0, 2)]);
+    expect([first.reason, second.reason].map((reason) => reason?.endsWith("no summary prepared: hiding will be enough at the firing"))).toEqual([true, true]);
+    expect(dryRuns).toHaveBeenCalledTimes(1);
+    // 900 tokens of talk arrive: at the firing hiding leaves about 1,370 tokens, over 1,200, and no summary was prepared.
+    const firing = [...early, ...chat(0, 9)];
+    const fired = await policy.compact(firing);
+    expect({ status: fired.status, same: sameObjects(fired.messages, firing) }).toEqual({ status: "noop", same: true });
+    expect(fired.reason).toMatch(/; no summary was prepared; the summary of the first \d+ messages is being prepared, and the history stands \(under 90000 tokens\) until it is ready$/);
+    await policy.settled();
+    expect(server!.requests).toHaveLength(1);
+    const result = await policy.compact([...firing, ...steps(5, 1)]);
+    expect(result.status).toBe("summarized");
+    expect(messageText(result.messages.find((message) => compactionMarkerOf(message)?.summary)!)).toContain("prepared text");
+    dryRuns.mockRestore();
   });
 
   it("prepares when hiding will not be enough, and at a firing where hiding alone would stand applies the summary instead, the rest hidden", async () => {

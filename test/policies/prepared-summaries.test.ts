@@ -106,30 +106,47 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(summaryText(result.messages)).toContain("prepared text");
   });
 
-  it("discards it when a message it covers was rewritten (same id, new content): the summary is made at the firing", async () => {
-    const model = await serve("prepared text", "blocking text");
+  it("discards it when a message it covers was rewritten (same id, new content): a new one is prepared from the firing and applied at the next step", async () => {
+    const model = await serve("prepared text", "new text");
     const policy = autoCompaction(options(model));
     const early = conversation(14);
     await policy.compact(early);
     await policy.settled();
     const rewritten = [...early.slice(0, 3), new HumanMessage({ id: "m3", content: "rewritten ".repeat(100) }), ...early.slice(4), ...conversation(6, 14)];
-    const result = await policy.compact(rewritten);
+    const fired = await policy.compact(rewritten);
+    expect({ status: fired.status, same: sameObjects(fired.messages, rewritten) }).toEqual({ status: "noop", same: true });
+    expect(fired.reason).toBe(
+      "the history changed before the prepared summary's cut; the summary of the first 18 messages is being prepared, and the history stands (under 90000 tokens) until it is ready",
+    );
+    await policy.settled();
+    expect(server!.requests).toHaveLength(2);
+    const result = await policy.compact([...rewritten, ...conversation(2, 20)]);
     expect(server!.requests).toHaveLength(2);
     expect(result.status).toBe("summarized");
-    expect(summaryText(result.messages)).toContain("blocking text");
+    expect(summaryText(result.messages)).toContain("new text");
     expect(summaryText(result.messages)).not.toContain("prepared text");
   });
 
   it("discards it when a message it covers was removed (what a RemoveMessage does)", async () => {
-    const model = await serve("prepared text", "blocking text");
+    const model = await serve("prepared text", "new text");
     const policy = autoCompaction(options(model));
     const early = conversation(14);
     await policy.compact(early);
     await policy.settled();
     const removed = [...early.slice(0, 5), ...early.slice(6), ...conversation(7, 14)];
-    const result = await policy.compact(removed);
+    expect((await policy.compact(removed)).reason).toMatch(/^the history changed before the prepared summary's cut; /);
+    await policy.settled();
+    const result = await policy.compact([...removed, ...conversation(2, 21)]);
     expect(server!.requests).toHaveLength(2);
-    expect(summaryText(result.messages)).toContain("blocking text");
+    expect(summaryText(result.messages)).toContain("new text");
+  });
+
+  it("a firing in a conversation this policy has not run before summarizes at once, as a single compact() call expects", async () => {
+    const model = await serve("at once");
+    const result = await autoCompaction(options(model)).compact(conversation(20));
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("at once");
+    expect(server!.requests).toHaveLength(1);
   });
 
   it("a failing preparation changes nothing: the firing summarizes as without it", async () => {
@@ -149,9 +166,31 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(summaryText(result.messages)).toContain("blocking text");
   });
 
-  it("a preparation still being written at the firing is waited for: one call, its summary applied", async () => {
+  it("a preparation still being written at the firing is not waited for under the stand limit: the history stands, and the next step applies it", async () => {
     const model = await serve({ text: "prepared text", delayMs: 300 });
     const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    while (server!.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const firing = [...early, ...conversation(6, 14)];
+    const fired = await policy.compact(firing);
+    expect({ status: fired.status, reason: fired.reason, same: sameObjects(fired.messages, firing) }).toEqual({
+      status: "noop",
+      reason: "the summary prepared ahead is still being written; the history stands (under 90000 tokens) until it is ready",
+      same: true,
+    });
+    await policy.settled();
+    const result = await policy.compact([...firing, ...conversation(2, 20)]);
+    expect(result.status).toBe("summarized");
+    expect(summaryText(result.messages)).toContain("prepared text");
+    await server!.idle();
+    expect(server!.requests.map((request) => request.outcome)).toEqual(["completed"]);
+  });
+
+  it("over the stand limit (the threshold plus half the way to the hard limit), a preparation still being written is waited for: one call, its summary applied", async () => {
+    const model = await serve({ text: "prepared text", delayMs: 300 });
+    // Threshold 1920 (0.8 of 2400), hard limit 2000: the history stands under 1960 tokens; the firing has 2000.
+    const policy = autoCompaction(options(model, { contextWindow: 2400, hardLimit: 2000 }));
     const early = conversation(14);
     await policy.compact(early);
     while (server!.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));

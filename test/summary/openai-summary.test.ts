@@ -536,7 +536,7 @@ I will run the suite with coverage next and then grep the other modules for subt
 
 describe("autoCompaction through ChatOpenAI", () => {
   /** A 400-token window: the 347-token history is over the 0.8 threshold (320), under the hard limit (400). */
-  const auto = (options: { hardLimit?: number; timeoutMs?: number; onEvent?: (event: CompactionEvent) => void } = {}) =>
+  const auto = (options: { hardLimit?: number; timeoutMs?: number; onEvent?: (event: CompactionEvent) => void; prepare?: boolean } = {}) =>
     autoCompaction({ summaryModel: chatModel(), contextWindow: 400, threshold: 0.8, target: 0.8, keepRecent: 2, summaryMaxTokens: 200, timeoutMs: TIMEOUT_MS, hiding: false, ...options });
 
   it("summarizes once the threshold is reached: [system, summary, ...tail]", async () => {
@@ -586,7 +586,8 @@ describe("autoCompaction through ChatOpenAI", () => {
   it("reports one event per run with the summary model and the error", async () => {
     server.enqueue({ content: SUMMARY }, { status: 500, message: "The server had an error" });
     const events: CompactionEvent[] = [];
-    const strategy = auto({ onEvent: (event) => events.push(event) });
+    // Summaries at the firing: prepared ahead, the second firing in the same conversation would go on while one is written.
+    const strategy = auto({ onEvent: (event) => events.push(event), prepare: false });
     const succeeded = await strategy.compact(history());
     const failed = await strategy.compact(history());
     const trigger = (tokens: number) => `${tokens} tokens >= 320 tokens (0.8 of a 400-token window)`;
