@@ -19,7 +19,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, summarizationMiddleware } from "langchain";
-import { autoCompaction, createCompactionNode, messageText, type AutoCompaction, type CompactionContext, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createCompactionNode, messageText, type AutoCompaction, type CompactionContext, type CompactionResult, type TokenCounter } from "../../src/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -120,6 +120,7 @@ export function oursAgent(context: AgentContext, prepare: boolean): ReplayAgent 
   const { replay, probe } = context;
   const model = new ThinkingReplayModel(replay, context.thinkMs, probe);
   const policy = autoCompaction({ contextWindow: context.window, summaryModel: context.summaryModel, prepare, tokenCounter: context.tokenCounter });
+  const results = new WeakMap<StepSample, CompactionResult>();
   // The policy's own time, apart from the node's (the update, the record, the archive write).
   const timedPolicy = {
     strategyName: policy.strategyName,
@@ -128,8 +129,7 @@ export function oursAgent(context: AgentContext, prepare: boolean): ReplayAgent 
       const result = await policy.compact(messages, compactionContext);
       const step = probe.steps.at(-1)!;
       step.compactMs = performance.now() - started;
-      // Read only where it is already exact: a no-op under the bound would count the new messages for it.
-      if (prepare || result.status !== "noop") step.tokensBefore = result.tokensBefore;
+      results.set(step, result);
       return result;
     },
   };
@@ -139,6 +139,9 @@ export function oursAgent(context: AgentContext, prepare: boolean): ReplayAgent 
     const update = await node(state, config);
     const record = update.compactionLog?.at(-1);
     probe.exit(step, record?.status ?? "noop");
+    // Read after the step's time is taken: a no-op under the bound counts its new messages only when its figures are read.
+    const result = results.get(step);
+    if (result && (prepare || result.status !== "noop")) step.tokensBefore = result.tokensBefore;
     if (record) step.record = { tokensBefore: record.tokensBefore, tokensAfter: record.tokensAfter, ...(record.reason !== undefined ? { reason: record.reason } : {}) };
     return update;
   };
