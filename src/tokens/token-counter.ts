@@ -1,11 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { Tiktoken } from "js-tiktoken/lite";
 import { z } from "zod/v4";
 import { isAssistantMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { headOf } from "../text/code-points.js";
 import { tallyMessage, utf8Length } from "./message-units.js";
-import { encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
+import type { BpeEncoder } from "./bpe-encoder.js";
+import { countText, encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
 import { TextUnitsCache } from "./text-units-cache.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
@@ -55,9 +55,9 @@ class MessageTokenCounter implements TokenCounter {
    * keeps the offset its original had.
    */
   readonly #offsets = new WeakMap<object, number>();
-  #encoder: Tiktoken | undefined;
+  #encoder: BpeEncoder | undefined;
   readonly #texts = new TextUnitsCache(CACHED_TEXT_MIN_LENGTH, CACHED_TEXT_MAX_CHARACTERS);
-  readonly #encodeUnits = (text: string) => encodeText(this.#encoder!, text).length;
+  readonly #encodeUnits = (text: string) => countText(this.#encoder!, text);
 
   constructor(options: TokenCounterOptions) {
     this.mode = options.mode ?? "exact";
