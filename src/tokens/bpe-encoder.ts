@@ -1,16 +1,10 @@
 import { bytePairEncode } from "./bpe-merge.js";
 import { parseRanks, type BpeRanks, type RankFile } from "./bpe-ranks.js";
+import { copyOf, RecentPieces } from "./recent-pieces.js";
 import { isAscii, utf8Binary } from "./utf8-binary.js";
 
 /** Pieces whose tokens one encoder keeps (the map is emptied when it is full). */
 export const PIECE_CACHE_MAX_ENTRIES = 16_384;
-
-/** A fresh flat copy of a string: a cache key must not be a slice that keeps a long text alive. */
-function copyOf(text: string): string {
-  let copy = "";
-  for (let index = 0; index < text.length; index++) copy += text[index];
-  return copy;
-}
 
 /**
  * An exact byte-pair encoder for one tiktoken encoding: the same tokens as js-tiktoken's
@@ -19,7 +13,9 @@ function copyOf(text: string): string {
  *
  * - The pre-tokenizing pattern is compiled once (its groups made non-capturing).
  * - Ranks are keyed by binary strings (one code unit per byte), so an ASCII piece is its own key.
- * - The tokens of pieces that are not one token are cached (at most {@link PIECE_CACHE_MAX_ENTRIES}).
+ * - Recent pieces are found by their characters in a small direct-mapped table (`RecentPieces`); the
+ *   tokens of pieces that are not one token are also kept in a map (at most
+ *   {@link PIECE_CACHE_MAX_ENTRIES}), so a piece is merged once.
  * - The merge updates only the neighbours of each merge (see `bytePairEncode`).
  *
  * @example
@@ -33,6 +29,7 @@ export class BpeEncoder {
   /** The pattern, global: where the next piece starts when none starts at `lastIndex`. */
   readonly #global: RegExp;
   readonly #pieces = new Map<string, readonly number[]>();
+  readonly #recent = new RecentPieces<number | readonly number[]>();
   readonly #decoder = new TextDecoder("utf-8");
 
   constructor(file: RankFile) {
@@ -99,7 +96,12 @@ export class BpeEncoder {
         start = match.index;
         end = start + match[0].length;
       }
-      const found = this.#tokensOf(text.slice(start, end));
+      let found = this.#recent.lookup(text, start, end);
+      if (found === undefined) {
+        const piece = text.slice(start, end);
+        found = this.#tokensOf(piece);
+        this.#recent.remember(piece, found);
+      }
       if (typeof found === "number") {
         count++;
         tokens?.push(found);
