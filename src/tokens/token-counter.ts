@@ -195,7 +195,8 @@ class MessageTokenCounter implements TokenCounter {
 /**
  * Create a token counter.
  *
- * - `mode: "exact"` (default) tokenizes with js-tiktoken, loading only the encoding in use, lazily:
+ * - `mode: "exact"` (default) gives js-tiktoken's tokens, from this package's encoder on
+ *   js-tiktoken's rank files, loading only the encoding in use, lazily:
  *   `o200k_base` for gpt-4o, gpt-4.1, gpt-5 and o-series models and for unknown models,
  *   `cl100k_base` for gpt-4 and gpt-3.5. Each message costs {@link TOKENS_PER_MESSAGE} +
  *   {@link TOKENS_PER_ROLE} plus its name, tool-call names, arguments and ids, tool-call id, and the
