@@ -1,5 +1,5 @@
-import type { Tiktoken } from "js-tiktoken/lite";
 import { boundaryAtOrBefore } from "../text/code-points.js";
+import { BpeEncoder } from "./bpe-encoder.js";
 import type { TokenEncodingName } from "./encoding-for-model.js";
 
 /** Length (in UTF-16 code units, at most) of the pieces a long run of non-space characters is encoded in (see {@link encodeText}). */
@@ -7,19 +7,18 @@ export const LONG_RUN_PIECE = 64;
 const LONG_RUN = new RegExp(`\\S{${LONG_RUN_PIECE + 1}}`);
 const LONG_RUNS = new RegExp(`\\S{${LONG_RUN_PIECE + 1},}`, "g");
 
-const encoderLoads = new Map<TokenEncodingName, Promise<Tiktoken>>();
+const encoderLoads = new Map<TokenEncodingName, Promise<BpeEncoder>>();
 
-/** Load one encoding's rank file, once per process, only when first needed. */
-export function loadEncoder(encoding: TokenEncodingName): Promise<Tiktoken> {
+/** Load one encoding's rank file (js-tiktoken's), once per process, only when first needed. */
+export function loadEncoder(encoding: TokenEncodingName): Promise<BpeEncoder> {
   let load = encoderLoads.get(encoding);
   if (!load) {
     load = (async () => {
-      const { Tiktoken } = await import("js-tiktoken/lite");
       const ranks =
         encoding === "cl100k_base"
           ? (await import("js-tiktoken/ranks/cl100k_base")).default
           : (await import("js-tiktoken/ranks/o200k_base")).default;
-      return new Tiktoken(ranks);
+      return new BpeEncoder(ranks);
     })();
     encoderLoads.set(encoding, load);
     load.catch(() => encoderLoads.delete(encoding));
@@ -28,35 +27,52 @@ export function loadEncoder(encoding: TokenEncodingName): Promise<Tiktoken> {
 }
 
 /**
- * The tokens of a text. js-tiktoken's merge step is quadratic in the length of one pre-token, so a
- * long run of non-space characters (a 6 400-character "=====" line takes seconds) is encoded in
- * pieces of at most {@link LONG_RUN_PIECE} code units, cut on code-point boundaries (a piece never
- * ends between the two halves of a surrogate pair): linear, off by at most a token per piece, and
- * the tokens still decode to the text.
+ * Call `each` on the pieces a text is encoded in. js-tiktoken's merge step is quadratic in the
+ * length of one pre-token, so a long run of non-space characters (a 6 400-character "=====" line
+ * took it seconds) is encoded in pieces of at most {@link LONG_RUN_PIECE} code units, cut on
+ * code-point boundaries (a piece never ends between the two halves of a surrogate pair): off by at
+ * most a token per piece, and the tokens still decode to the text. The counts this package reports
+ * were defined that way, so they stay so.
  */
-export function encodeText(encoder: Tiktoken, text: string): number[] {
-  // An empty disallowed list: text such as "<|endoftext|>" is ordinary text here, not an error.
-  if (!LONG_RUN.test(text)) return encoder.encode(text, [], []);
-  const tokens: number[] = [];
-  const push = (piece: string) => {
-    for (const token of encoder.encode(piece, [], [])) tokens.push(token);
-  };
+function forEachPiece(text: string, each: (piece: string) => void): void {
   let last = 0;
   for (const match of text.matchAll(LONG_RUNS)) {
     const start = match.index;
-    if (start > last) push(text.slice(last, start));
+    if (start > last) each(text.slice(last, start));
     const run = match[0];
     for (let piece = 0; piece < run.length; ) {
       // A piece ends at or before LONG_RUN_PIECE code units, on a code-point boundary (never empty:
       // a pair is two units, a piece up to 64).
       const end = boundaryAtOrBefore(run, piece + LONG_RUN_PIECE);
-      push(run.slice(piece, end));
+      each(run.slice(piece, end));
       piece = end;
     }
     last = start + run.length;
   }
-  if (last < text.length) push(text.slice(last));
+  if (last < text.length) each(text.slice(last));
+}
+
+/**
+ * The tokens of a text: the encoder's tokens (special tokens such as "<|endoftext|>" are ordinary
+ * text), a long run of non-space characters encoded in pieces (see `forEachPiece`).
+ */
+export function encodeText(encoder: BpeEncoder, text: string): number[] {
+  if (!LONG_RUN.test(text)) return encoder.encode(text);
+  const tokens: number[] = [];
+  forEachPiece(text, (piece) => {
+    for (const token of encoder.encode(piece)) tokens.push(token);
+  });
   return tokens;
+}
+
+/** How many tokens {@link encodeText} gives for `text`, without building the array. */
+export function countText(encoder: BpeEncoder, text: string): number {
+  if (!LONG_RUN.test(text)) return encoder.count(text);
+  let count = 0;
+  forEachPiece(text, (piece) => {
+    count += encoder.count(piece);
+  });
+  return count;
 }
 
 /**
@@ -66,7 +82,7 @@ export function encodeText(encoder: Tiktoken, text: string): number[] {
  * So the result is always a prefix of `text`'s code points (it never ends in half a surrogate pair,
  * and it stops before a lone surrogate of `text`, which encodes as U+FFFD).
  */
-export function tokenPrefix(encoder: Tiktoken, text: string, tokens: readonly number[], budget: number): string {
+export function tokenPrefix(encoder: BpeEncoder, text: string, tokens: readonly number[], budget: number): string {
   let decoded = encoder.decode(tokens.slice(0, budget));
   let end = decoded.length;
   while (end > 0 && decoded.charCodeAt(end - 1) === 0xfffd) end--;

@@ -10,7 +10,7 @@ export interface TokenCounterOptions {
   model?: string;
   /** Encoding to use. @default encodingForModel(model), or "o200k_base" */
   encoding?: TokenEncodingName;
-  /** `"exact"` tokenizes with js-tiktoken; `"approximate"` counts characters / 4. @default "exact" */
+  /** `"exact"` counts js-tiktoken's tokens (see `BpeEncoder`); `"approximate"` counts characters / 4. @default "exact" */
   mode?: TokenCounterMode;
   /**
    * Use the provider's own count when an assistant message carries `usage_metadata.input_tokens`:

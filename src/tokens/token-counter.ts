@@ -1,11 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { Tiktoken } from "js-tiktoken/lite";
 import { z } from "zod/v4";
 import { isAssistantMessage } from "../messages/message-types.js";
 import { parseOptions } from "../options.js";
 import { headOf } from "../text/code-points.js";
 import { tallyMessage, utf8Length } from "./message-units.js";
-import { encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
+import type { BpeEncoder } from "./bpe-encoder.js";
+import { countText, encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
 import { TextUnitsCache } from "./text-units-cache.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
@@ -55,9 +55,9 @@ class MessageTokenCounter implements TokenCounter {
    * keeps the offset its original had.
    */
   readonly #offsets = new WeakMap<object, number>();
-  #encoder: Tiktoken | undefined;
+  #encoder: BpeEncoder | undefined;
   readonly #texts = new TextUnitsCache(CACHED_TEXT_MIN_LENGTH, CACHED_TEXT_MAX_CHARACTERS);
-  readonly #encodeUnits = (text: string) => encodeText(this.#encoder!, text).length;
+  readonly #encodeUnits = (text: string) => countText(this.#encoder!, text);
 
   constructor(options: TokenCounterOptions) {
     this.mode = options.mode ?? "exact";
@@ -195,7 +195,8 @@ class MessageTokenCounter implements TokenCounter {
 /**
  * Create a token counter.
  *
- * - `mode: "exact"` (default) tokenizes with js-tiktoken, loading only the encoding in use, lazily:
+ * - `mode: "exact"` (default) gives js-tiktoken's tokens, from this package's encoder on
+ *   js-tiktoken's rank files, loading only the encoding in use, lazily:
  *   `o200k_base` for gpt-4o, gpt-4.1, gpt-5 and o-series models and for unknown models,
  *   `cl100k_base` for gpt-4 and gpt-3.5. Each message costs {@link TOKENS_PER_MESSAGE} +
  *   {@link TOKENS_PER_ROLE} plus its name, tool-call names, arguments and ids, tool-call id, and the

@@ -69,7 +69,7 @@ async function expectUncountedNoops(make: Factory): Promise<void> {
   const strategy = make(100_000_000, createTokenCounter(), (event) => events.push(event));
   const all = steps(session.messages);
   let history = (await strategy.compact(all[0]!)).messages;
-  const encode = vi.spyOn(encoder, "encode");
+  const encode = vi.spyOn(encoder, "count");
   let read = 0;
   for (const [position, step] of all.slice(1).entries()) {
     const grown = [...history, ...step];
@@ -131,7 +131,7 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     const strategy = make(100_000_000, createTokenCounter()) as unknown as { compact(messages: readonly BaseMessage[], context?: { force?: boolean }): Promise<CompactionResult> };
     const all = steps(session.messages);
     const first = (await strategy.compact(all[0]!)).messages;
-    const encode = vi.spyOn(encoder, "encode");
+    const encode = vi.spyOn(encoder, "count");
     const grown = [...first, ...all[1]!];
     await strategy.compact(grown);
     expect(encode).not.toHaveBeenCalled();
@@ -148,7 +148,7 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     const strategy = make(100_000_000, createTokenCounter()) as unknown as { compact(messages: readonly BaseMessage[], context?: { force?: boolean }): Promise<CompactionResult> };
     const all = steps(session.messages);
     const first = (await strategy.compact(all[0]!)).messages;
-    const encode = vi.spyOn(encoder, "encode");
+    const encode = vi.spyOn(encoder, "count");
     await strategy.compact([...first, ...all[1]!], { force: true });
     expect(encode).toHaveBeenCalled();
   });

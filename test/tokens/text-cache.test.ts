@@ -15,6 +15,10 @@ vi.mock("../../src/tokens/encoder.js", async (importOriginal) => {
       encoded.push(text);
       return original.encodeText(encoder, text);
     },
+    countText: (encoder: Parameters<typeof original.countText>[0], text: string) => {
+      encoded.push(text);
+      return original.countText(encoder, text);
+    },
   };
 });
 
