@@ -53,4 +53,23 @@ describe("cloneMessage", () => {
     original.id = "assigned";
     expect(cloneMessage(original).id).toBe("assigned");
   });
+  it("copies nested plain data deeply, and data that is not plain (a Date, a Map, a cycle) as structuredClone does", () => {
+    const nested = { calls: [{ id: "c1", function: { name: "read", arguments: '{"path":"a"}' } }], flags: { cached: true, tries: 2, none: null } };
+    const when = new Date(Date.UTC(2026, 0, 1));
+    const cycle: Record<string, unknown> = { name: "loop" };
+    cycle["self"] = cycle;
+    const original = new AIMessage({ id: "a1", content: "x", additional_kwargs: nested, response_metadata: { when, seen: new Map([["k", 1]]), cycle } });
+    const copy = cloneMessage(original);
+    expect(copy.additional_kwargs).toEqual(nested);
+    expect(copy.additional_kwargs).not.toBe(nested);
+    expect((copy.additional_kwargs as typeof nested).calls[0]).not.toBe(nested.calls[0]);
+    expect((copy.additional_kwargs as typeof nested).calls[0]!.function).not.toBe(nested.calls[0]!.function);
+    const metadata = copy.response_metadata as { when: Date; seen: Map<string, number>; cycle: Record<string, unknown> };
+    expect(metadata.when).toBeInstanceOf(Date);
+    expect(metadata.when.getTime()).toBe(when.getTime());
+    expect(metadata.when).not.toBe(when);
+    expect(metadata.seen.get("k")).toBe(1);
+    expect(metadata.cycle["self"]).toBe(metadata.cycle);
+    expect(metadata.cycle).not.toBe(cycle);
+  });
 });
