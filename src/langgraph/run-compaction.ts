@@ -151,13 +151,15 @@ export async function runGraphCompaction(run: {
   // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
   const repair = clean ? undefined : repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
-  const id = compactionIdOf(config, component, messages);
+  // Worked out only for a step that records something (a no-op records nothing).
+  let id: string | undefined;
+  const idOf = () => (id ??= compactionIdOf(config, component, messages));
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
-    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, id)] };
+    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, idOf())] };
   };
 
-  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id, archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
+  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
 
   let update: CompactionUpdate;
   try {
