@@ -12,6 +12,7 @@ const SYSTEM_LABEL: Record<SystemLatency["system"], string> = {
   blocking: "ours autoCompaction, prepare: false",
   prepared: "ours autoCompaction, prepare: true",
   summarizationMiddleware: "LangChain summarizationMiddleware",
+  passThrough: "pass-through node (the floor)",
 };
 
 /** One row per system: the added latency per model call and what the compactions were. */

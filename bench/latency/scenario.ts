@@ -4,7 +4,10 @@
  * - `blocking`: ours, `autoCompaction({ prepare: false })`: a summary is made at the firing;
  * - `prepared`: ours, `autoCompaction({ prepare: true })`: the summary is prepared in the background
  *   from 0.7 of the way to the firing and applied at the firing when it is ready;
- * - `summarizationMiddleware`: LangChain's, in `createAgent`.
+ * - `summarizationMiddleware`: LangChain's, in `createAgent`;
+ * - `passThrough`: the same graph as ours with a node that compacts nothing and yields once: the
+ *   floor any node meets in this process (LangGraph's own checkpoint writes and tracing context of
+ *   the other threads run on the same event loop).
  * Each system has its own summary server, checkpointer, store and token counter; every thread its own
  * agent, policy and summary client (so each summary call is known by thread). The threads of a run
  * start spread over one think time, so their steps do not all fall in the same instant.
@@ -18,7 +21,7 @@ import type { TraceSession } from "../../examples/traces.js";
 import { startSummaryServer, type SummaryServer } from "./summary-server.js";
 import { ThreadProbe, langChainAgent, oursAgent, type AgentContext, type ReplayAgent, type StepSample } from "./systems.js";
 
-export const LATENCY_SYSTEMS = ["blocking", "prepared", "summarizationMiddleware"] as const;
+export const LATENCY_SYSTEMS = ["blocking", "prepared", "summarizationMiddleware", "passThrough"] as const;
 export type LatencySystem = (typeof LATENCY_SYSTEMS)[number];
 
 /** How the scenario runs (plain data: it is sent to the processes that run the systems). */
@@ -67,7 +70,7 @@ export interface LatencyRun {
 
 function agentFor(system: LatencySystem, context: AgentContext): ReplayAgent {
   if (system === "summarizationMiddleware") return langChainAgent(context);
-  return oursAgent(context, system === "prepared");
+  return oursAgent(context, system === "prepared", system === "passThrough");
 }
 
 /** Run `tasks` with at most `limit` at once. */

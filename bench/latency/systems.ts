@@ -115,8 +115,8 @@ function configOf(thread: string) {
 
 const route = (state: { messages: BaseMessage[] }) => (((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0 ? "tools" : END);
 
-/** Ours: the ReAct graph with the timed compaction node; `prepare` on or off. */
-export function oursAgent(context: AgentContext, prepare: boolean): ReplayAgent & { policy: AutoCompaction } {
+/** Ours: the ReAct graph with the timed compaction node; `prepare` on or off; `passThrough`: the node compacts nothing (the floor). */
+export function oursAgent(context: AgentContext, prepare: boolean, passThrough = false): ReplayAgent & { policy: AutoCompaction } {
   const { replay, probe } = context;
   const model = new ThinkingReplayModel(replay, context.thinkMs, probe);
   const policy = autoCompaction({ contextWindow: context.window, summaryModel: context.summaryModel, prepare, tokenCounter: context.tokenCounter });
@@ -136,6 +136,12 @@ export function oursAgent(context: AgentContext, prepare: boolean): ReplayAgent 
   const node = createCompactionNode(timedPolicy);
   const timedNode = async (state: typeof ReactAgentState.State, config: LangGraphRunnableConfig) => {
     const step = probe.enter();
+    if (passThrough) {
+      // The floor: a node that does nothing but yield once, in the same graph, under the same load.
+      await Promise.resolve();
+      probe.exit(step, "noop");
+      return {};
+    }
     const update = await node(state, config);
     const record = update.compactionLog?.at(-1);
     probe.exit(step, record?.status ?? "noop");

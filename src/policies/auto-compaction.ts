@@ -194,10 +194,17 @@ export class AutoCompaction extends CompactionStrategy {
     const { messages, tokens, context } = history;
     const nested = nestedContext(context);
     const summary = plan.summaryFor(summaryTargetTokens);
+    // Over the stand limit, a hiding that gets under it goes in now rather than a wait for a summary: one follows without a wait.
+    const hidingNow: StrategyOutcome | undefined =
+      continuing && hidden && mayStand(plan, hidden.tokensAfter, context)
+        ? { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}over the stand limit ${standLimit(plan)}, kept the hiding: a summary follows without a wait` }
+        : undefined;
+    if (hidingNow && this.#prepared.isPending(messages, plan.summarySignature, scopeOf(context))) return hidingNow;
     const fromPreparation = await applyPrepared(this.#prepared, history, plan, summary, hidingTargetTokens, hidden, this.tokenCounter);
     if (typeof fromPreparation === "string" && continuing) {
       const started = startAtFiring(this.#prepared, history, plan, summary, fromPreparation);
       if (started) return { status: "noop", trigger, reason: `${hidingNote}${started}` };
+      if (hidingNow) return hidingNow;
     }
     const summarized = typeof fromPreparation === "string" ? await summary.compact(messages, nested) : fromPreparation;
     const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};

@@ -75,6 +75,26 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     dryRuns.mockRestore();
   });
 
+  it("over the stand limit, a hiding that gets under it goes in at once instead of a wait for the summary being prepared", async () => {
+    server = await startOpenAIServer([{ content: "<summary>late</summary>", delayMs: 2000 }]);
+    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    // A 2500-token window: the threshold (2000) fires, and the history stands only under 2250.
+    const policy = autoCompaction(options(model, { contextWindow: 2500 }));
+    const early = [...talk(10), ...steps(0, 2)];
+    expect((await policy.compact(early)).reason).toMatch(/the summary of the first \d+ messages is being prepared$/);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // 2255 tokens: over the stand limit; hiding the 4 older results leaves about 1300, over the hiding target (1200).
+    const firing = [...early, ...steps(2, 3)];
+    const result = await policy.compact(firing);
+    expect(result.status).toBe("compacted");
+    expect(result.reason).toMatch(/^hiding left \d+ tokens, above the target 1200; over the stand limit 2250, kept the hiding: a summary follows without a wait$/);
+    expect(result.tokensAfter).toBeLessThanOrEqual(2250);
+    expect(result.replaced.map((entry) => entry.before.id)).toEqual(["t0", "t1", "t2", "t3"]);
+    await policy.settled();
+    await server.idle();
+    expect(server.requests.map((request) => request.outcome)).toEqual(["aborted"]);
+  });
+
   it("prepares when hiding will not be enough, and at a firing where hiding alone would stand applies the summary instead, the rest hidden", async () => {
     const model = await serve("prepared text");
     const policy = autoCompaction(options(model));
