@@ -1,15 +1,15 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { judgeCompactionCost, type CostModel } from "../cost/cost-model.js";
 import { parseOptions } from "../options.js";
-import { CompactionStrategy, nestedContext, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { autoNoopUnderBound, underThresholdReason } from "./auto-compaction-bound.js";
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
+import { BackgroundWork } from "./background-work.js";
+import { fire, type FiringSettings, type FiringState } from "./auto-compaction-firing.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
-import { planFor, targetsFor, type AutoCompactionPlan, type AutoCompactionTargets } from "./auto-compaction-plan.js";
-import { chainSummaryThenTruncation } from "./chain-results.js";
-import { applyPrepared, hideAndTrim, mayStand, prepareAhead, scopeOf, standLimit, startAtFiring } from "./prepare-ahead.js";
+import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
+import { mayStand, prepareAhead, preparationNeeded, scopeOf, standLimit } from "./prepare-ahead.js";
 import { HidingVerdicts } from "./hiding-verdicts.js";
 import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
@@ -40,6 +40,8 @@ export class AutoCompaction extends CompactionStrategy {
   #plan: AutoCompactionPlan | undefined;
   readonly #prepared = new PreparedSummaries();
   readonly #verdicts = new HidingVerdicts();
+  readonly #background = new BackgroundWork();
+  readonly #firingState: FiringState;
 
   constructor(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}) {
     // With a provider, its first answer fixes the token counter and the event sinks; a provider that
@@ -61,6 +63,7 @@ export class AutoCompaction extends CompactionStrategy {
       ...(initial.logger ? { logger: initial.logger } : {}),
     });
     this.#options = options;
+    this.#firingState = { prepared: this.#prepared, tokenCounter: this.tokenCounter };
     // Static options are checked now, so a missing context window is an error at construction.
     if (typeof options !== "function") this.#plan = planFor(initial, undefined, this.tokenCounter, undefined);
   }
@@ -71,8 +74,9 @@ export class AutoCompaction extends CompactionStrategy {
       const result = await super.compact(messages, context);
       // A compacted history is a new prefix: what was prepared for the old one is of no use.
       if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") {
+        const key = keyOf(context.threadId, messages);
         this.#prepared.forget(context.threadId, messages);
-        this.#verdicts.forget(keyOf(context.threadId, messages));
+        this.#verdicts.forget(key);
       }
       return result;
     } catch (error) {
@@ -145,7 +149,7 @@ export class AutoCompaction extends CompactionStrategy {
           : evaluateTrigger(plan.trigger, conversation, plan.window, false);
     if (fired === undefined) {
       const reason = underThresholdReason(tokens, systemTokens, messages.length, plan, fraction);
-      const preparing = plan.prepareAt === undefined ? undefined : await prepareAhead(this.#prepared, this.#verdicts, history, plan, systemTokens);
+      const preparing = plan.prepareAt === undefined ? undefined : await this.#prepareAhead(history, plan, systemTokens, continuing);
       return { status: "noop", reason: preparing ? `${reason}; ${preparing}` : reason };
     }
     const trigger = fired === "forced" || overThreshold ? fired : `conversation: ${fired}`;
@@ -154,23 +158,18 @@ export class AutoCompaction extends CompactionStrategy {
     if (continuing && mayStand(plan, tokens.total, context) && this.#prepared.isPending(messages, plan.summarySignature, scopeOf(context))) {
       return { status: "noop", trigger, reason: `the summary prepared ahead is still being written; the history stands (under ${standLimit(plan)} tokens) until it is ready` };
     }
-    const { hidden, note } = await hideAndTrim(plan, messages, tokens.total, context);
-    let hidingNote = note;
-    if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
-      // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.
-      if (plan.prepareAt !== undefined && this.#prepared.isReady(messages, plan.summarySignature, scopeOf(context))) {
-        const applied = await applyPrepared(this.#prepared, history, plan, plan.summaryFor(targets.summaryTargetTokens), targets.hidingTargetTokens, hidden, this.tokenCounter);
-        if (typeof applied !== "string") return { status: "summarized", messages: applied.messages, removed: applied.removed, replaced: applied.replaced, trigger, ...(applied.summaryModel ? { summaryModel: applied.summaryModel } : {}) };
-      }
-      // Below the threshold nothing forces a compaction: the cost model may judge it not worth its cache break.
-      if (options.costModel && context.force !== true && !overThreshold) {
-        const verdict = this.#judge(history, hidden, options.costModel, targets.fireTokens, conversation.tokens);
-        if (!verdict.repays) return { status: "noop", trigger, reason: `hiding skipped by the cost model: ${verdict.reason}` };
-      }
-      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger };
-    }
-    if (hidden) hidingNote = `hiding left ${hidden.tokensAfter} tokens, above the target ${targets.hidingTargetTokens}; `;
-    return this.#summarize(history, plan, targets, trigger, hidingNote, hidden, continuing);
+    const settings: FiringSettings = { plan, targets, trigger, options, overThreshold, conversationTokens: conversation.tokens, continuing };
+    return fire(this.#firingState, history, settings);
+  }
+
+  /** Past the mark: whether to prepare a summary, decided now at a policy's first call, else after the step (the dry run costs about a hiding). */
+  async #prepareAhead(history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number, continuing: boolean): Promise<string | undefined> {
+    if (!continuing) return prepareAhead(this.#prepared, this.#verdicts, history, plan, systemTokens);
+    const needed = preparationNeeded(this.#prepared, this.#verdicts, history, plan, systemTokens);
+    if (needed !== true) return needed;
+    const key = keyOf(history.context.threadId, history.messages);
+    if (!this.#background.isDeciding(key)) this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
+    return "whether to prepare the summary is worked out in the background";
   }
 
   /**
@@ -178,87 +177,8 @@ export class AutoCompaction extends CompactionStrategy {
    * settled: written, failed or dropped. Useful before a process exits, and in tests.
    */
   async settled(): Promise<void> {
+    await this.#background.settled();
     await this.#prepared.settled();
-  }
-
-  /** Summary of the input (the originals, as the model last read them), then the hard limit. */
-  async #summarize(
-    history: PreparedHistory,
-    plan: AutoCompactionPlan,
-    { summaryTargetTokens, hidingTargetTokens }: AutoCompactionTargets,
-    trigger: string,
-    hidingNote: string,
-    hidden: CompactionResult | undefined,
-    continuing: boolean,
-  ): Promise<StrategyOutcome> {
-    const { messages, tokens, context } = history;
-    const nested = nestedContext(context);
-    const summary = plan.summaryFor(summaryTargetTokens);
-    // Over the stand limit, a hiding that gets under it goes in now rather than a wait for a summary: one follows without a wait.
-    const hidingNow: StrategyOutcome | undefined =
-      continuing && hidden && mayStand(plan, hidden.tokensAfter, context)
-        ? { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}over the stand limit ${standLimit(plan)}, kept the hiding: a summary follows without a wait` }
-        : undefined;
-    if (hidingNow && this.#prepared.isPending(messages, plan.summarySignature, scopeOf(context))) return hidingNow;
-    const fromPreparation = await applyPrepared(this.#prepared, history, plan, summary, hidingTargetTokens, hidden, this.tokenCounter);
-    if (typeof fromPreparation === "string" && continuing) {
-      const started = startAtFiring(this.#prepared, history, plan, summary, fromPreparation);
-      if (started) return { status: "noop", trigger, reason: `${hidingNote}${started}` };
-      if (hidingNow) return hidingNow;
-    }
-    const summarized = typeof fromPreparation === "string" ? await summary.compact(messages, nested) : fromPreparation;
-    const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
-    const succeeded = summarized.status === "summarized";
-    if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
-      return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: `${hidingNote}summarized instead` } : {}) };
-    }
-    const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
-    // Without a usable summary, the hidden history is the next best thing when it fits.
-    if (!succeeded && hidden && hidden.tokensAfter <= plan.hardLimit) {
-      return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}summary ${summaryNote}; kept the hiding`, ...summaryModel };
-    }
-    const current = succeeded ? summarized : undefined;
-    const currentTokens = current ? current.tokensAfter : tokens.total;
-    if (currentTokens <= plan.hardLimit) {
-      // Under the hard limit: nothing forces a cut. The failure is reported; the history stands.
-      return { status: summarized.status === "noop" ? "noop" : "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; under the hard limit ${plan.hardLimit}, nothing else done`, ...summaryModel };
-    }
-    const truncated = await plan.truncate.compact(current ? current.messages : messages, nested);
-    const reason = `${hidingNote}summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`;
-    if (truncated.status !== "truncated") {
-      return { status: "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; hard-limit truncation ${truncated.status}: ${truncated.reason ?? ""}`, ...summaryModel };
-    }
-    if (!current) return { status: "truncated", messages: truncated.messages, removed: truncated.removed, replaced: truncated.replaced, trigger, reason, ...summaryModel };
-    // Summary then truncation: the truncation ran on the summary's output, which inserted a message.
-    return { status: "truncated", ...chainSummaryThenTruncation(messages, current, truncated), trigger, reason, ...summaryModel };
-  }
-
-  /** The cost model's verdict on a hiding: its saving until the next firing against the cache break. */
-  #judge({ messages, tokens }: PreparedHistory, hidden: CompactionResult, costModel: CostModel, nextTriggerTokens: number, conversationTokens: number) {
-    const firstChanged = hidden.replaced.reduce((first, entry) => Math.min(first, entry.index), messages.length);
-    let keptPrefixTokens = 0;
-    for (let position = 0; position < firstChanged; position++) keptPrefixTokens += tokens.perMessage[position]!;
-    // Fresh: from the newest assistant message on (the previous call's reply and what followed it).
-    let lastAssistant = messages.length;
-    let steps = 0;
-    for (let position = messages.length - 1; position >= 0; position--) {
-      if (messages[position]!.type !== "ai") continue;
-      steps++;
-      if (lastAssistant === messages.length) lastAssistant = position;
-    }
-    let freshTokens = 0;
-    for (let position = lastAssistant; position < messages.length; position++) freshTokens += tokens.perMessage[position]!;
-    return judgeCompactionCost(
-      {
-        tokensBefore: tokens.total,
-        tokensAfter: hidden.tokensAfter,
-        keptPrefixTokens,
-        freshTokens: Math.min(freshTokens, tokens.total),
-        growthPerStep: Math.max(1, conversationTokens / Math.max(1, steps)),
-        nextTriggerTokens,
-      },
-      costModel,
-    );
   }
 }
 

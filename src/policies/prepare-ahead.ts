@@ -60,6 +60,20 @@ function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidd
 }
 
 /**
+ * Whether {@link prepareAhead} has work to do on this history (`true`: its dry run), without doing
+ * it: `undefined` under the mark or with a summary prepared for this prefix already, the verdict's
+ * reason when a dry run found that hiding will be enough while the history only grew. @internal
+ */
+export function preparationNeeded(prepared: PreparedSummaries, verdicts: HidingVerdicts, history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): true | string | undefined {
+  const { messages, tokens, context } = history;
+  const targets = targetsFor(plan, systemTokens, false);
+  if (tokens.total - systemTokens < plan.prepareAt! * (targets.fireTokens - systemTokens)) return undefined;
+  const scope = scopeOf(context);
+  if (prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
+  return verdicts.reasonFor(keyOf(scope.threadId, messages), messages) ?? true;
+}
+
+/**
  * Past the mark, under the trigger: start, without waiting, the summary a firing would make, unless
  * one is prepared for this prefix already or hiding will be enough at the firing (foreseen by a dry
  * run: see {@link foreseenHiding}; run once while the history only grows, see `HidingVerdicts`).
@@ -72,14 +86,12 @@ export async function prepareAhead(
   plan: AutoCompactionPlan,
   systemTokens: number,
 ): Promise<string | undefined> {
+  const needed = preparationNeeded(prepared, verdicts, history, plan, systemTokens);
+  if (needed !== true) return needed;
   const { messages, tokens, context } = history;
   const targets = targetsFor(plan, systemTokens, false);
-  if (tokens.total - systemTokens < plan.prepareAt! * (targets.fireTokens - systemTokens)) return undefined;
   const scope = scopeOf(context);
-  if (prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
   const key = keyOf(scope.threadId, messages);
-  const judged = verdicts.reasonFor(key, messages);
-  if (judged !== undefined) return judged;
   const { hidden } = await hideAndTrim(plan, messages, tokens.total, context);
   if (hidden && foreseenHiding(history, plan, hidden, systemTokens, targets.fireTokens) <= targets.hidingTargetTokens) {
     const reason = "no summary prepared: hiding will be enough at the firing";

@@ -242,15 +242,30 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect((await byDefault.compact(conversation(17))).reason).not.toMatch(/being prepared/);
     await byDefault.settled();
     expect(server!.requests).toHaveLength(0);
-    expect((await byDefault.compact(conversation(18))).reason).toMatch(/the summary of the first 16 messages is being prepared$/);
+    // The policy's second call on the conversation: the dry run and the start happen after the step.
+    expect((await byDefault.compact(conversation(18))).reason).toMatch(/; whether to prepare the summary is worked out in the background$/);
+    expect(server!.requests).toHaveLength(0);
     await byDefault.settled();
     expect(server!.requests).toHaveLength(1);
+    // Worked out on the step's history: the summary of the first 16 messages (m14 in it, m16 kept).
+    const sent = JSON.stringify(server!.requests[0]!.body);
+    expect([sent.includes("u14 "), sent.includes("u16 ")]).toEqual([true, false]);
     const off = autoCompaction(options(model, { prepare: false }));
     await off.compact(conversation(18));
     await off.settled();
     const noModel = autoCompaction({ ...options(model), summaryModel: undefined, prepare: undefined });
     expect((await noModel.compact(conversation(18))).status).toBe("noop");
     await noModel.settled();
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  it("decides once per thread in the background, however many steps come before it is decided", async () => {
+    const model = await serve("prepared");
+    const policy = autoCompaction(options(model));
+    await policy.compact(conversation(4));
+    const reasons = [(await policy.compact(conversation(14))).reason, (await policy.compact(conversation(15))).reason];
+    expect(reasons.map((reason) => reason?.endsWith("; whether to prepare the summary is worked out in the background"))).toEqual([true, true]);
+    await policy.settled();
     expect(server!.requests).toHaveLength(1);
   });
 
