@@ -131,7 +131,9 @@ export interface AutoCompactionOptions {
    * foresees that hiding will not be enough at the firing (the share of the older part it leaves
    * now, applied to the conversation at the size that fires, plus the newest groups it keeps, is
    * over the size at which hiding stands), the summary of the part a firing would replace starts in
-   * the background and the step goes on at once (the no-op's reason says so). The cut is the one a
+   * the background and the step goes on at once (the no-op's reason says so). In a loop the policy
+   * has run before, the dry run itself runs after the step, on a copy of its history; it runs once
+   * while the history only grows. The cut is the one a
    * summary would make at the firing if the history grew by the room left. At the firing, the
    * prepared summary is applied if the messages it covers are still the history's first messages
    * (same ids and content: the history only grew) and the result gets under the size at which
@@ -143,9 +145,10 @@ export interface AutoCompactionOptions {
    * run before: when the preparation is still being written, or none was made (one step jumped past
    * the mark) or a message it covered changed, the step goes on without compacting (the no-op's
    * reason says so; the cached prefix holds) and the summary, started then if need be, is applied at
-   * the first step after it is ready. Over the stand limit, or at the first call of a policy on a
-   * conversation (a single `compact()` summarizes at once), one still being written in this process
-   * is waited for. Otherwise (it failed, it is not enough) it is dropped and the firing goes on as
+   * the first step after it is ready. Over the stand limit, a hiding that gets the history under
+   * it goes in at once (a summary follows at a later firing); otherwise, and at the first call of a
+   * policy on a conversation (a single `compact()` summarizes at once), one still being written in
+   * this process is waited for. Otherwise (it failed, it is not enough) it is dropped and the firing goes on as
    * without it. One attempt per prefix: a failed preparation is not retried until the history is
    * compacted. One preparation per thread (`threadId` of the run) or, without one, per
    * conversation (told apart by its first non-system message). In a graph (the compaction node or middleware, with a store and a
