@@ -68,7 +68,7 @@ async function summarize(
   const summary = plan.summaryFor(summaryTargetTokens);
   // Over the stand limit, a hiding that gets under it goes in now rather than a wait for a summary: one follows without a wait.
   const hidingNow: StrategyOutcome | undefined =
-    continuing && hidden && mayStand(plan, hidden.tokensAfter, context)
+    continuing && hidden && tokens.total > standLimit(plan) && mayStand(plan, hidden.tokensAfter, context)
       ? { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}over the stand limit ${standLimit(plan)}, kept the hiding: a summary follows without a wait` }
       : undefined;
   if (hidingNow && state.prepared.isPending(messages, plan.summarySignature, scopeOf(context))) return hidingNow;
