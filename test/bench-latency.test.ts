@@ -108,12 +108,18 @@ describe("the latency scenario on a short session", () => {
     run = await runLatency([shortSession], { delayMs: DELAY_MS, thinkMs: 400, window: 7000 });
   }, 120_000);
 
-  it("replays the session through the three systems: one step before every model call", () => {
+  it("replays the session through the four systems: one step before every model call", () => {
     expect(run.threads.map((thread) => [thread.system, thread.steps.length, thread.steps.filter((each) => each.modelCalledAt !== undefined).length])).toEqual([
       ["blocking", 50, 50],
       ["prepared", 50, 50],
       ["summarizationMiddleware", 50, 50],
+      ["passThrough", 50, 50],
     ]);
+  });
+
+  it("passThrough: the floor compacts nothing and sends no summary request", () => {
+    const { thread, steps } = classified("passThrough");
+    expect([count(steps, "idle"), thread.requests.length]).toEqual([50, 0]);
   });
 
   it("blocking: each summary is made at the firing, and that step waits for the summary model", () => {

@@ -74,7 +74,7 @@ async function summarize(
   if (hidingNow && state.prepared.isPending(messages, plan.summarySignature, scopeOf(context))) return hidingNow;
   const fromPreparation = await applyPrepared(state.prepared, history, plan, summary, hidingTargetTokens, hidden, state.tokenCounter);
   if (typeof fromPreparation === "string" && continuing) {
-    const started = startAtFiring(state.prepared, history, plan, summary, fromPreparation);
+    const started = startAtFiring(state.prepared, history, plan, summary, fromPreparation, hidingTargetTokens);
     if (started) return { status: "noop", trigger, reason: `${hidingNote}${started}` };
     if (hidingNow) return hidingNow;
   }

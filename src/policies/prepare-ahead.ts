@@ -134,14 +134,32 @@ export function mayStand(plan: AutoCompactionPlan, tokensTotal: number, context:
 
 /**
  * At a firing that found no summary prepared for its prefix (none was, or a message it covered
- * changed): start one in the background for the cut a summary would make now, when the history may
- * stand (see {@link mayStand}); the step then goes on without compacting. Returns the no-op's
- * reason, or `undefined` when the firing has to summarize now. @internal
+ * changed): start one in the background when the history may stand (see {@link mayStand}); the step
+ * then goes on without compacting. It is applied a step later, so its cut leaves room for about what
+ * the last step added (the newest assistant message and what followed it), and it is not started
+ * when, with the summary at its longest and that growth, it could not get under `hidingTargetTokens`
+ * (a small window): the firing summarizes now instead. Returns the no-op's reason, or `undefined`
+ * when the firing has to summarize now. @internal
  */
-export function startAtFiring(prepared: PreparedSummaries, history: PreparedHistory, plan: AutoCompactionPlan, summary: FullSummary, why: string): string | undefined {
-  if ((why !== NO_PREPARATION && why !== STALE_PREPARATION) || !mayStand(plan, history.tokens.total, history.context)) return undefined;
-  const cut = summary.cutFor(history, summary.targetTokens);
+export function startAtFiring(
+  prepared: PreparedSummaries,
+  history: PreparedHistory,
+  plan: AutoCompactionPlan,
+  summary: FullSummary,
+  why: string,
+  hidingTargetTokens: number,
+): string | undefined {
+  const { messages, tokens } = history;
+  if ((why !== NO_PREPARATION && why !== STALE_PREPARATION) || !mayStand(plan, tokens.total, history.context)) return undefined;
+  let lastStep = messages.length;
+  while (lastStep > 0 && messages[lastStep - 1]!.type !== "ai") lastStep--;
+  let growth = 0;
+  for (let position = Math.max(0, lastStep - 1); position < messages.length; position++) growth += tokens.perMessage[position]!;
+  const cut = summary.cutFor(history, Math.max(1, (summary.targetTokens ?? hidingTargetTokens) - growth));
   if (typeof cut === "string") return undefined;
+  let kept = 0;
+  for (let position = 0; position < messages.length; position++) if (position >= cut || messages[position]!.type === "system") kept += tokens.perMessage[position]!;
+  if (kept + summary.summaryMaxTokens + growth > hidingTargetTokens) return undefined;
   prepared.start(history, cut, summary, plan.summarySignature, scopeOf(history.context));
   return `${why}; the summary of the first ${cut} messages is being prepared, and the history stands (under ${standLimit(plan)} tokens) until it is ready`;
 }

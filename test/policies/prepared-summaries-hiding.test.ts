@@ -62,14 +62,14 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     const second = await policy.compact([...early, ...chat(0, 2)]);
     expect([first.reason, second.reason].map((reason) => reason?.endsWith("no summary prepared: hiding will be enough at the firing"))).toEqual([true, true]);
     expect(dryRuns).toHaveBeenCalledTimes(1);
-    // 900 tokens of talk arrive: at the firing hiding leaves about 1,370 tokens, over 1,200, and no summary was prepared.
-    const firing = [...early, ...chat(0, 9)];
+    // 900 tokens of talk arrive, then an agent step: at the firing hiding leaves about 1,400 tokens, over 1,200, and no summary was prepared.
+    const firing = [...early, ...chat(0, 9), ...steps(5, 1)];
     const fired = await policy.compact(firing);
     expect({ status: fired.status, same: sameObjects(fired.messages, firing) }).toEqual({ status: "noop", same: true });
     expect(fired.reason).toMatch(/; no summary was prepared; the summary of the first \d+ messages is being prepared, and the history stands \(under 90000 tokens\) until it is ready$/);
     await policy.settled();
     expect(server!.requests).toHaveLength(1);
-    const result = await policy.compact([...firing, ...steps(5, 1)]);
+    const result = await policy.compact([...firing, ...steps(6, 1)]);
     expect(result.status).toBe("summarized");
     expect(messageText(result.messages.find((message) => compactionMarkerOf(message)?.summary)!)).toContain("prepared text");
     dryRuns.mockRestore();

@@ -141,6 +141,16 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(summaryText(result.messages)).toContain("new text");
   });
 
+  it("a firing whose summary, started then, could not get under the hiding target a step later summarizes at once", async () => {
+    const model = await serve("at once");
+    // The newest message kept (100 tokens), a summary of up to 1100 and the last step's 100 tokens: over 1200 (0.6 of 2000).
+    const policy = autoCompaction(options(model, { summaryMaxTokens: 1100 }));
+    await policy.compact(conversation(4));
+    const result = await policy.compact(conversation(20));
+    expect(result.status).toBe("summarized");
+    expect(server!.requests).toHaveLength(1);
+  });
+
   it("a firing in a conversation this policy has not run before summarizes at once, as a single compact() call expects", async () => {
     const model = await serve("at once");
     const result = await autoCompaction(options(model)).compact(conversation(20));
