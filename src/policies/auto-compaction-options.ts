@@ -155,7 +155,7 @@ export interface AutoCompactionOptions {
    * thread id) a prepared summary is also kept in the store under
    * `preparedSummariesNamespace(threadId)`, keyed by the id of the last message it covers, so
    * whichever worker runs the thread's firing step applies it, once. On the recorded sessions of
-   * `npm run eval` it costs 1.5-2.5% more than summarizing at the firing, with the same artifact
+   * `npm run eval` it costs 1.4-2% more than summarizing at the firing, with the same artifact
    * retention. On whenever a summary model is set (here or in `configurable.summaryModel`); `false`
    * turns it off.
    * @default true with a summary model
