@@ -145,7 +145,9 @@ export interface AutoCompactionOptions {
    * run before: when the preparation is still being written, or none was made (one step jumped past
    * the mark) or a message it covered changed, the step goes on without compacting (the no-op's
    * reason says so; the cached prefix holds) and the summary, started then if need be, is applied at
-   * the first step after it is ready. Over the stand limit, a hiding that gets the history under
+   * the first step after it is ready. One started at the firing cuts so as to leave room for about
+   * what the last step added, and is not started when, at its longest, it could not get under the
+   * size at which hiding stands a step later (a small window): the firing summarizes at once. Over the stand limit, a hiding that gets the history under
    * it goes in at once (a summary follows at a later firing); otherwise, and at the first call of a
    * policy on a conversation (a single `compact()` summarizes at once), one still being written in
    * this process is waited for. Otherwise (it failed, it is not enough) it is dropped and the firing goes on as
