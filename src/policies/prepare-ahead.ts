@@ -100,16 +100,26 @@ export async function prepareAhead(
   }
   const summary = plan.summaryFor(targets.summaryTargetTokens);
   // The cut a summary at the firing would make if the history grew by the room left until then.
-  const room = Math.max(0, targets.fireTokens - tokens.total);
-  const cut = summary.cutFor(history, Math.max(1, targets.summaryTargetTokens - room));
-  if (typeof cut === "string") return undefined;
-  // Applied at the firing, it must leave the history under the size at which hiding stands: with
-  // the summary at its longest and the room grown after the cut, a small window may not allow it.
-  let kept = systemTokens;
-  for (let position = cut; position < messages.length; position++) if (messages[position]!.type !== "system") kept += tokens.perMessage[position]!;
-  if (kept + summary.summaryMaxTokens + room > targets.hidingTargetTokens) return "no summary prepared: it would not leave room enough at the firing";
+  const cut = cutWithRoom(history, summary, targets.summaryTargetTokens, Math.max(0, targets.fireTokens - tokens.total), targets.hidingTargetTokens);
+  if (cut === undefined) return undefined;
+  if (cut === "no room") return "no summary prepared: it would not leave room enough at the firing";
   prepared.start(history, cut, summary, plan.summarySignature, scope);
   return `the summary of the first ${cut} messages is being prepared`;
+}
+
+/**
+ * The cut of a summary applied once the history has grown by `room` tokens: made for
+ * `summaryTargetTokens - room`, `"no room"` when what it keeps (system messages and everything from
+ * the cut on), the summary at its longest and the room would not fit under `hidingTargetTokens` (a
+ * small window), `undefined` when there is nothing to cut.
+ */
+function cutWithRoom(history: PreparedHistory, summary: FullSummary, summaryTargetTokens: number, room: number, hidingTargetTokens: number): number | "no room" | undefined {
+  const { messages, tokens } = history;
+  const cut = summary.cutFor(history, Math.max(1, summaryTargetTokens - room));
+  if (typeof cut === "string") return undefined;
+  let kept = 0;
+  for (let position = 0; position < messages.length; position++) if (position >= cut || messages[position]!.type === "system") kept += tokens.perMessage[position]!;
+  return kept + summary.summaryMaxTokens + room > hidingTargetTokens ? "no room" : cut;
 }
 
 /**
@@ -155,11 +165,8 @@ export function startAtFiring(
   while (lastStep > 0 && messages[lastStep - 1]!.type !== "ai") lastStep--;
   let growth = 0;
   for (let position = Math.max(0, lastStep - 1); position < messages.length; position++) growth += tokens.perMessage[position]!;
-  const cut = summary.cutFor(history, Math.max(1, (summary.targetTokens ?? hidingTargetTokens) - growth));
-  if (typeof cut === "string") return undefined;
-  let kept = 0;
-  for (let position = 0; position < messages.length; position++) if (position >= cut || messages[position]!.type === "system") kept += tokens.perMessage[position]!;
-  if (kept + summary.summaryMaxTokens + growth > hidingTargetTokens) return undefined;
+  const cut = cutWithRoom(history, summary, summary.targetTokens ?? hidingTargetTokens, growth, hidingTargetTokens);
+  if (typeof cut !== "number") return undefined;
   prepared.start(history, cut, summary, plan.summarySignature, scopeOf(history.context));
   return `${why}; the summary of the first ${cut} messages is being prepared, and the history stands (under ${standLimit(plan)} tokens) until it is ready`;
 }
