@@ -168,7 +168,7 @@ export class AutoCompaction extends CompactionStrategy {
     const needed = preparationNeeded(this.#prepared, this.#verdicts, history, plan, systemTokens);
     if (needed !== true) return needed;
     const key = keyOf(history.context.threadId, history.messages);
-    if (!this.#background.isDeciding(key)) this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
+    this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
     return "whether to prepare the summary is worked out in the background";
   }
 

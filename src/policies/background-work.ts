@@ -15,13 +15,12 @@ export class BackgroundWork {
     while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
   }
 
-  /** Whether this thread's decision on preparing a summary is being worked out. */
-  isDeciding(key: string): boolean {
-    return this.#deciding.has(key);
-  }
-
-  /** Work out after this step whether to prepare a summary (`decide` gets a copy of the history). */
+  /**
+   * Work out after this step whether to prepare a summary (`decide` gets a copy of the history),
+   * unless this thread's decision is being worked out already.
+   */
   startDeciding(key: string, history: PreparedHistory, decide: (history: PreparedHistory) => Promise<unknown>): void {
+    if (this.#deciding.has(key)) return;
     const snapshot = snapshotLater(history);
     this.#deciding.add(key);
     this.#track(
