@@ -1,3 +1,4 @@
+import { boundaryAtOrAfter } from "../text/code-points.js";
 import { bytePairEncode } from "./bpe-merge.js";
 import { parseRanks, type BpeRanks, type RankFile } from "./bpe-ranks.js";
 import { copyOf, RecentPieces } from "./recent-pieces.js";
@@ -90,7 +91,7 @@ export class BpeEncoder {
         const match = global.exec(text);
         if (match === null) break;
         if (match[0] === "") {
-          start = advance(text, match.index);
+          start = boundaryAtOrAfter(text, match.index + 1);
           continue;
         }
         start = match.index;
@@ -135,14 +136,4 @@ export class BpeEncoder {
     this.#pieces.set(copyOf(piece), tokens);
     return tokens;
   }
-}
-
-/** The index after the code point at `index` (a pattern with the `u` flag never stops inside a pair). */
-function advance(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-    const next = text.charCodeAt(index + 1);
-    if (next >= 0xdc00 && next <= 0xdfff) return index + 2;
-  }
-  return index + 1;
 }
