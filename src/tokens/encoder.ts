@@ -4,8 +4,37 @@ import type { TokenEncodingName } from "./encoding-for-model.js";
 
 /** Length (in UTF-16 code units, at most) of the pieces a long run of non-space characters is encoded in (see {@link encodeText}). */
 export const LONG_RUN_PIECE = 64;
-const LONG_RUN = new RegExp(`\\S{${LONG_RUN_PIECE + 1}}`);
-const LONG_RUNS = new RegExp(`\\S{${LONG_RUN_PIECE + 1},}`, "g");
+
+/** Whether a UTF-16 code unit is one of JavaScript's `\s` characters (the regular expression class). */
+function isSpace(unit: number): boolean {
+  if (unit < 0x80) return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
+  return (
+    unit === 0xa0 ||
+    unit === 0x1680 ||
+    (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000 ||
+    unit === 0xfeff
+  );
+}
+
+/**
+ * The end of the first maximal run of more than {@link LONG_RUN_PIECE} non-space code units
+ * (`/\S{65,}/`) at or after `from`, with its start; `undefined` when there is none. One pass (the
+ * regular expression retried up to 65 units at every position).
+ */
+function nextLongRun(text: string, from: number): { start: number; end: number } | undefined {
+  let start = from;
+  for (let position = from; position <= text.length; position++) {
+    if (position < text.length && !isSpace(text.charCodeAt(position))) continue;
+    if (position - start > LONG_RUN_PIECE) return { start, end: position };
+    start = position + 1;
+  }
+  return undefined;
+}
 
 const encoderLoads = new Map<TokenEncodingName, Promise<BpeEncoder>>();
 
@@ -27,19 +56,19 @@ export function loadEncoder(encoding: TokenEncodingName): Promise<BpeEncoder> {
 }
 
 /**
- * Call `each` on the pieces a text is encoded in. js-tiktoken's merge step is quadratic in the
+ * Call `each` on the pieces a text is encoded in (`first`: its first long run, from `nextLongRun`). js-tiktoken's merge step is quadratic in the
  * length of one pre-token, so a long run of non-space characters (a 6 400-character "=====" line
  * took it seconds) is encoded in pieces of at most {@link LONG_RUN_PIECE} code units, cut on
  * code-point boundaries (a piece never ends between the two halves of a surrogate pair): off by at
  * most a token per piece, and the tokens still decode to the text. The counts this package reports
  * were defined that way, so they stay so.
  */
-function forEachPiece(text: string, each: (piece: string) => void): void {
+function forEachPiece(text: string, first: { start: number; end: number } | undefined, each: (piece: string) => void): void {
   let last = 0;
-  for (const match of text.matchAll(LONG_RUNS)) {
-    const start = match.index;
+  for (let found = first; found !== undefined; found = nextLongRun(text, found.end)) {
+    const { start } = found;
     if (start > last) each(text.slice(last, start));
-    const run = match[0];
+    const run = text.slice(start, found.end);
     for (let piece = 0; piece < run.length; ) {
       // A piece ends at or before LONG_RUN_PIECE code units, on a code-point boundary (never empty:
       // a pair is two units, a piece up to 64).
@@ -57,9 +86,10 @@ function forEachPiece(text: string, each: (piece: string) => void): void {
  * text), a long run of non-space characters encoded in pieces (see `forEachPiece`).
  */
 export function encodeText(encoder: BpeEncoder, text: string): number[] {
-  if (!LONG_RUN.test(text)) return encoder.encode(text);
+  const first = nextLongRun(text, 0);
+  if (first === undefined) return encoder.encode(text);
   const tokens: number[] = [];
-  forEachPiece(text, (piece) => {
+  forEachPiece(text, first, (piece) => {
     for (const token of encoder.encode(piece)) tokens.push(token);
   });
   return tokens;
@@ -67,9 +97,10 @@ export function encodeText(encoder: BpeEncoder, text: string): number[] {
 
 /** How many tokens {@link encodeText} gives for `text`, without building the array. */
 export function countText(encoder: BpeEncoder, text: string): number {
-  if (!LONG_RUN.test(text)) return encoder.count(text);
+  const first = nextLongRun(text, 0);
+  if (first === undefined) return encoder.count(text);
   let count = 0;
-  forEachPiece(text, (piece) => {
+  forEachPiece(text, first, (piece) => {
     count += encoder.count(piece);
   });
   return count;

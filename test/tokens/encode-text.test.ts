@@ -33,6 +33,11 @@ function referenceEncodeText(text: string): number[] {
   return tokens;
 }
 
+/** Every UTF-16 code unit that `/\s/` matches. */
+function spaceCodeUnits(): string[] {
+  return Array.from({ length: 0x10000 }, (_, unit) => String.fromCharCode(unit)).filter((unit) => /\s/.test(unit));
+}
+
 const binaryOf = (bytes: Uint8Array) => Array.from(bytes, (byte) => String.fromCharCode(byte)).join("");
 
 describe("utf8Binary", () => {
@@ -91,6 +96,8 @@ describe("encodeText, countText and tokenPrefix", () => {
     "=".repeat(6_400),
     `before ${"a".repeat(LONG_RUN_PIECE + 1)} after ${"b".repeat(LONG_RUN_PIECE)} ${"😀".repeat(LONG_RUN_PIECE)}`,
     "path/" + "segment/".repeat(40) + "file.ts and <|endoftext|>",
+    // Every code unit JavaScript's \s matches ends a run; U+200B, U+0085 and U+180E do not.
+    spaceCodeUnits().map((space) => "r".repeat(LONG_RUN_PIECE) + space).join("") + "q".repeat(LONG_RUN_PIECE / 2) + "\u200b\u0085\u180e" + "q".repeat(LONG_RUN_PIECE / 2),
     ...Array.from({ length: 200 }, () => randomText(random, 60).replace(/\s/g, "") + " " + randomText(random, 120)),
   ];
 
