@@ -1,5 +1,6 @@
 import { mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
+import { jsonCopy } from "../messages/json-copy.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
 import { hasUniqueIds, lastIdOf } from "./message-ids.js";
@@ -47,7 +48,7 @@ export interface CompactionUpdate {
 
 /** Serialize for the archive: `mapChatMessagesToStoredMessages`, as plain JSON so no live object is shared. */
 function storeMessages(messages: readonly BaseMessage[]): StoredMessage[] {
-  return JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages([...messages]))) as StoredMessage[];
+  return jsonCopy(mapChatMessagesToStoredMessages([...messages]));
 }
 
 /**
