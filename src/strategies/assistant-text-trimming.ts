@@ -44,6 +44,8 @@ export class AssistantTextTrimming extends CompactionStrategy {
   readonly strategyName = "assistantTextTrimming";
   readonly keepRecentGroups: number;
   readonly keepChars: number;
+  /** Trimmed copies made (`after` undefined: nothing to trim), by original message. */
+  readonly #copies = new WeakMap<BaseMessage, { readonly originalTokens: number; readonly after: AIMessage | undefined }>();
 
   constructor(options: AssistantTextTrimmingOptions = {}) {
     const parsed = parseOptions("assistantTextTrimming", optionsSchema, options) as AssistantTextTrimmingOptions;
@@ -61,7 +63,7 @@ export class AssistantTextTrimming extends CompactionStrategy {
       if (position === pending) continue;
       const message = messages[position]!;
       if (message.type !== "ai" || compactionMarkerOf(message)?.trimmedText) continue;
-      const after = this.#trimmed(message as AIMessage, tokens.perMessage[position]!);
+      const after = this.#trimmedOnce(message as AIMessage, tokens.perMessage[position]!);
       if (after === undefined) continue;
       const afterTokens = await this.tokenCounter.countMessage(after);
       if (afterTokens >= tokens.perMessage[position]!) continue;
@@ -70,6 +72,18 @@ export class AssistantTextTrimming extends CompactionStrategy {
     }
     if (replaced.length === 0) return { status: "noop", reason: "no older assistant text is long enough to trim" };
     return { status: "compacted", messages: output, replaced, preservesStructure: true };
+  }
+
+  /**
+   * {@link #trimmed}, made once per message and count: a later run (the firing after a dry run, a
+   * run whose batch did not free enough) takes the same copy instead of reading the text again.
+   */
+  #trimmedOnce(message: AIMessage, originalTokens: number): AIMessage | undefined {
+    const made = this.#copies.get(message);
+    if (made !== undefined && made.originalTokens === originalTokens) return made.after;
+    const after = this.#trimmed(message, originalTokens);
+    this.#copies.set(message, { originalTokens, after });
+    return after;
   }
 
   /** The trimmed copy, or `undefined` when no text is over `keepChars`. */

@@ -42,6 +42,21 @@ export interface HidingSettings {
   readonly tokenCounter: TokenCounter;
   /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
   readonly notWorthHiding: WeakSet<BaseMessage>;
+  /** Hidden copies made so far, by original result (see {@link HiddenCopy}). */
+  readonly hiddenCopies: WeakMap<BaseMessage, HiddenCopy>;
+}
+
+/**
+ * A result's hidden copy, made once: a later run (the firing after a dry run, a run whose hiding did
+ * not free enough) hides the same result of the same call message at the same count the same way,
+ * so it takes the copy again instead of reading the result for its receipt again. @internal
+ */
+export interface HiddenCopy {
+  /** The assistant message whose call the result answers (its call makes the receipt). */
+  readonly assistant: BaseMessage;
+  /** The result's own tokens, recorded in the copy's marker. */
+  readonly before: number;
+  readonly after: BaseMessage;
 }
 
 /** The calls of an assistant message by id. */
@@ -128,17 +143,10 @@ export class HidingPass {
     const call = needCalls ? this.#callsOf(assistantIndex).get(result.tool_call_id) : undefined;
     if (settings.excludeTools.size > 0 && settings.excludeTools.has(result.name ?? call?.name ?? "")) return;
     const before = this.perMessage[resultIndex]!;
-    // With receipts, the original is read once: its artifacts make the receipt and stay in the
-    // marker, where a later summary's artifact index merges them.
-    const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
-    // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
-    const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
-    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
-    const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
-    const after = cloneMessage(result, {
-      content: hiddenContent(settings.placeholder, receipt),
-      response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
-    });
+    const assistant = this.messages[assistantIndex]!;
+    const made = settings.hiddenCopies.get(result);
+    const after = made !== undefined && made.assistant === assistant && made.before === before ? made.after : this.#hiddenCopy(result, call, before);
+    if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, after });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     // A result shorter than its hidden form stays: hiding it would cost tokens.
     if (afterTokens >= before) {
@@ -148,6 +156,22 @@ export class HidingPass {
     this.#noteHidden(assistantIndex, [result.tool_call_id]);
     this.saved += before - afterTokens;
     this.replacements.set(resultIndex, after);
+  }
+
+  /** The result's hidden copy: the placeholder and its receipt, the marker recording what was hidden. */
+  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number): ToolMessage {
+    const { settings } = this;
+    // With receipts, the original is read once: its artifacts make the receipt and stay in the
+    // marker, where a later summary's artifact index merges them.
+    const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
+    // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
+    const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
+    const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
+    return cloneMessage(result, {
+      content: hiddenContent(settings.placeholder, receipt),
+      response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
+    });
   }
 
   /**

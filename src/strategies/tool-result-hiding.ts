@@ -13,7 +13,7 @@ import {
   type StrategyOutcome,
 } from "./compaction-strategy.js";
 import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
-import { HidingPass, type ResultPositions } from "./hiding-pass.js";
+import { HidingPass, type HiddenCopy, type ResultPositions } from "./hiding-pass.js";
 import { receiptLimits, receiptsSchema, type HidingReceiptOptions, type ReceiptLimits } from "./hiding-receipts.js";
 
 /** The default placeholder: short, stable, and plainly a notice rather than a tool's output. */
@@ -152,6 +152,8 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly receipts: ReceiptLimits | undefined;
   /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
   readonly #notWorthHiding = new WeakSet<BaseMessage>();
+  /** Hidden copies made, by original result: a later run that hides the same result takes its copy. */
+  readonly #hiddenCopies = new WeakMap<BaseMessage, HiddenCopy>();
 
   constructor(options: ToolResultHidingOptions = {}) {
     const parsed = parseOptions("toolResultHiding", optionsSchema, options) as ToolResultHidingOptions;
@@ -201,6 +203,7 @@ export class ToolResultHiding extends CompactionStrategy {
         receipts: this.receipts,
         tokenCounter: this.tokenCounter,
         notWorthHiding: this.#notWorthHiding,
+        hiddenCopies: this.#hiddenCopies,
       },
       messages,
       tokens.perMessage,

@@ -74,6 +74,18 @@ describe("assistantTextTrimming", () => {
     expect(sameObjects(twice.messages, once.messages)).toBe(true);
   });
 
+  it("reads a message's text once: a later run that trims it again takes the same copy", async () => {
+    const input = history(3);
+    const strategy = assistantTextTrimming({ keepRecentGroups: 1, tokenCounter });
+    const first = await strategy.compact(input);
+    const again = await strategy.compact(input);
+    expect(trimmedIds(again.messages)).toEqual(["a1", "a2"]);
+    expect(sameObjects(again.messages, first.messages)).toBe(true);
+    const other = await assistantTextTrimming({ keepRecentGroups: 1, tokenCounter }).compact(input);
+    expect(other.messages[2]).not.toBe(first.messages[2]);
+    expect(other.messages).toEqual(first.messages);
+  });
+
   it("trims the text blocks of a block-content message, leaving its other blocks, on a code point boundary", async () => {
     const text = `${"é".repeat(79)}😀${"tail ".repeat(40)}`;
     const blocks = [{ type: "text", text }, { type: "tool_use", id: "c9", name: "bash", input: { command: "ls" } }];

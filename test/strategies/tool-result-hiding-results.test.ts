@@ -69,3 +69,33 @@ describe("LangChain's context-editing marker", () => {
     expect(hiddenIds(result.messages)).toEqual(["t2"]);
   });
 });
+
+describe("hidden copies", () => {
+  const callOf = (id: string, path: string) => assistant(id, "", [{ id: `c-${id}`, args: { command: `cat ${path}` } }]);
+  const input = (): BaseMessage[] => [user("h1"), callOf("a1", "src/one.py"), toolResult("t1", "c-a1", output(1)), ...step(2), user("h2")];
+
+  it("a result is read for its receipt once: a later run that hides it again takes the same copy", async () => {
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, receipts: true });
+    const history = input();
+    const first = await hiding.compact(history);
+    const again = await hiding.compact(history);
+    expect(hiddenIds(first.messages)).toEqual(["t1"]);
+    expect(again.messages[2]).toBe(first.messages[2]);
+    // Another strategy makes its own, equal copy.
+    const other = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, receipts: true }).compact(history);
+    expect(other.messages[2]).not.toBe(first.messages[2]);
+    expect(other.messages[2]).toEqual(first.messages[2]);
+    expect(first.messages[2]!.content).toContain("src/one.py");
+  });
+
+  it("a result whose call message changed is hidden anew, with the new call's receipt", async () => {
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, receipts: true });
+    const history = input();
+    const first = await hiding.compact(history);
+    const rewritten = [...history];
+    rewritten[1] = callOf("a1", "src/two.py");
+    const second = await hiding.compact(rewritten);
+    expect(second.messages[2]).not.toBe(first.messages[2]);
+    expect([second.messages[2]!.content, first.messages[2]!.content].map((content) => String(content).includes("src/two.py"))).toEqual([true, false]);
+  });
+});
