@@ -88,7 +88,8 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
   assertCompactor("createCompactionNode", compactor);
   const parsed = parseOptions("createCompactionNode", optionsSchema, options);
   const checked = new CheckedHistories();
-  return async function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
+  // Not async itself: the step's promise is runGraphCompaction's (an extra async layer would add turns in which other work runs first).
+  return function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
     return runGraphCompaction({
       component: "createCompactionNode",
       compactor,

@@ -69,32 +69,35 @@ export class AutoCompaction extends CompactionStrategy {
   }
 
   /** Never throws, except the caller's own abort. A failure is a `failed` result with the input unchanged. */
-  override async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
-    try {
-      const result = await super.compact(messages, context);
-      // A compacted history is a new prefix: what was prepared for the old one is of no use.
-      if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") {
-        const key = keyOf(context.threadId, messages);
-        this.#prepared.forget(context.threadId, messages);
-        this.#verdicts.forget(key);
-      }
-      return result;
-    } catch (error) {
-      if (context.signal?.aborted) throw error;
-      const input = Array.isArray(messages) ? [...messages] : [];
-      return {
-        messages: input,
-        status: "failed",
-        strategy: this.strategyName,
-        tokensBefore: 0,
-        tokensAfter: 0,
-        messagesBefore: input.length,
-        messagesAfter: input.length,
-        removed: [],
-        replaced: [],
-        reason: error instanceof Error ? error.message : String(error),
-      };
-    }
+  override compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
+    // No await of its own: a no-op the base decides under the bound resolves in one turn.
+    return super.compact(messages, context).then(
+      (result) => {
+        // A compacted history is a new prefix: what was prepared for the old one is of no use.
+        if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") {
+          const key = keyOf(context.threadId, messages);
+          this.#prepared.forget(context.threadId, messages);
+          this.#verdicts.forget(key);
+        }
+        return result;
+      },
+      (error: unknown) => {
+        if (context.signal?.aborted) throw error;
+        const input = Array.isArray(messages) ? [...messages] : [];
+        return {
+          messages: input,
+          status: "failed",
+          strategy: this.strategyName,
+          tokensBefore: 0,
+          tokensAfter: 0,
+          messagesBefore: input.length,
+          messagesAfter: input.length,
+          removed: [],
+          replaced: [],
+          reason: error instanceof Error ? error.message : String(error),
+        } satisfies CompactionResult;
+      },
+    );
   }
 
   /** Static options, under the threshold and the trigger even at the bound: `run`'s no-op, without counting the new messages. */

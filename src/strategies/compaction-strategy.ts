@@ -4,7 +4,7 @@ import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runn
 import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
 import { defaultTokenCounter, tokenCounterFromFunction, type TokenCounter } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
-import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling } from "./prepare-history.js";
+import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling, type PreparedInput } from "./prepare-history.js";
 import { boundedNoopResult, warmCountsLater, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
 import type { BaseStrategyOptions } from "./strategy-options.js";
 import type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
@@ -13,6 +13,13 @@ export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
 export { baseOptionsShape, type BaseStrategyOptions } from "./strategy-options.js";
 export type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
+
+/** A run's synchronous start (see `CompactionStrategy.#begin`). */
+interface Begun {
+  readonly prepared: PreparedInput | Promise<PreparedInput>;
+  /** The no-op decided under the bound, when there is one. */
+  readonly result: CompactionResult | undefined;
+}
 
 /** Contexts of runs nested in a policy's run: the policy reports the run, they do not dispatch their own event. */
 const nestedContexts = new WeakSet<CompactionContext>();
@@ -81,6 +88,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * its trigger: the step is a no-op whose `tokensBefore`, `tokensAfter` and `reason` are still the
    * exact ones, computed when first read (and by the event, only for a sink that reads them). The
    * next run counts on from the last exact count, so each message is still tokenized at most once.
+   * Such a no-op is decided synchronously: the promise returned is already resolved, and the event
+   * is sent without waiting for the run's handlers.
    *
    * @example
    * const { messages, status, removed, replaced } = await strategy.compact(history);
@@ -90,22 +99,43 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    *   `RemoveMessage`, or (with `invalidHistory: "throw"`) a text has a lone surrogate or the tool
    *   pairing is broken.
    */
-  async compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
+  compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
     const started = performance.now();
+    let begun: Begun;
+    try {
+      begun = this.#begin(messages, context);
+    } catch (error) {
+      return this.#failed(error, messages, started, context);
+    }
+    if (begun.result) {
+      // A no-op decided under the bound: no await at all (each would let other work run first), and
+      // the event is sent without waiting for its handlers.
+      this.#emit(begun.result, started, context).catch(() => undefined);
+      return Promise.resolve(begun.result);
+    }
+    return this.#finish(begun, messages, context, started);
+  }
+
+  async #finish(begun: Begun, messages: readonly BaseMessage[], context: CompactionContext, started: number): Promise<CompactionResult> {
     let result: CompactionResult;
     try {
-      result = await this.#compact(messages, context);
+      result = await this.#compact(messages, context, await begun.prepared);
     } catch (error) {
-      const length = Array.isArray(messages) ? messages.length : 0;
-      await this.#emit(
-        { status: "failed", tokensBefore: 0, tokensAfter: 0, messagesBefore: length, messagesAfter: length, reason: error instanceof Error ? error.message : String(error) },
-        started,
-        context,
-      );
-      throw error;
+      return this.#failed(error, messages, started, context);
     }
     await this.#emit(result, started, context);
     return result;
+  }
+
+  /** Report a run that threw, then throw it again. */
+  async #failed(error: unknown, messages: readonly BaseMessage[], started: number, context: CompactionContext): Promise<never> {
+    const length = Array.isArray(messages) ? messages.length : 0;
+    await this.#emit(
+      { status: "failed", tokensBefore: 0, tokensAfter: 0, messagesBefore: length, messagesAfter: length, reason: error instanceof Error ? error.message : String(error) },
+      started,
+      context,
+    );
+    throw error;
   }
 
   /** One event per run, to the sinks this strategy was given. */
@@ -140,20 +170,26 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     );
   }
 
-  async #compact(messages: readonly BaseMessage[], context: CompactionContext): Promise<CompactionResult> {
+  /**
+   * The synchronous start of a run: check and index the input; when the input grew from the last
+   * output and an upper bound of it decides a no-op, that no-op (`result`), else the preparation
+   * (possibly still counting) that `#compact` goes on from.
+   */
+  #begin(messages: readonly BaseMessage[], context: CompactionContext): Begun {
     if (Array.isArray(messages)) context.signal?.throwIfAborted();
     // Taken, not shared: a concurrent run on the same strategy starts from scratch.
     const memo = this.#memo;
     this.#memo = undefined;
     const defer = this.noopUnderBound !== undefined && context.force !== true;
-    const prepared = await prepareInput(this.strategyName, messages, memo, this.tokenCounter, this.invalidHistory, defer);
+    const prepared = prepareInput(this.strategyName, messages, memo, this.tokenCounter, this.invalidHistory, defer);
+    if (prepared instanceof Promise || !prepared.deferred) return { prepared, result: undefined };
+    return { prepared, result: this.#underBound(prepared.analysis, prepared.pending, context) };
+  }
+
+  async #compact(messages: readonly BaseMessage[], context: CompactionContext, prepared: PreparedInput): Promise<CompactionResult> {
     const { pending, repair } = prepared;
-    let analysis = prepared.analysis;
-    if (prepared.deferred) {
-      const bounded = this.#underBound(analysis, pending, context);
-      if (bounded) return bounded;
-      analysis = await countRest(analysis, this.tokenCounter);
-    }
+    // A deferred analysis here was not under the bound (see #begin): count the rest.
+    const analysis = prepared.deferred ? await countRest(prepared.analysis, this.tokenCounter) : prepared.analysis;
     const { messages: input, index, tokens } = analysis;
     const tokensBefore = repair ? (await this.tokenCounter.measure(messages)).total : tokens.total;
     let outcome = await this.run({ messages: input, index, tokens, context, pending });

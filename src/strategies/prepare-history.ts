@@ -99,17 +99,19 @@ function historyError(strategy: string, problems: readonly HistoryProblem[]): In
  * strategy's last output) does not cover. A message that is not one, has content that is neither a
  * string nor an array of blocks, or is a `RemoveMessage` always throws; a lone surrogate or broken
  * tool pairing throws with `invalidHistory: "throw"`, and is repaired on copies with `"repair"`.
- * @throws {InvalidHistoryError} naming each problem's message index.
+ * The deferred analysis (`defer`: a valid history grown from the memo, its new messages indexed but
+ * not counted) is returned at once, not as a promise, so a no-op decided from it needs no await.
+ * @throws {InvalidHistoryError} naming each problem's message index (synchronously).
  * @internal
  */
-export async function prepareInput(
+export function prepareInput(
   strategy: string,
   messages: readonly BaseMessage[],
   memo: Analysis | undefined,
   counter: TokenCounter,
   invalidHistory: InvalidHistoryHandling,
   defer = false,
-): Promise<PreparedInput> {
+): PreparedInput | Promise<PreparedInput> {
   if (!Array.isArray(messages)) throw new InvalidHistoryError(`${strategy}: expected an array of messages, got ${typeof messages}`);
   const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
   // The memo's messages are a checked output: only the new ones need checking.
@@ -124,10 +126,10 @@ export async function prepareInput(
     if (!indexed.index.problems.some((problem) => !(problem.kind === "unanswered-call" && problem.index === pendingAt))) {
       return { analysis: indexed, pending: pendingAt, repair: undefined, deferred: true };
     }
-    return prepareAnalysed(strategy, checked, await countRest(indexed, counter), messages, undefined, counter, invalidHistory);
+    return countRest(indexed, counter).then((counted) => prepareAnalysed(strategy, checked, counted, messages, undefined, counter, invalidHistory));
   }
   // Repaired copies sit after the memo's prefix: it still applies.
-  return prepareAnalysed(strategy, checked, await analyse(checked, previous, counter), messages, surrogates, counter, invalidHistory);
+  return analyse(checked, previous, counter).then((analysed) => prepareAnalysed(strategy, checked, analysed, messages, surrogates, counter, invalidHistory));
 }
 
 /** The pairing check (and repair) of an analysed input. */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
 import { loadEncoder } from "../../src/tokens/encoder.js";
+import { microtaskTurns } from "../support/microtasks.js";
 
 const session = loadTraceSessions(defaultTracesPath()).reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
 
@@ -141,6 +142,24 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     encode.mockClear();
     await strategy.compact(grown, { force: true });
     expect(encode).not.toHaveBeenCalled();
+  });
+
+  it("resolves without an await of its own: nothing queued after it runs before the caller goes on", async () => {
+    const strategy = make(100_000_000, createTokenCounter());
+    const all = steps(session.messages);
+    let history = (await strategy.compact(all[0]!)).messages;
+    const turns: number[] = [];
+    for (const step of all.slice(1, 6)) {
+      const grown = [...history, ...step];
+      const pending = strategy.compact(grown);
+      turns.push(await microtaskTurns(() => pending));
+      const result = await pending;
+      expect(result.status).toBe("noop");
+      history = result.messages;
+    }
+    // As an already resolved promise (an async step of three awaits took 3 or 4).
+    expect(await microtaskTurns(() => Promise.resolve())).toBe(1);
+    expect(turns).toEqual([1, 1, 1, 1, 1]);
   });
 
   it("counts when the run is forced", async () => {
