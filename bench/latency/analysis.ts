@@ -11,6 +11,7 @@ import type { StepSample } from "./systems.js";
 /** What one step did, as reported. */
 export type StepClass =
   | "idle"
+  | "idle, counted"
   | "started a preparation"
   | "hiding"
   | "summary from a preparation"
@@ -19,7 +20,7 @@ export type StepClass =
   | "failed"
   | "repaired";
 
-export const STEP_CLASSES: readonly StepClass[] = ["idle", "started a preparation", "hiding", "summary from a preparation", "summary made at the firing", "truncated", "failed", "repaired"];
+export const STEP_CLASSES: readonly StepClass[] = ["idle", "idle, counted", "started a preparation", "hiding", "summary from a preparation", "summary made at the firing", "truncated", "failed", "repaired"];
 
 /** Why a firing of the prepared system made its summary then. */
 export type MissReason = "no preparation since the last compaction" | "preparation still running" | "preparation ready, not applied";
@@ -98,7 +99,7 @@ function baseClass(step: StepSample): StepClass {
     case "summarized":
       return "summary made at the firing";
     case "noop":
-      return "idle";
+      return step.counted ? "idle, counted" : "idle";
     default:
       return step.kind;
   }
@@ -221,7 +222,7 @@ export function analyseLatency(run: LatencyRun, { slowMs = 5, slowest = 10 }: { 
       missed: steps.filter((step) => step.miss !== undefined),
       perThread: threads.map((thread, index) => {
         const own = classified[index]!;
-        return { thread: thread.thread, calls: own.length, idle: percentiles(own.filter((step) => step.class === "idle").map((step) => step.nodeMs)) };
+        return { thread: thread.thread, calls: own.length, idle: percentiles(own.filter((step) => step.class === "idle" || step.class === "idle, counted").map((step) => step.nodeMs)) };
       }),
       slowest: [...steps].sort((a, b) => b.nodeMs - a.nodeMs).slice(0, slowest),
     };

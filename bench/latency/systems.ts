@@ -44,6 +44,8 @@ export interface StepSample {
   modelCalledAt: number | undefined;
   /** Ours: the history's tokens as the policy counted them (a no-op under its bound may report a bound). */
   tokensBefore?: number;
+  /** Ours: a no-op that counted the history exactly (its upper bound did not decide it). */
+  counted?: boolean;
   /** Ours, when the node logged a compaction: its token figures and reason. */
   record?: { readonly tokensBefore: number | null; readonly tokensAfter: number | null; readonly reason?: string };
 }
@@ -129,6 +131,8 @@ export function oursAgent(context: AgentContext, prepare: boolean, passThrough =
       const result = await policy.compact(messages, compactionContext);
       const step = probe.steps.at(-1)!;
       step.compactMs = performance.now() - started;
+      // A no-op decided under the bound reports its exact figures through getters, computed when read.
+      step.counted = result.status === "noop" && Object.getOwnPropertyDescriptor(result, "tokensBefore")?.get === undefined;
       results.set(step, result);
       return result;
     },

@@ -4,8 +4,8 @@ import { evaluateTrigger } from "../strategies/context-size.js";
 import type { TokenMeasurement } from "../tokens/token-counter.js";
 import type { AutoCompactionPlan } from "./auto-compaction-plan.js";
 
-/** The tokens of the system messages among the first `tokens.perMessage.length` messages. */
-function systemTokensOf(messages: readonly BaseMessage[], tokens: TokenMeasurement): number {
+/** The tokens of the system messages among the first `tokens.perMessage.length` messages. @internal */
+export function systemTokensOf(messages: readonly BaseMessage[], tokens: TokenMeasurement): number {
   let systemTokens = 0;
   for (let position = 0; position < tokens.perMessage.length; position++) if (messages[position]!.type === "system") systemTokens += tokens.perMessage[position]!;
   return systemTokens;
@@ -20,23 +20,27 @@ export function underThresholdReason(tokens: TokenMeasurement, systemTokens: num
 }
 
 /**
- * `autoCompaction`'s no-op when even the upper bound of the history is under the threshold and the
- * conversation's bound (the history's bound minus the counted system messages) does not fire the
- * trigger (nor, preparing summaries ahead, reaches the mark where that starts); `undefined` when
- * the history must be counted. @internal
+ * Where an upper bound of the history puts it, for `autoCompaction`: `"under the mark"` when even
+ * the bound is under the threshold, does not fire the trigger (the conversation's bound: the
+ * history's bound minus the counted system messages) and, preparing summaries ahead, is under the
+ * mark where that starts; `"past the mark"` when it is under the threshold and the trigger but
+ * not under the mark (only preparing ahead); `undefined` when the history must be counted. @internal
  */
-export function autoNoopUnderBound(history: BoundedHistory, plan: AutoCompactionPlan, fraction: number): BoundedNoop | undefined {
+export function boundedPosition(history: BoundedHistory, plan: AutoCompactionPlan): "under the mark" | "past the mark" | undefined {
   const { messages, counted, upperTotal } = history;
   if (upperTotal >= plan.thresholdTokens) return undefined;
   let systemTokens = prefixSystemTokens.get(counted);
   if (systemTokens === undefined) prefixSystemTokens.set(counted, (systemTokens = systemTokensOf(messages, counted)));
-  if (plan.prepareAt !== undefined) {
-    // Preparing ahead starts at the mark below the size that fires: the bound must be under the mark too.
-    const fireTokens = Math.min(plan.thresholdTokens, systemTokens + plan.triggerTokens);
-    if (upperTotal - systemTokens >= plan.prepareAt * (fireTokens - systemTokens)) return undefined;
-  }
   // System messages among the uncounted ones are left in: the conversation's bound stays an upper bound.
   const conversation = { tokens: upperTotal - systemTokens, messages: messages.length };
   if (evaluateTrigger(plan.trigger, conversation, plan.window, false) !== undefined) return undefined;
-  return { reason: (tokens) => underThresholdReason(tokens, systemTokensOf(messages, tokens), messages.length, plan, fraction) };
+  if (plan.prepareAt === undefined) return "under the mark";
+  // Preparing ahead starts at the mark below the size that fires: the bound must be under the mark too.
+  const fireTokens = Math.min(plan.thresholdTokens, systemTokens + plan.triggerTokens);
+  return upperTotal - systemTokens >= plan.prepareAt * (fireTokens - systemTokens) ? "past the mark" : "under the mark";
+}
+
+/** The reason of `autoCompaction`'s no-op under the bound, from the exact measurement. @internal */
+export function boundedNoopReason(messages: readonly BaseMessage[], plan: AutoCompactionPlan, fraction: number): (tokens: TokenMeasurement) => string {
+  return (tokens) => underThresholdReason(tokens, systemTokensOf(messages, tokens), messages.length, plan, fraction);
 }

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { autoNoopUnderBound, underThresholdReason } from "./auto-compaction-bound.js";
+import { boundedNoopReason, boundedPosition, systemTokensOf, underThresholdReason } from "./auto-compaction-bound.js";
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
@@ -9,7 +9,7 @@ import { BackgroundWork } from "./background-work.js";
 import { fire, type FiringSettings, type FiringState } from "./auto-compaction-firing.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
-import { mayStand, prepareAhead, preparationNeeded, scopeOf, standLimit } from "./prepare-ahead.js";
+import { DECIDED_IN_BACKGROUND, mayStand, pastMark, prepareAhead, preparationNeeded, scopeOf, standLimit } from "./prepare-ahead.js";
 import { HidingVerdicts } from "./hiding-verdicts.js";
 import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
@@ -100,19 +100,45 @@ export class AutoCompaction extends CompactionStrategy {
     );
   }
 
-  /** Static options, under the threshold and the trigger even at the bound: `run`'s no-op, without counting the new messages. */
+  /**
+   * Static options, under the threshold and the trigger even at the bound: `run`'s no-op, without
+   * counting the new messages. Past the mark where summaries are prepared (by the bound) in a loop
+   * this policy ran before, whether to prepare one is worked out after the step, as `run` would.
+   */
   protected override noopUnderBound(history: BoundedHistory): BoundedNoop | undefined {
     const options = this.#options;
     if (typeof options === "function" || options.enabled === false) return undefined;
-    const configModel = history.context.config?.configurable?.["summaryModel"] as SummaryModel | undefined;
+    const { messages, context } = history;
+    const configModel = context.config?.configurable?.["summaryModel"] as SummaryModel | undefined;
+    let plan: AutoCompactionPlan;
     try {
-      this.#plan = planFor(options, configModel, this.tokenCounter, this.#plan);
+      plan = this.#plan = planFor(options, configModel, this.tokenCounter, this.#plan);
     } catch {
       return undefined;
     }
-    const noop = autoNoopUnderBound(history, this.#plan, options.threshold ?? 0.8);
-    if (noop && this.#plan.prepareAt !== undefined) this.#prepared.noteStep(history.context.threadId, history.messages);
-    return noop;
+    const position = boundedPosition(history, plan);
+    // A policy's first call decides on preparing at once (see run): it counts.
+    if (position === undefined || (position === "past the mark" && !this.#prepared.hasSeen(context.threadId, messages))) return undefined;
+    const base = boundedNoopReason(messages, plan, options.threshold ?? 0.8);
+    if (plan.prepareAt !== undefined) this.#prepared.noteStep(context.threadId, messages);
+    if (position === "under the mark") return { reason: base };
+    const preparing = this.#preparingPastMark(history, plan);
+    // What run gives: the preparation's part only when the exact count is past the mark too.
+    return { reason: (tokens) => (preparing && pastMark(tokens, plan, systemTokensOf(messages, tokens)) ? `${base(tokens)}; ${preparing}` : base(tokens)) };
+  }
+
+  /** Past the mark by the bound: what `#prepareAhead` would say, the decision (and the count it needs) left to after the step. */
+  #preparingPastMark(history: BoundedHistory, plan: AutoCompactionPlan): string | undefined {
+    const { messages, context } = history;
+    const scope = scopeOf(context);
+    if (this.#prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
+    const key = keyOf(scope.threadId, messages);
+    const verdict = this.#verdicts.reasonFor(key, messages);
+    if (verdict !== undefined) return verdict;
+    this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) =>
+      prepareAhead(this.#prepared, this.#verdicts, counted, plan, systemTokensOf(counted.messages, counted.tokens)),
+    );
+    return DECIDED_IN_BACKGROUND;
   }
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
@@ -172,7 +198,7 @@ export class AutoCompaction extends CompactionStrategy {
     if (needed !== true) return needed;
     const key = keyOf(history.context.threadId, history.messages);
     this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
-    return "whether to prepare the summary is worked out in the background";
+    return DECIDED_IN_BACKGROUND;
   }
 
   /**

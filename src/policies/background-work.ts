@@ -1,5 +1,6 @@
 import { indexToolCallGroups } from "../messages/tool-call-groups.js";
-import type { PreparedHistory } from "../strategies/compaction-strategy.js";
+import type { BoundedHistory, PreparedHistory } from "../strategies/compaction-strategy.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
 
 /**
  * autoCompaction's work moved off the agent's path, by thread (or conversation): the dry run of the
@@ -22,10 +23,28 @@ export class BackgroundWork {
   startDeciding(key: string, history: PreparedHistory, decide: (history: PreparedHistory) => Promise<unknown>): void {
     if (this.#deciding.has(key)) return;
     const snapshot = snapshotLater(history);
+    this.#start(key, () => decide(snapshot()));
+  }
+
+  /**
+   * {@link startDeciding} for a step decided under the upper bound: its new messages are counted
+   * after the step too, before `decide` gets the copy.
+   */
+  startCountingAndDeciding(key: string, history: BoundedHistory, counter: TokenCounter, decide: (history: PreparedHistory) => Promise<unknown>): void {
+    if (this.#deciding.has(key) || !counter.extend) return;
+    const extend = counter.extend.bind(counter);
+    const snapshot = snapshotLater({ ...history, tokens: history.counted });
+    this.#start(key, async () => {
+      const copy = snapshot();
+      return decide({ ...copy, tokens: await extend(copy.tokens, copy.messages) });
+    });
+  }
+
+  #start(key: string, work: () => Promise<unknown>): void {
     this.#deciding.add(key);
     this.#track(
       nextTurn()
-        .then(() => decide(snapshot()))
+        .then(work)
         .finally(() => this.#deciding.delete(key)),
     );
   }

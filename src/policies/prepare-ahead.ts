@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { nestedContext, type PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
+import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
 import { chainResults } from "./chain-results.js";
@@ -59,6 +59,15 @@ function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidd
   return systemTokens + recent + olderLeftShare * Math.max(0, fireTokens - systemTokens - recent);
 }
 
+/** The reason of a no-op whose decision on preparing a summary is worked out after the step. @internal */
+export const DECIDED_IN_BACKGROUND = "whether to prepare the summary is worked out in the background";
+
+/** Whether a history counted in full has reached the mark where summaries are prepared ahead. @internal */
+export function pastMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number): boolean {
+  const targets = targetsFor(plan, systemTokens, false);
+  return tokens.total - systemTokens >= plan.prepareAt! * (targets.fireTokens - systemTokens);
+}
+
 /**
  * Whether {@link prepareAhead} has work to do on this history (`true`: its dry run), without doing
  * it: `undefined` under the mark or with a summary prepared for this prefix already, the verdict's
@@ -66,8 +75,7 @@ function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidd
  */
 export function preparationNeeded(prepared: PreparedSummaries, verdicts: HidingVerdicts, history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number): true | string | undefined {
   const { messages, tokens, context } = history;
-  const targets = targetsFor(plan, systemTokens, false);
-  if (tokens.total - systemTokens < plan.prepareAt! * (targets.fireTokens - systemTokens)) return undefined;
+  if (!pastMark(tokens, plan, systemTokens)) return undefined;
   const scope = scopeOf(context);
   if (prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
   return verdicts.reasonFor(keyOf(scope.threadId, messages), messages) ?? true;

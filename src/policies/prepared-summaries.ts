@@ -101,6 +101,11 @@ export class PreparedSummaries {
    * whether this policy ran an earlier step of it: an agent loop that will run a next step, where a
    * firing may go on while its summary is written.
    */
+  /** Whether {@link noteStep} would say this policy ran an earlier step of this loop, without noting one. */
+  hasSeen(threadId: string | undefined, messages: readonly BaseMessage[]): boolean {
+    return this.#seen.has(keyOf(threadId, messages));
+  }
+
   noteStep(threadId: string | undefined, messages: readonly BaseMessage[]): boolean {
     const key = keyOf(threadId, messages);
     const seen = this.#seen.delete(key);

@@ -1,0 +1,94 @@
+/**
+ * autoCompaction preparing summaries ahead, at a step past the mark by the upper bound only (the
+ * exact count may be past it too): in a loop the policy ran before, the step is a no-op that
+ * tokenizes nothing, the count and the decision on preparing happen after it, and its reason is the
+ * one a policy counting every step gives.
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { autoCompaction, createTokenCounter, type AutoCompactionOptions, type TokenCounter } from "../../src/index.js";
+import { loadEncoder } from "../../src/tokens/encoder.js";
+import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
+
+let server: OpenAIServer | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await server?.close();
+  server = undefined;
+});
+
+/** `count` steps: an assistant call of `size` characters and its result, after a user turn. */
+function steps(count: number, size: number, from = 0): BaseMessage[] {
+  return Array.from({ length: count }, (_, index) => {
+    const n = index + from;
+    return [
+      new AIMessage({ id: `a${n}`, content: `look ${n} `.repeat(size / 10), tool_calls: [{ id: `c${n}`, name: "bash", args: { command: `ls ${n}` }, type: "tool_call" }] }),
+      new ToolMessage({ id: `t${n}`, tool_call_id: `c${n}`, content: `file${n}.py `.repeat(size / 10) }),
+    ];
+  }).flat();
+}
+
+/** The exact counter without its upper bound: every step counts, as before the bound existed. */
+function countingOnly(counter: TokenCounter): TokenCounter {
+  return {
+    mode: counter.mode,
+    encoding: counter.encoding,
+    calibrate: counter.calibrate,
+    countText: (text) => counter.countText(text),
+    countMessage: (message) => counter.countMessage(message),
+    countMessages: (messages) => counter.countMessages(messages),
+    measure: (messages) => counter.measure(messages),
+    extend: (previous, messages) => counter.extend!(previous, messages),
+    truncateText: (text, maxTokens) => counter.truncateText(text, maxTokens),
+  };
+}
+
+describe("autoCompaction: a step past the mark by the bound only", () => {
+  it("is a no-op without tokenizing; the count, the dry run and the preparation follow the step", async () => {
+    server = await startOpenAIServer([{ content: "<summary>prepared</summary>" }, { content: "<summary>prepared</summary>" }]);
+    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
+    const grown = [...start, ...steps(1, 100, 20)];
+    const fresh = createTokenCounter();
+    const measured = await fresh.measure(start);
+    // Before the new messages are counted: a counter bounds with the counts it has.
+    const bound = fresh.upperBound!(measured, grown)!.total;
+    const after = await fresh.countMessages(grown);
+    // The trigger: the grown history is past the mark (0.9 of it) exactly, the history before is
+    // under it, and the grown history's bound is under the trigger.
+    const trigger = Math.floor(after / 0.9);
+    expect([measured.total < 0.9 * trigger, after >= 0.9 * trigger, bound < trigger, bound > after]).toEqual([true, true, true, true]);
+    const options = (tokenCounter: TokenCounter): AutoCompactionOptions => ({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: false, tokenCounter, summaryModel: model });
+    const policy = autoCompaction(options(createTokenCounter()));
+    expect((await policy.compact(start)).status).toBe("noop");
+    await policy.settled();
+    const encoder = await loadEncoder("o200k_base");
+    const encode = vi.spyOn(encoder, "count");
+    const result = await policy.compact(grown);
+    expect(encode).not.toHaveBeenCalled();
+    expect(server.requests).toHaveLength(0);
+    // What a policy counting every step says, read from the no-op (its exact figures are worked out now).
+    const counting = autoCompaction(options(countingOnly(createTokenCounter())));
+    await counting.compact(start);
+    await counting.settled();
+    const counted = await counting.compact(grown);
+    expect({ status: result.status, reason: result.reason, tokensBefore: result.tokensBefore }).toEqual({ status: "noop", reason: counted.reason, tokensBefore: after });
+    expect(result.reason).toMatch(/; whether to prepare the summary is worked out in the background$/);
+    await policy.settled();
+    await counting.settled();
+    // Both started the same preparation after the step.
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[0]!.body)).toBe(JSON.stringify(server.requests[1]!.body));
+    // The next step, a summary prepared for its prefix: nothing to decide, nothing counted.
+    const next = [...grown, ...steps(1, 20, 21)];
+    encode.mockClear();
+    const again = await policy.compact(next);
+    expect(encode).not.toHaveBeenCalled();
+    const countedAgain = await counting.compact(next);
+    expect({ status: again.status, reason: again.reason }).toEqual({ status: "noop", reason: countedAgain.reason });
+    expect(again.reason).not.toMatch(/;/);
+    await policy.settled();
+    expect(server.requests).toHaveLength(2);
+  });
+});
