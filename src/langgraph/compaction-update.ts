@@ -1,6 +1,6 @@
-import { mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
-import { jsonCopy } from "../messages/json-copy.js";
+import { storedMessages } from "../messages/stored-messages.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
 import { hasUniqueIds, lastIdOf } from "./message-ids.js";
@@ -44,11 +44,6 @@ export interface CompactionUpdate {
   readonly record: CompactionRecord;
   /** The originals that left the context and where each belongs, for {@link restoreHistory}. */
   readonly archive: ArchivedCompaction;
-}
-
-/** Serialize for the archive: `mapChatMessagesToStoredMessages`, as plain JSON so no live object is shared. */
-function storeMessages(messages: readonly BaseMessage[]): StoredMessage[] {
-  return jsonCopy(mapChatMessagesToStoredMessages([...messages]));
 }
 
 /**
@@ -147,7 +142,7 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
 
   const changed = builder.update.length > 0;
   const id = options.id ?? uuidv4();
-  const stored = storeMessages(builder.archived.map((entry) => entry.message));
+  const stored = storedMessages(builder.archived.map((entry) => entry.message));
   const archived: ArchivedMessage[] = builder.archived.map((entry, position) => ({ position: entry.position, anchor: entry.anchor, message: stored[position]! }));
   const location: CompactionArchiveLocation = archived.length > 0 || builder.dropped.length > 0 ? (options.archive ?? "state") : "none";
   const record: CompactionRecord = {

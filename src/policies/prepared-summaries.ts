@@ -4,6 +4,7 @@ import { archiveNamespace, underlyingStore } from "../langgraph/compaction-archi
 import type { PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import type { WrittenSummary } from "../summary/summary-strategy.js";
+import { storeAhead } from "../messages/stored-messages.js";
 import { conversationKey, prefixFingerprint } from "./prefix-fingerprint.js";
 
 /**
@@ -195,6 +196,8 @@ export class PreparedSummaries {
       }
       entry.written = written;
       entry.state = "ready";
+      // The archive of the step that applies it will hold these messages: their stored form is made now, off that step.
+      storeAhead(entry.prefix);
     } catch {
       // A preparation that fails (or is discarded mid-call) changes nothing.
       if (entry.state === "pending") entry.state = "failed";

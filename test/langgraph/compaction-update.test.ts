@@ -1,4 +1,4 @@
-import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,6 +13,7 @@ import {
 } from "../../src/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { assistant, ids, step, system, toolResult, user } from "../support/builders.js";
+import { storeAhead } from "../../src/messages/stored-messages.js";
 import { snapshotHistory, expectHistoryUnchanged } from "../support/invariants.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
 import { EVERY_RUN } from "../support/hiding.js";
@@ -126,6 +127,20 @@ describe("compactionUpdate", () => {
     });
     expect(update.archive.messages.map((entry) => entry.anchor)).toEqual(Array(5).fill({ kind: "replaced-by", id: "h1" }));
     expectReducerReachesHistory(before, update);
+  });
+
+  it("archives the stored form made ahead (as a prepared summary does) exactly as one made then, and hands each out once", async () => {
+    const before = history();
+    const result = await new SummarizePrefix(4, 4).compact(before);
+    const plain = compactionUpdate(before, result);
+    storeAhead(before.slice(1, 6));
+    const ahead = compactionUpdate(before, result);
+    expect(ahead.archive.messages).toEqual(plain.archive.messages);
+    expect(ahead.archive.messages.map((entry) => entry.message)).toEqual(mapChatMessagesToStoredMessages(before.slice(1, 6)));
+    // A second archive of the same messages gets forms of its own.
+    const again = compactionUpdate(before, result);
+    expect(again.archive.messages).toEqual(ahead.archive.messages);
+    expect(again.archive.messages.map((entry) => entry.message).some((message, position) => message === ahead.archive.messages[position]!.message)).toBe(false);
   });
 
   it("messages removed from the end are archived after the last message kept", () => {
