@@ -88,8 +88,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * its trigger: the step is a no-op whose `tokensBefore`, `tokensAfter` and `reason` are still the
    * exact ones, computed when first read (and by the event, only for a sink that reads them). The
    * next run counts on from the last exact count, so each message is still tokenized at most once.
-   * Such a no-op is decided synchronously: the promise returned is already resolved, and the event
-   * is sent without waiting for the run's handlers.
+   * Such a no-op is decided synchronously: the promise returned is already resolved. The event of
+   * any no-op is sent without waiting for the run's handlers (a compaction's is waited for).
    *
    * @example
    * const { messages, status, removed, replaced } = await strategy.compact(history);
@@ -123,7 +123,9 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     } catch (error) {
       return this.#failed(error, messages, started, context);
     }
-    await this.#emit(result, started, context);
+    // A no-op's event is not waited for: the step goes on at once (a compaction's is).
+    if (result.status === "noop") this.#emit(result, started, context).catch(() => undefined);
+    else await this.#emit(result, started, context);
     return result;
   }
 
