@@ -196,8 +196,9 @@ export class PreparedSummaries {
       }
       entry.written = written;
       entry.state = "ready";
-      // The archive of the step that applies it will hold these messages: their stored form is made now, off that step.
+      // The step that applies it places its message and archives these messages: both are made (and the message counted) now, off that step.
       storeAhead(entry.prefix);
+      await summary.prepareSummaryMessage(written, entry.prefix.filter((message) => message.type !== "system"));
     } catch {
       // A preparation that fails (or is discarded mid-call) changes nothing.
       if (entry.state === "pending") entry.state = "failed";

@@ -89,6 +89,8 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   protected readonly promptAsText: boolean = false;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
   #resolved: Promise<SummaryChatModel> | undefined;
+  /** Summary messages made, by written summary (see `summaryMessageOf`). */
+  readonly #summaryMessages = new WeakMap<WrittenSummary, { readonly summarizedMessages: number; readonly message: HumanMessage }>();
 
   protected constructor(options: SummaryStrategyOptions) {
     super(options);
@@ -205,7 +207,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       if (message.type === "system") systems.push(message);
       else removed.push({ index: position, message });
     }
-    const summary = this.#summaryMessage(written.text, written.artifacts, removed.map(({ message }) => message), summaryModel);
+    const summary = this.summaryMessageOf(written, removed.map(({ message }) => message));
     const output = [...systems, summary, ...messages.slice(cut)];
     const tokensAfter = (await this.tokenCounter.measure(output)).total;
     if (tokensAfter >= tokens.total) {
@@ -230,8 +232,26 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     return this.#resolved;
   }
 
-  #summaryMessage(text: string, artifacts: ArtifactIndex, replaced: readonly BaseMessage[], summaryModel: string): HumanMessage {
+  /**
+   * The summary message of `written` for the messages it replaces, made once per written summary
+   * and number of messages summarized: a summary prepared ahead has it made (and counted) when it is
+   * written, off the step that places it. @internal
+   */
+  summaryMessageOf(written: WrittenSummary, replaced: readonly BaseMessage[]): HumanMessage {
     const summarizedMessages = replaced.reduce((count, message) => count + (compactionMarkerOf(message)?.summarizedMessages ?? 1), 0);
+    const made = this.#summaryMessages.get(written);
+    if (made?.summarizedMessages === summarizedMessages) return made.message;
+    const message = this.#summaryMessage(written.text, written.artifacts, summarizedMessages, written.summaryModel);
+    this.#summaryMessages.set(written, { summarizedMessages, message });
+    return message;
+  }
+
+  /** Make and count the summary message of `written` ahead of the step that places it (see `summaryMessageOf`). @internal */
+  async prepareSummaryMessage(written: WrittenSummary, replaced: readonly BaseMessage[]): Promise<void> {
+    await this.tokenCounter.countMessage(this.summaryMessageOf(written, replaced));
+  }
+
+  #summaryMessage(text: string, artifacts: ArtifactIndex, summarizedMessages: number, summaryModel: string): HumanMessage {
     const marker: CompactionMarker = { strategy: this.strategyName, summary: true, artifacts, summarizedMessages, summaryModel };
     const index = renderArtifacts(artifacts);
     return new HumanMessage({

@@ -71,6 +71,20 @@ class MessageTokenCounter implements TokenCounter {
     if (this.encoding !== undefined && this.#encoder === undefined) this.#encoder = await loadEncoder(this.encoding);
   }
 
+  /**
+   * `work()` once the encoding is loaded, as a promise. Once it is, `work` runs now and the promise
+   * is already settled: the caller's await is its only turn of the microtask queue (an async method
+   * awaiting the load each time took three), and counting is called per message.
+   */
+  #whenReady<T>(work: () => T): Promise<T> {
+    if (this.encoding !== undefined && this.#encoder === undefined) return this.#ready().then(work);
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
   /** Cost of a text in units: tokens (exact) or characters (approximate). */
   #units(text: string): number {
     if (text === "") return 0;
@@ -98,30 +112,27 @@ class MessageTokenCounter implements TokenCounter {
     return fixedTokens + units;
   }
 
-  async countText(text: string): Promise<number> {
-    await this.#ready();
-    const units = this.#units(text);
-    return this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN);
+  countText(text: string): Promise<number> {
+    return this.#whenReady(() => {
+      const units = this.#units(text);
+      return this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN);
+    });
   }
 
-  async countMessage(message: BaseMessage): Promise<number> {
-    await this.#ready();
-    return this.#countLoaded(message);
+  countMessage(message: BaseMessage): Promise<number> {
+    return this.#whenReady(() => this.#countLoaded(message));
   }
 
-  async countMessages(messages: readonly BaseMessage[]): Promise<number> {
-    return (await this.measure(messages)).total;
+  countMessages(messages: readonly BaseMessage[]): Promise<number> {
+    return this.#whenReady(() => this.#measureFrom([], [], 0, messages).total);
   }
 
-  async measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
-    await this.#ready();
-    return this.#measureFrom([], [], 0, messages);
+  measure(messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
+    return this.#whenReady(() => this.#measureFrom([], [], 0, messages));
   }
 
-  async extend(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
-    await this.#ready();
-    const sum = previous.estimated - REPLY_PRIMING_TOKENS;
-    return this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], sum, messages);
+  extend(previous: TokenMeasurement, messages: readonly BaseMessage[]): Promise<TokenMeasurement> {
+    return this.#whenReady(() => this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], previous.estimated - REPLY_PRIMING_TOKENS, messages));
   }
 
   upperBound(previous: TokenMeasurement, messages: readonly BaseMessage[]): TokenUpperBound | undefined {
@@ -182,13 +193,14 @@ class MessageTokenCounter implements TokenCounter {
     return { perMessage, estimated, calibrationAnchors, calibrationOffset, total: Math.max(0, estimated + calibrationOffset) };
   }
 
-  async truncateText(text: string, maxTokens: number): Promise<string> {
-    await this.#ready();
-    const budget = Math.max(0, Math.floor(maxTokens));
-    if (!this.#encoder) return headOf(text, budget * CHARACTERS_PER_TOKEN);
-    const tokens = encodeText(this.#encoder, text);
-    if (tokens.length <= budget) return text;
-    return tokenPrefix(this.#encoder, text, tokens, budget);
+  truncateText(text: string, maxTokens: number): Promise<string> {
+    return this.#whenReady(() => {
+      const budget = Math.max(0, Math.floor(maxTokens));
+      if (!this.#encoder) return headOf(text, budget * CHARACTERS_PER_TOKEN);
+      const tokens = encodeText(this.#encoder, text);
+      if (tokens.length <= budget) return text;
+      return tokenPrefix(this.#encoder, text, tokens, budget);
+    });
   }
 }
 
