@@ -1,11 +1,12 @@
 /**
- * The latency scenario with one process per system (forked with `--import tsx`), all at once: each
- * system's threads share an event loop and a heap only with each other, so the checkpointing, token
- * counting and garbage of one system do not land inside another system's steps, and the machine's
- * cores share the load. Run alone as the child: it gets its settings over IPC, runs its system and
+ * The latency scenario with one process per system (forked with `--import tsx`), one per core at
+ * once: each system's threads share an event loop and a heap only with each other, so the
+ * checkpointing, token counting and garbage of one system do not land inside another system's
+ * steps, and no two processes share a core. Run alone as the child: it gets its settings over IPC, runs its system and
  * sends the run back.
  */
 import { fork } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { loadTraceSessions } from "../../examples/traces.js";
@@ -49,17 +50,31 @@ function runChild(job: Job, system: LatencySystem): Promise<LatencyRun> {
   });
 }
 
-/** Run every system of `settings`, each in its own process, all at once; the threads of all merged. */
-export async function runLatencyInProcesses(source: SessionSource, settings: LatencySettings, log: (line: string) => void = () => {}): Promise<LatencyRun> {
+/**
+ * Run every system of `settings`, each in its own process, at most `processes` at once (by default
+ * one per core: a CPU-bound process more than the cores would measure the scheduler's sharing, not
+ * the system), in the order of `settings.systems`; the threads of all merged.
+ */
+export async function runLatencyInProcesses(
+  source: SessionSource,
+  settings: LatencySettings,
+  log: (line: string) => void = () => {},
+  processes: number = availableParallelism(),
+): Promise<LatencyRun> {
   const systems = settings.systems ?? LATENCY_SYSTEMS;
   const started = performance.now();
-  const runs = await Promise.all(
-    systems.map(async (system) => {
+  const runs: LatencyRun[] = new Array<LatencyRun>(systems.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < systems.length) {
+      const position = next++;
+      const system = systems[position]!;
       const run = await runChild({ source, settings }, system);
       log(`  latency: ${system} done in ${(run.wallMs / 1000).toFixed(1)} s`);
-      return run;
-    }),
-  );
+      runs[position] = run;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(processes, systems.length)) }, worker));
   return {
     settings,
     sessions: runs[0]?.sessions ?? [],

@@ -2,11 +2,12 @@
  * The latency scenario on its own (`npm run bench` runs it as its 6th target):
  *
  *   npx tsx bench/latency/run.ts [--quick] [--traces <file.jsonl>] [--trace <id>]... [--delay <ms>]
- *                                [--think <ms>] [--window <tokens>] [--concurrency <threads>] [--in-process]
+ *                                [--think <ms>] [--window <tokens>] [--concurrency <threads>] [--processes <n>] [--in-process]
  *                                [--system blocking|prepared|summarizationMiddleware]... [--json <file>]
  *
- * By default each system runs in its own process, its threads all at once. `--in-process` runs every
- * system in this process; `--concurrency n` runs at most n threads at once. See bench/README.md, "Latency".
+ * By default each system runs in its own process, its threads all at once, one process per core at a
+ * time (`--processes n`: n at a time). `--in-process` runs every system in this process;
+ * `--concurrency n` runs at most n threads at once. See bench/README.md, "Latency".
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -70,6 +71,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       think: { type: "string" },
       window: { type: "string" },
       concurrency: { type: "string" },
+      processes: { type: "string" },
       "in-process": { type: "boolean", default: false },
       system: { type: "string", multiple: true },
       json: { type: "string" },
@@ -98,7 +100,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const source = { ...base.source, sessionIds };
   const run = values["in-process"]
     ? await runLatency(loadTraceSessions(source.tracesPath).filter((session) => sessionIds.includes(session.id)), settings)
-    : await runLatencyInProcesses(source, settings, log);
+    : await runLatencyInProcesses(source, settings, log, number(values.processes, "processes"));
   const { systems: figures, verdict, lines } = latencyReport(run);
   console.log(lines.join("\n"));
   console.log(`\n[${verdict.verdict}] ${verdict.description}\n  ${verdict.detail}`);
