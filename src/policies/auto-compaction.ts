@@ -166,8 +166,7 @@ export class AutoCompaction extends CompactionStrategy {
     const fraction = options.threshold ?? 0.8;
     const threshold = plan.thresholdTokens;
     // The trigger measures the conversation: system messages are never compacted.
-    let systemTokens = 0;
-    for (let position = 0; position < messages.length; position++) if (messages[position]!.type === "system") systemTokens += tokens.perMessage[position]!;
+    const systemTokens = systemTokensOf(messages, tokens);
     const conversation = { tokens: tokens.total - systemTokens, messages: messages.length };
     const overThreshold = tokens.total >= threshold;
     const fired =

@@ -97,16 +97,16 @@ export class PreparedSummaries {
   /** Threads (or conversations) this policy has run a step of, oldest first. */
   readonly #seen = new Set<string>();
 
-  /**
-   * Note a step of this thread (or, without a thread id, of the conversation of `messages`). Returns
-   * whether this policy ran an earlier step of it: an agent loop that will run a next step, where a
-   * firing may go on while its summary is written.
-   */
   /** Whether {@link noteStep} would say this policy ran an earlier step of this loop, without noting one. */
   hasSeen(threadId: string | undefined, messages: readonly BaseMessage[]): boolean {
     return this.#seen.has(keyOf(threadId, messages));
   }
 
+  /**
+   * Note a step of this thread (or, without a thread id, of the conversation of `messages`). Returns
+   * whether this policy ran an earlier step of it: an agent loop that will run a next step, where a
+   * firing may go on while its summary is written.
+   */
   noteStep(threadId: string | undefined, messages: readonly BaseMessage[]): boolean {
     const key = keyOf(threadId, messages);
     const seen = this.#seen.delete(key);
