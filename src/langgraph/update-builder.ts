@@ -2,6 +2,7 @@ import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { cloneMessage } from "../messages/clone-message.js";
+import { removalOf } from "../messages/stored-messages.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import type { ArchiveAnchor } from "../compaction-record.js";
 
@@ -65,7 +66,7 @@ export function placeGap(
       nextId !== undefined ? { kind: "before", id: nextId } : previousId !== undefined ? { kind: "after", id: previousId } : { kind: "start" };
     for (let position = from; position < to; position++) {
       const original = before[position]!;
-      builder.update.push(new RemoveMessage({ id: original.id! }));
+      builder.update.push(removalOf(original));
       builder.removedIds.push(original.id!);
       builder.archived.push({ position, anchor, message: original });
     }
@@ -85,7 +86,7 @@ export function placeGap(
   });
   for (let position = from; position < to; position++) {
     const original = before[position]!;
-    if (position - from >= inserted.length) builder.update.push(new RemoveMessage({ id: original.id! }));
+    if (position - from >= inserted.length) builder.update.push(removalOf(original));
     builder.removedIds.push(original.id!);
     builder.archived.push({ position, anchor: { kind: "replaced-by", id: firstId! }, message: original });
   }

@@ -1,4 +1,4 @@
-import { mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { jsonCopy } from "./json-copy.js";
 
 /** Stored forms made ahead of an archive, by message; each is handed out once. */
@@ -30,4 +30,32 @@ export function storedMessages(messages: readonly BaseMessage[]): StoredMessage[
     madeAhead.delete(message);
     return ahead;
   });
+}
+
+/** `RemoveMessage`s made ahead of a state update, by the message they remove; each is handed out once. */
+const removalsAhead = new WeakMap<BaseMessage, RemoveMessage>();
+
+/**
+ * Make the `RemoveMessage` of each of `messages` (those a prepared summary will replace), off the
+ * step whose state update removes them: a LangChain message costs microseconds to construct, and a
+ * summary removes a hundred or more. Returns the ones it made (none for a message without an id,
+ * or with one made already). @internal
+ */
+export function removeAhead(messages: readonly BaseMessage[]): RemoveMessage[] {
+  const made: RemoveMessage[] = [];
+  for (const message of messages) {
+    if (typeof message.id !== "string" || message.id === "" || removalsAhead.has(message)) continue;
+    const removal = new RemoveMessage({ id: message.id });
+    removalsAhead.set(message, removal);
+    made.push(removal);
+  }
+  return made;
+}
+
+/** The `RemoveMessage` of `message` (which has an id): the one made ahead for it, else a new one. @internal */
+export function removalOf(message: BaseMessage): RemoveMessage {
+  const ahead = removalsAhead.get(message);
+  if (ahead === undefined || ahead.id !== message.id) return new RemoveMessage({ id: message.id! });
+  removalsAhead.delete(message);
+  return ahead;
 }

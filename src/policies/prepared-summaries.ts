@@ -4,7 +4,7 @@ import { archiveNamespace, underlyingStore } from "../langgraph/compaction-archi
 import type { PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import type { WrittenSummary } from "../summary/summary-strategy.js";
-import { storeAhead } from "../messages/stored-messages.js";
+import { removeAhead, storeAhead } from "../messages/stored-messages.js";
 import { conversationKey, prefixFingerprint } from "./prefix-fingerprint.js";
 
 /**
@@ -187,6 +187,8 @@ export class PreparedSummaries {
     try {
       // The next turn of the event loop: the fingerprint and the prompt are built after the step has returned, not in its microtasks.
       await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      // Discarded in the meantime: no call at all.
+      if (entry.state !== "pending") return;
       entry.fingerprint = prefixFingerprint(entry.prefix, entry.cut);
       const written = await summary.writeSummary(snapshot, entry.cut);
       if (entry.state !== "pending") return;
@@ -196,8 +198,9 @@ export class PreparedSummaries {
       }
       entry.written = written;
       entry.state = "ready";
-      // The step that applies it places its message and archives these messages: both are made (and the message counted) now, off that step.
+      // The step that applies it places its message, archives these messages and removes them from the state: all three are made (and the message counted) now, off that step.
       storeAhead(entry.prefix);
+      removeAhead(entry.prefix);
       await summary.prepareSummaryMessage(written, entry.prefix.filter((message) => message.type !== "system"));
     } catch {
       // A preparation that fails (or is discarded mid-call) changes nothing.
@@ -253,7 +256,7 @@ export class PreparedSummaries {
     return best && { cut: best.cut, written: { text: best.text, artifacts: best.artifacts, summaryModel: best.summaryModel }, source: "store" };
   }
 
-  /** Drop the preparation of this thread (or, without one, of the conversation of `messages`): its history was compacted. A pending call is aborted. */
+  /** Drop the preparation of this thread (or, without one, of the conversation of `messages`): its history was compacted. A pending call is aborted on the next turn of the event loop. */
   forget(threadId: string | undefined, messages: readonly BaseMessage[]): void {
     const thread = keyOf(threadId, messages);
     const entry = this.#entries.get(thread);
@@ -274,7 +277,11 @@ export class PreparedSummaries {
 
   #discard(thread: string | undefined, entry: Entry): void {
     if (thread !== undefined && this.#entries.get(thread) === entry) this.#entries.delete(thread);
-    if (entry.state === "pending") entry.controller.abort(new Error("the prepared summary was discarded"));
+    if (entry.state === "pending") {
+      // Aborted on the next turn: the abort's listeners (the HTTP client tearing its request down) run after the step that compacted, not in it. The state says "discarded" at once, so a summary that lands before is not used.
+      const { controller } = entry;
+      setTimeout(() => controller.abort(new Error("the prepared summary was discarded")), 0);
+    }
     entry.state = "discarded";
     if (entry.stored) this.#track(entry.stored.store.delete(entry.stored.namespace, entry.stored.key));
   }

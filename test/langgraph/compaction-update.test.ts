@@ -12,8 +12,8 @@ import {
   type CompactionResult,
 } from "../../src/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
-import { assistant, ids, step, system, toolResult, user } from "../support/builders.js";
-import { storeAhead } from "../../src/messages/stored-messages.js";
+import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
+import { removeAhead, storeAhead } from "../../src/messages/stored-messages.js";
 import { snapshotHistory, expectHistoryUnchanged } from "../support/invariants.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
 import { EVERY_RUN } from "../support/hiding.js";
@@ -141,6 +141,25 @@ describe("compactionUpdate", () => {
     const again = compactionUpdate(before, result);
     expect(again.archive.messages).toEqual(ahead.archive.messages);
     expect(again.archive.messages.map((entry) => entry.message).some((message, position) => message === ahead.archive.messages[position]!.message)).toBe(false);
+  });
+
+  it("removes with the RemoveMessages made ahead (as a prepared summary does), each handed out once", async () => {
+    const before = history();
+    const result = await new SummarizePrefix(4, 4).compact(before);
+    const plain = compactionUpdate(before, result);
+    const made = removeAhead(before.slice(1, 6));
+    const ahead = compactionUpdate(before, result);
+    const removals = (update: typeof plain) => update.messages.filter((message): message is RemoveMessage => message instanceof RemoveMessage);
+    expect(describeUpdate(ahead.messages)).toEqual(describeUpdate(plain.messages));
+    expect(removals(ahead).map((message) => message.id)).toEqual(["a1", "t1", "a2", "t2"]);
+    // h1 is replaced by the summary (it keeps its id), so its removal is left unused.
+    expect(made.map((message) => message.id)).toEqual(["h1", "a1", "t1", "a2", "t2"]);
+    expect(sameObjects(removals(ahead), made.slice(1))).toBe(true);
+    // The next update of the same messages makes its own.
+    const again = compactionUpdate(before, result);
+    expect(describeUpdate(again.messages)).toEqual(describeUpdate(plain.messages));
+    expect(removals(again).some((message, position) => message === removals(ahead)[position])).toBe(false);
+    expectReducerReachesHistory(before, ahead);
   });
 
   it("messages removed from the end are archived after the last message kept", () => {

@@ -1,6 +1,6 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { autoCompaction, compactionMarkerOf, fullSummary, messageText, type AutoCompactionOptions } from "../../src/index.js";
 import { assistant, ids, sameObjects, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
@@ -13,6 +13,7 @@ const conversation = (count: number, from = 0): BaseMessage[] =>
 
 let server: OpenAIServer | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   server = undefined;
 });
@@ -224,6 +225,20 @@ describe("autoCompaction: summaries prepared ahead", () => {
     await policy.settled();
     await server!.idle();
     expect(server!.requests.map((request) => request.outcome)).toEqual(["aborted", "completed"]);
+  });
+
+  it("a preparation discarded before its call starts makes no call: the firing's summary is the only one", async () => {
+    const model = await serve("blocking text");
+    const invoke = vi.spyOn(ChatOpenAI.prototype, "invoke");
+    const policy = autoCompaction(options(model));
+    const early = conversation(14);
+    await policy.compact(early);
+    // In the same turn of the event loop: the trigger fires on a history whose m5 was removed, which drops the preparation.
+    const result = await policy.compact([...early.slice(0, 5), ...early.slice(6), ...conversation(7, 14)]);
+    expect(summaryText(result.messages)).toContain("blocking text");
+    await policy.settled();
+    expect(invoke).toHaveBeenCalledTimes(1);
+    expect(server!.requests.map((request) => request.outcome)).toEqual(["completed"]);
   });
 
   it("one policy serving two conversations without thread ids keeps one preparation for each", async () => {
