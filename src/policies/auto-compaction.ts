@@ -9,7 +9,7 @@ import { BackgroundWork } from "./background-work.js";
 import { fire, type FiringSettings, type FiringState } from "./auto-compaction-firing.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
-import { DECIDED_IN_BACKGROUND, mayStand, pastMark, prepareAhead, preparationNeeded, scopeOf, standLimit } from "./prepare-ahead.js";
+import { DECIDED_IN_BACKGROUND, mayStand, pastMark, prepareAhead, preparationNeeded, scopeOf, standLimit, warmHiding } from "./prepare-ahead.js";
 import { HidingVerdicts } from "./hiding-verdicts.js";
 import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
@@ -131,10 +131,16 @@ export class AutoCompaction extends CompactionStrategy {
   #preparingPastMark(history: BoundedHistory, plan: AutoCompactionPlan): string | undefined {
     const { messages, context } = history;
     const scope = scopeOf(context);
-    if (this.#prepared.isPrepared(messages, plan.summarySignature, scope)) return undefined;
     const key = keyOf(scope.threadId, messages);
+    if (this.#prepared.isPrepared(messages, plan.summarySignature, scope)) {
+      if (plan.hiding) this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) => warmHiding(plan, counted));
+      return undefined;
+    }
     const verdict = this.#verdicts.reasonFor(key, messages);
-    if (verdict !== undefined) return verdict;
+    if (verdict !== undefined) {
+      if (plan.hiding) this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) => warmHiding(plan, counted));
+      return verdict;
+    }
     this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) =>
       prepareAhead(this.#prepared, this.#verdicts, counted, plan, systemTokensOf(counted.messages, counted.tokens)),
     );
@@ -194,8 +200,11 @@ export class AutoCompaction extends CompactionStrategy {
   async #prepareAhead(history: PreparedHistory, plan: AutoCompactionPlan, systemTokens: number, continuing: boolean): Promise<string | undefined> {
     if (!continuing) return prepareAhead(this.#prepared, this.#verdicts, history, plan, systemTokens);
     const needed = preparationNeeded(this.#prepared, this.#verdicts, history, plan, systemTokens);
-    if (needed !== true) return needed;
     const key = keyOf(history.context.threadId, history.messages);
+    if (needed !== true) {
+      if (plan.hiding && pastMark(history.tokens, plan, systemTokens)) this.#background.startDeciding(key, history, (copy) => warmHiding(plan, copy));
+      return needed;
+    }
     this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
     return DECIDED_IN_BACKGROUND;
   }

@@ -4,8 +4,9 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 
 /**
  * autoCompaction's work moved off the agent's path, by thread (or conversation): the dry run of the
- * hiding that decides whether to prepare a summary (it costs about what a hiding does). It starts on
- * a timer, once the step has returned, on a copy of the step's history. @internal
+ * hiding that decides whether to prepare a summary (it costs about what a hiding does) and, once
+ * that is decided, the hiding the firing will make (its copies kept for it). It starts on a timer,
+ * once the step has returned, on a copy of the step's history. @internal
  */
 export class BackgroundWork {
   readonly #deciding = new Set<string>();

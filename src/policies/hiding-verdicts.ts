@@ -12,9 +12,10 @@ interface Verdict {
 
 /**
  * The threads (or conversations) whose dry run of the hiding, past the mark where summaries are
- * prepared, foresaw that hiding will be enough at the firing. The dry run costs about what a
- * hiding does, so it is not run again while the history only grew from the one it judged (its
- * message at that length is still there); a compaction of the thread forgets it. A verdict that
+ * prepared, foresaw that hiding will be enough at the firing. The verdict is not worked out again
+ * while the history only grew from the one it judged (its message at that length is still there);
+ * a compaction of the thread forgets it. (The hiding itself is made again after each such step, to
+ * have the firing's hidden copies ready: see `warmHiding`.) A verdict that
  * turns out wrong costs no wait: a firing that finds no summary prepared starts one and goes on
  * (see `startAtFiring`). @internal
  */

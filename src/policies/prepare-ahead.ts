@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { storeAhead } from "../messages/stored-messages.js";
 import { nestedContext, type PreparedHistory } from "../strategies/compaction-strategy.js";
 import type { FullSummary } from "../summary/full-summary.js";
 import type { TokenCounter, TokenMeasurement } from "../tokens/token-counter.js";
@@ -35,6 +36,19 @@ export async function hideAndTrim(plan: AutoCompactionPlan, messages: readonly B
     }
   }
   return { hidden, note };
+}
+
+/**
+ * Past the mark, with the decision on preparing a summary taken: the hiding (and trimming) a firing
+ * would make, run after the step and thrown away. Its hidden and trimmed copies (placeholders,
+ * receipts, their counts) are kept by the strategies, and the stored forms of the originals they
+ * replace by the archive (see `storeAhead`), so the step that fires finds them made and only makes
+ * those of the groups that aged since. @internal
+ */
+export async function warmHiding(plan: AutoCompactionPlan, history: PreparedHistory): Promise<void> {
+  const { hidden } = await hideAndTrim(plan, history.messages, history.tokens.total, history.context);
+  // What the firing archives: the originals of what it hides.
+  if (hidden) storeAhead(hidden.replaced.map((entry) => entry.before));
 }
 
 /** Where a run's preparations are kept: its thread and, in a graph, the store. @internal */

@@ -9,6 +9,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { autoCompaction, createTokenCounter, type AutoCompactionOptions, type TokenCounter } from "../../src/index.js";
 import { loadEncoder } from "../../src/tokens/encoder.js";
+import { ToolResultHiding } from "../../src/strategies/tool-result-hiding.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 
 let server: OpenAIServer | undefined;
@@ -90,5 +91,33 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
     expect(again.reason).not.toMatch(/;/);
     await policy.settled();
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("with the decision taken, counts the new messages and makes the firing's hiding after the step, not in it", async () => {
+    server = await startOpenAIServer([]);
+    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
+    const grown = [...start, ...steps(1, 100, 20)];
+    const fresh = createTokenCounter();
+    const measured = await fresh.measure(start);
+    // Both histories are past the mark (0.9 of the trigger); the grown one's bound is under the trigger.
+    const trigger = Math.floor(measured.total / 0.92);
+    expect([measured.total >= 0.9 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true]);
+    // Hiding all but the newest results frees about 2,000 tokens (over clearAtLeast): enough at the firing, nothing to prepare.
+    const policy = autoCompaction({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: { clearAtLeast: 1000 }, tokenCounter: createTokenCounter(), summaryModel: model });
+    expect((await policy.compact(start)).reason).toMatch(/; no summary prepared: hiding will be enough at the firing$/);
+    await policy.settled();
+    const encoder = await loadEncoder("o200k_base");
+    const encode = vi.spyOn(encoder, "count");
+    const hidings = vi.spyOn(ToolResultHiding.prototype, "compact");
+    const result = await policy.compact(grown);
+    expect([encode.mock.calls.length, hidings.mock.calls.length]).toEqual([0, 0]);
+    // Its reason (exact figures, worked out when read) keeps the verdict.
+    expect(result.reason).toMatch(/^\d+ tokens \(\d+ besides system messages\), 43 messages: under the trigger and the threshold 800000 \(0.8 of 1000000\); no summary prepared: hiding will be enough at the firing$/);
+    await policy.settled();
+    expect(hidings).toHaveBeenCalledTimes(1);
+    const warm = await hidings.mock.results[0]!.value;
+    expect({ status: warm.status, tokensBefore: warm.tokensBefore }).toEqual({ status: "compacted", tokensBefore: await fresh.countMessages(grown) });
+    expect(server.requests).toHaveLength(0);
   });
 });

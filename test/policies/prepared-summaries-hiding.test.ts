@@ -15,6 +15,7 @@ const steps = (from: number, count: number): BaseMessage[] => Array.from({ lengt
 
 let server: OpenAIServer | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   server = undefined;
 });
@@ -75,9 +76,35 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     dryRuns.mockRestore();
   });
 
+  it("past the mark, once the decision is taken, makes the hiding after each step: the firing takes the hidden copies made then", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    const hidings = vi.spyOn(ToolResultHiding.prototype, "compact");
+    const early = [...talk(2), ...steps(0, 5)];
+    // 1706 tokens: past the mark (1400), under the trigger; the verdict stands, and the hiding is made after the step.
+    const grown = [...early, ...steps(5, 1)];
+    await policy.compact(early);
+    const step = await policy.compact(grown);
+    expect(step.reason).toMatch(/no summary prepared: hiding will be enough at the firing$/);
+    expect(hidings).toHaveBeenCalledTimes(1);
+    await policy.settled();
+    expect(hidings).toHaveBeenCalledTimes(2);
+    const warm = await hidings.mock.results[1]!.value;
+    // The firing hides t0..t6; the copies of t0..t4 are the ones made after the step.
+    const fired = await policy.compact([...grown, ...steps(6, 2)]);
+    expect(fired.status).toBe("compacted");
+    const hiddenIn = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden !== undefined);
+    expect(ids(hiddenIn(warm.messages))).toEqual(["t0", "t1", "t2", "t3", "t4"]);
+    expect(ids(hiddenIn(fired.messages))).toEqual(["t0", "t1", "t2", "t3", "t4", "t5", "t6"]);
+    expect(sameObjects(hiddenIn(fired.messages).slice(0, 5), hiddenIn(warm.messages))).toBe(true);
+    expect(server!.requests).toHaveLength(0);
+    hidings.mockRestore();
+  });
+
   it("over the stand limit, a hiding that gets under it goes in at once instead of a wait for the summary being prepared", async () => {
     server = await startOpenAIServer([{ content: "<summary>late</summary>", delayMs: 2000 }]);
     const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const invoke = vi.spyOn(ChatOpenAI.prototype, "invoke");
     // A 2500-token window: the threshold (2000) fires, and the history stands only under 2250.
     const policy = autoCompaction(options(model, { contextWindow: 2500 }));
     const early = [...talk(10), ...steps(0, 2)];
@@ -86,6 +113,12 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     // 2255 tokens: over the stand limit; hiding the 4 older results leaves about 1300, over the hiding target (1200).
     const firing = [...early, ...steps(2, 3)];
     const result = await policy.compact(firing);
+    // The preparation it discards is aborted on the next turn of the event loop, not in the step.
+    expect(invoke).toHaveBeenCalledTimes(1);
+    const preparing = invoke.mock.calls[0]![1]!.signal!;
+    expect(preparing.aborted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(preparing.aborted).toBe(true);
     expect(result.status).toBe("compacted");
     expect(result.reason).toMatch(/^hiding left \d+ tokens, above the target 1200; over the stand limit 2250, kept the hiding: a summary follows without a wait$/);
     expect(result.tokensAfter).toBeLessThanOrEqual(2250);
