@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const sessions = loadTraceSessions(args.tracesPath);
   const traceSummaries = await tracePass(plan, sessions, log);
   const latencyPlan = latencyPlanFor(args.tracesPath, args.quick);
-  log(`latency: ${latencyPlan.source.sessionIds.length} sessions, blocking vs prepared summaries vs summarizationMiddleware, one process each, one per core at a time ...`);
+  log(`latency: ${latencyPlan.source.sessionIds.length} sessions, blocking vs prepared summaries vs summarizationMiddleware, one process each, one at a time ...`);
   const latencyRun = await runLatencyInProcesses(latencyPlan.source, latencyPlan.settings, log);
   const latency = latencyReport(latencyRun);
   const targets: TargetVerdict[] = [...evaluateTargets(comparisons, step, warm), { id: 6, ...latency.verdict }];

@@ -1,12 +1,11 @@
 /**
- * The latency scenario with one process per system (forked with `--import tsx`), one per core at
- * once: each system's threads share an event loop and a heap only with each other, so the
- * checkpointing, token counting and garbage of one system do not land inside another system's
- * steps, and no two processes share a core. Run alone as the child: it gets its settings over IPC, runs its system and
+ * The latency scenario with one process per system (forked with `--import tsx`), one at a time by
+ * default: each system's threads share an event loop, a heap and the machine's cores only with each
+ * other, so the checkpointing, token counting and garbage of one system do not land inside another
+ * system's steps. Run alone as the child: it gets its settings over IPC, runs its system and
  * sends the run back.
  */
 import { fork } from "node:child_process";
-import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { loadTraceSessions } from "../../examples/traces.js";
@@ -52,14 +51,14 @@ function runChild(job: Job, system: LatencySystem): Promise<LatencyRun> {
 
 /**
  * Run every system of `settings`, each in its own process, at most `processes` at once (by default
- * one per core: a CPU-bound process more than the cores would measure the scheduler's sharing, not
- * the system), in the order of `settings.systems`; the threads of all merged.
+ * one: a neighbour process, even one per core, measures how the machine is shared as much as the
+ * system), in the order of `settings.systems`; the threads of all merged.
  */
 export async function runLatencyInProcesses(
   source: SessionSource,
   settings: LatencySettings,
   log: (line: string) => void = () => {},
-  processes: number = availableParallelism(),
+  processes = 1,
 ): Promise<LatencyRun> {
   const systems = settings.systems ?? LATENCY_SYSTEMS;
   const started = performance.now();

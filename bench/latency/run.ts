@@ -5,8 +5,8 @@
  *                                [--think <ms>] [--window <tokens>] [--concurrency <threads>] [--processes <n>] [--in-process]
  *                                [--system blocking|prepared|summarizationMiddleware]... [--json <file>]
  *
- * By default each system runs in its own process, its threads all at once, one process per core at a
- * time (`--processes n`: n at a time). `--in-process` runs every system in this process;
+ * By default each system runs in its own process, its threads all at once, one process at a time
+ * (`--processes n`: n at a time). `--in-process` runs every system in this process;
  * `--concurrency n` runs at most n threads at once. See bench/README.md, "Latency".
  */
 import { writeFileSync } from "node:fs";
