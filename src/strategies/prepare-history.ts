@@ -66,6 +66,29 @@ function indexFrom(messages: readonly BaseMessage[], previous: Analysis | undefi
   return { messages, builder, index: builder.view() };
 }
 
+/** Each counter's measurement of the empty history, once it has been taken (or `"measuring"`). */
+const emptyMeasurements = new WeakMap<TokenCounter, TokenMeasurement | "measuring">();
+
+/**
+ * The analysis of the empty history, for a deferred analysis with no memo it grew from (a run's
+ * first, or one on another thread's history): every message is then new, and the upper bound
+ * prices those it has not counted yet. Undefined until the counter has measured the empty history
+ * once (asked here, off this run).
+ */
+function emptyAnalysis(counter: TokenCounter): Analysis | undefined {
+  const tokens = emptyMeasurements.get(counter);
+  if (tokens === undefined) {
+    emptyMeasurements.set(counter, "measuring");
+    counter.measure([]).then(
+      (measured) => emptyMeasurements.set(counter, measured),
+      () => emptyMeasurements.delete(counter),
+    );
+  }
+  if (tokens === undefined || tokens === "measuring") return undefined;
+  const builder = new ToolCallIndexBuilder();
+  return { messages: [], builder, index: builder.view(), tokens };
+}
+
 /** A deferred analysis (see {@link PreparedInput.deferred}) with every message counted. @internal */
 export async function countRest(analysis: Analysis, counter: TokenCounter): Promise<Analysis> {
   return { ...analysis, tokens: await counter.extend!(analysis.tokens, analysis.messages) };
@@ -99,8 +122,9 @@ function historyError(strategy: string, problems: readonly HistoryProblem[]): In
  * strategy's last output) does not cover. A message that is not one, has content that is neither a
  * string nor an array of blocks, or is a `RemoveMessage` always throws; a lone surrogate or broken
  * tool pairing throws with `invalidHistory: "throw"`, and is repaired on copies with `"repair"`.
- * The deferred analysis (`defer`: a valid history grown from the memo, its new messages indexed but
- * not counted) is returned at once, not as a promise, so a no-op decided from it needs no await.
+ * The deferred analysis (`defer`: a valid history grown from the memo, or from the empty history
+ * when it did not grow from the memo, its new messages indexed but not counted) is returned at once,
+ * not as a promise, so a no-op decided from it needs no await.
  * @throws {InvalidHistoryError} naming each problem's message index (synchronously).
  * @internal
  */
@@ -119,9 +143,11 @@ export function prepareInput(
   if (problems.length > 0 && (invalidHistory === "throw" || !problems.every(isRepairable))) throw historyError(strategy, problems);
   const surrogates = problems.length > 0 ? { problems, ...repairMessages(messages, problems) } : undefined;
   const checked = surrogates ? surrogates.messages : messages;
-  if (defer && previous && !surrogates && counter.extend && counter.upperBound) {
-    // A valid history that grew from the memo: index the new messages, count them only if needed.
-    const indexed = { ...indexFrom(checked, previous), tokens: previous.tokens };
+  // A valid history that grew from the memo (or, without one it grew from, from the empty history):
+  // index the new messages, count them only if needed.
+  const base = defer && !surrogates && counter.extend && counter.upperBound ? (previous ?? emptyAnalysis(counter)) : undefined;
+  if (base) {
+    const indexed = { ...indexFrom(checked, base), tokens: base.tokens };
     const pendingAt = pendingPosition(checked, indexed.index);
     if (!indexed.index.problems.some((problem) => !(problem.kind === "unanswered-call" && problem.index === pendingAt))) {
       return { analysis: indexed, pending: pendingAt, repair: undefined, deferred: true };

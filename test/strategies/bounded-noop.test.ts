@@ -6,7 +6,11 @@ import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, typ
 import { loadEncoder } from "../../src/tokens/encoder.js";
 import { microtaskTurns } from "../support/microtasks.js";
 
-const session = loadTraceSessions(defaultTracesPath()).reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
+const sessions = loadTraceSessions(defaultTracesPath());
+const session = sessions.reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
+/** Another session's messages up to the assistant message after the 40th (every call answered): another thread's history. */
+const otherMessages = sessions.find((each) => each !== session && each.messages.length > 60)!.messages;
+const other = otherMessages.slice(0, otherMessages.findIndex((message, index) => index >= 40 && message.type === "ai"));
 
 /** The session as agent steps: the first step is everything up to the first assistant message. */
 function steps(messages: readonly BaseMessage[]): BaseMessage[][] {
@@ -160,6 +164,24 @@ describe.each(Object.keys(factories))("%s: a step under the upper bound", (name)
     // As an already resolved promise (an async step of three awaits took 3 or 4).
     expect(await microtaskTurns(() => Promise.resolve())).toBe(1);
     expect(turns).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it("decides a run with no history it grew from (a first run, another thread's history) by the bound too, once its counter has measured the empty history", async () => {
+    const encoder = await loadEncoder("o200k_base");
+    const counter = createTokenCounter();
+    const all = steps(session.messages);
+    const strategy = make(100_000_000, counter);
+    // The counter's first run counts, and has the empty history measured after it.
+    await strategy.compact(all[0]!);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const encode = vi.spyOn(encoder, "count");
+    // A first run of another strategy on the same counter, and a history the strategy's last output is not a prefix of.
+    const first = await make(100_000_000, counter).compact(all.slice(0, 3).flat());
+    const otherThread = await strategy.compact(other);
+    expect(encode).not.toHaveBeenCalled();
+    // Exact figures when read, as a strategy counting everything gives them.
+    expect(summaryOf(first)).toEqual(summaryOf(await make(100_000_000, createTokenCounter()).compact(all.slice(0, 3).flat())));
+    expect(summaryOf(otherThread)).toEqual(summaryOf(await make(100_000_000, createTokenCounter()).compact(other)));
   });
 
   it("counts when the run is forced", async () => {
