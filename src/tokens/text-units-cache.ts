@@ -39,6 +39,11 @@ export class TextUnitsCache {
     return units;
   }
 
+  /** The cached count of `text`, if it is cached (its place in the eviction order unchanged). */
+  peek(text: string): number | undefined {
+    return this.#counts.get(text);
+  }
+
   /** Texts cached now. */
   get size(): number {
     return this.#counts.size;

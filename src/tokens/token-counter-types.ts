@@ -87,8 +87,9 @@ export interface TokenCounter {
  *
  * The bound: the previous measurement's exact sum, plus, for each new message, its exact count when
  * the counter already has it, else its structural tokens (the same per-message, per-call and media
- * figures the exact count adds) plus the UTF-8 bytes of every text the exact count tokenizes. That
- * is never below the exact count: `o200k_base` and `cl100k_base` are byte-level BPE encodings whose
+ * figures the exact count adds) plus, for every text the exact count tokenizes, its count when the
+ * counter counted the same text before (a message read back from a checkpoint is a new object with
+ * the same texts), else its UTF-8 bytes. That is never below the exact count: `o200k_base` and `cl100k_base` are byte-level BPE encodings whose
  * tokens each stand for at least one byte, so a text has at most as many tokens as UTF-8 bytes (a
  * lone surrogate counts as the 3 bytes of U+FFFD, as the tokenizer encodes it). A new message's
  * provider usage record (calibration) is bounded with the smallest possible prefix sum, which gives

@@ -58,6 +58,7 @@ class MessageTokenCounter implements TokenCounter {
   #encoder: BpeEncoder | undefined;
   readonly #texts = new TextUnitsCache(CACHED_TEXT_MIN_LENGTH, CACHED_TEXT_MAX_CHARACTERS);
   readonly #encodeUnits = (text: string) => countText(this.#encoder!, text);
+  readonly #upperUnits = (text: string) => this.#texts.peek(text) ?? utf8Length(text);
 
   constructor(options: TokenCounterOptions) {
     this.mode = options.mode ?? "exact";
@@ -101,13 +102,14 @@ class MessageTokenCounter implements TokenCounter {
   }
 
   /**
-   * At least the message's exact count, without tokenizing: its structural tokens plus the UTF-8
-   * bytes of its texts (see `utf8Length`), where the count has a token.
+   * At least the message's exact count, without tokenizing: its structural tokens plus, for each
+   * text, its count when the text was counted before (a message read back from a checkpoint, or
+   * another thread's copy), else its UTF-8 bytes (see `utf8Length`), where the count has a token.
    */
   #upperOf(message: BaseMessage): number {
     const cached = this.#upperCache.get(message);
     if (cached !== undefined) return cached;
-    const { units, fixedTokens } = tallyMessage(message, utf8Length, this.#nonTextPartTokens);
+    const { units, fixedTokens } = tallyMessage(message, this.#upperUnits, this.#nonTextPartTokens);
     this.#upperCache.set(message, fixedTokens + units);
     return fixedTokens + units;
   }

@@ -33,6 +33,19 @@ describe("TokenCounter.upperBound", () => {
     expect(counter.upperBound!(empty, [new HumanMessage("hi")])!.total).toBe(3 + 4 + 2);
   });
 
+  it("prices a text counted before (a message read back from a checkpoint: a new object, the same text) at its count, a new text at its bytes", async () => {
+    const counter = await loaded("o200k_base");
+    const text = sessions.flatMap((session) => session.messages).find((message) => message.type === "tool" && typeof message.content === "string" && message.content.length > 2000)!.content as string;
+    const original = new ToolMessage({ content: text, tool_call_id: "c" });
+    const exact = await counter.countMessage(original);
+    const structure = exact - (await counter.countText(text));
+    const empty = await counter.measure([]);
+    const readBack = new ToolMessage({ content: text, tool_call_id: "c" });
+    expect(counter.upperBound!(empty, [readBack])!.total).toBe(empty.total + exact);
+    const changed = new ToolMessage({ content: `${text} (and more)`, tool_call_id: "c" });
+    expect(counter.upperBound!(empty, [changed])!.total).toBe(empty.total + structure + utf8Length(`${text} (and more)`));
+  });
+
   it.each(ENCODINGS)("never under-estimates a message or a whole session of the recorded traces (%s)", async (encoding) => {
     expect(sessions.length).toBeGreaterThanOrEqual(2);
     for (const session of sessions) {
