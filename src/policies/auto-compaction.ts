@@ -132,13 +132,11 @@ export class AutoCompaction extends CompactionStrategy {
     const { messages, context } = history;
     const scope = scopeOf(context);
     const key = keyOf(scope.threadId, messages);
-    if (this.#prepared.isPrepared(messages, plan.summarySignature, scope)) {
-      if (plan.hiding) this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) => warmHiding(plan, counted));
-      return undefined;
-    }
-    const verdict = this.#verdicts.reasonFor(key, messages);
-    if (verdict !== undefined) {
-      if (plan.hiding) this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) => warmHiding(plan, counted));
+    const prepared = this.#prepared.isPrepared(messages, plan.summarySignature, scope);
+    const verdict = prepared ? undefined : this.#verdicts.reasonFor(key, messages);
+    if (prepared || verdict !== undefined) {
+      // Decided: the firing's hiding is made after the step (under its own key: it never holds up a decision).
+      if (plan.hiding) this.#background.startCountingAndDeciding(warmKey(key), history, this.tokenCounter, (counted) => warmHiding(plan, counted));
       return verdict;
     }
     this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) =>
@@ -202,7 +200,7 @@ export class AutoCompaction extends CompactionStrategy {
     const needed = preparationNeeded(this.#prepared, this.#verdicts, history, plan, systemTokens);
     const key = keyOf(history.context.threadId, history.messages);
     if (needed !== true) {
-      if (plan.hiding && pastMark(history.tokens, plan, systemTokens)) this.#background.startDeciding(key, history, (copy) => warmHiding(plan, copy));
+      if (plan.hiding && pastMark(history.tokens, plan, systemTokens)) this.#background.startDeciding(warmKey(key), history, (copy) => warmHiding(plan, copy));
       return needed;
     }
     this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));
@@ -232,4 +230,9 @@ export class AutoCompaction extends CompactionStrategy {
  */
 export function autoCompaction(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}): AutoCompaction {
   return new AutoCompaction(options);
+}
+
+/** The background key of a thread's warm hiding: apart from its decision on preparing, which it must not hold up. */
+function warmKey(key: string): string {
+  return `${key}\u0000warm`;
 }

@@ -65,15 +65,17 @@ export function boundedNoopResult(
  * Count `messages` exactly after the current step, off its path (a timer: the agent's model call is
  * under way then), so that the run which needs their exact counts (the one that fires) finds them in
  * the counter's cache instead of tokenizing every message the no-op steps skipped at once. Each
- * message is still tokenized once. A failure is ignored: the run that needs the counts makes them.
- * @internal
+ * message is still tokenized once. `counted` runs once all are counted. A failure is ignored: the
+ * run that needs the counts makes them. @internal
  */
-export function warmCountsLater(tokenCounter: TokenCounter, messages: readonly BaseMessage[]): void {
+export function warmCountsLater(tokenCounter: TokenCounter, messages: readonly BaseMessage[], counted?: () => void): void {
   if (messages.length === 0) return;
   // Message by message: `countMessages` measures, and a measurement of these messages alone would
   // fix a calibration offset (a provider's usage record) against the wrong prefix.
   const timer = setTimeout(() => {
-    for (const message of messages) tokenCounter.countMessage(message).catch(() => undefined);
+    Promise.all(messages.map((message) => tokenCounter.countMessage(message)))
+      .then(counted)
+      .catch(() => undefined);
   }, 0);
   // A pending warm-up never keeps the process alive.
   (timer as { unref?: () => void }).unref?.();

@@ -228,7 +228,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   /**
    * The no-op of a history the strategy need not count: its new messages stay uncounted (the memo
    * keeps the counted prefix; the next run counts on from there) unless the result's token figures
-   * or reason are read.
+   * or reason are read. Once they are counted after the step, the memo's count moves on to them.
    */
   #underBound(analysis: Analysis, pending: number | undefined, context: CompactionContext): CompactionResult | undefined {
     const { messages, index, tokens } = analysis;
@@ -236,8 +236,12 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     if (!bound) return undefined;
     const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total });
     if (!noop) return undefined;
-    this.#memo = { ...analysis, messages: messages.slice() };
-    warmCountsLater(this.tokenCounter, messages.slice(tokens.perMessage.length));
+    const memo = { ...analysis, messages: messages.slice() };
+    this.#memo = memo;
+    warmCountsLater(this.tokenCounter, messages.slice(tokens.perMessage.length), () => {
+      // Counted now (from the cache): the next run's bound walks only the messages after these.
+      if (this.#memo === memo) this.#memo = { ...memo, tokens: bound.measure() };
+    });
     return boundedNoopResult(this.strategyName, messages, () => bound.measure(), noop);
   }
 

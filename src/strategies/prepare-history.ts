@@ -79,10 +79,12 @@ function emptyAnalysis(counter: TokenCounter): Analysis | undefined {
   const tokens = emptyMeasurements.get(counter);
   if (tokens === undefined) {
     emptyMeasurements.set(counter, "measuring");
-    counter.measure([]).then(
-      (measured) => emptyMeasurements.set(counter, measured),
-      () => emptyMeasurements.delete(counter),
-    );
+    Promise.resolve()
+      .then(() => counter.measure([]))
+      .then(
+        (measured) => emptyMeasurements.set(counter, measured),
+        () => emptyMeasurements.delete(counter),
+      );
   }
   if (tokens === undefined || tokens === "measuring") return undefined;
   const builder = new ToolCallIndexBuilder();

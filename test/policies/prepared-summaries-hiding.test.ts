@@ -101,6 +101,21 @@ describe("autoCompaction: summaries prepared ahead, with hiding", () => {
     hidings.mockRestore();
   });
 
+  it("a hiding made after a step does not hold up a decision the next step needs", async () => {
+    const model = await serve("prepared text");
+    const policy = autoCompaction(options(model));
+    const early = [...talk(2), ...steps(0, 5)];
+    await policy.compact(early);
+    // The verdict stands: the firing's hiding is to be made after this step.
+    expect((await policy.compact([...early, ...steps(5, 1)])).reason).toMatch(/hiding will be enough at the firing$/);
+    // Before it runs, the thread's history is rewritten (its message at the verdict's length changed), and hiding will not be enough.
+    const rewritten = [...talk(8), ...steps(0, 3)];
+    expect(rewritten[early.length - 1]!.id).not.toBe(early.at(-1)!.id);
+    expect((await policy.compact(rewritten)).reason).toMatch(/worked out in the background$/);
+    await policy.settled();
+    expect(server!.requests).toHaveLength(1);
+  });
+
   it("over the stand limit, a hiding that gets under it goes in at once instead of a wait for the summary being prepared", async () => {
     server = await startOpenAIServer([{ content: "<summary>late</summary>", delayMs: 2000 }]);
     const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });

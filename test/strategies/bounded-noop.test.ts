@@ -216,6 +216,38 @@ describe("counting after a no-op step under the bound", () => {
   });
 });
 
+describe("the bound's starting point", () => {
+  it("moves on to a no-op step's messages once they are counted after it: the next bound walks only the messages after them", async () => {
+    const counter = createTokenCounter();
+    const strategy = toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter: counter });
+    const all = steps(session.messages);
+    const first = (await strategy.compact(all[0]!)).messages;
+    const second = [...first, ...all[1]!];
+    await strategy.compact(second);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const bound = vi.spyOn(counter, "upperBound");
+    await strategy.compact([...second, ...all[2]!]);
+    expect(bound.mock.calls.map(([previous]) => previous.perMessage.length)).toEqual([second.length]);
+  });
+
+  it("a counter whose measure() throws at once on the empty history: runs count instead, nothing rejects", async () => {
+    const counter = createTokenCounter();
+    const throwing: TokenCounter = Object.assign(Object.create(counter) as TokenCounter, {
+      measure: (messages: readonly BaseMessage[]) => {
+        if (messages.length === 0) throw new Error("no empty histories here");
+        return counter.measure(messages);
+      },
+    });
+    const all = steps(session.messages);
+    const history = all.slice(0, 3).flat();
+    const strategy = toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter: throwing });
+    await strategy.compact(all[0]!);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const result = await toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter: throwing }).compact(history);
+    expect(summaryOf(result)).toEqual(summaryOf(await toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter: createTokenCounter() }).compact(history)));
+  });
+});
+
 describe("autoCompaction preparing summaries ahead: a step under the upper bound and the mark", () => {
   it("returns the same message objects without tokenizing, and exact figures and reason when read", async () => {
     await expectUncountedNoops(preparing);
