@@ -13,6 +13,12 @@ export interface NoModelSummaryInput {
   readonly messages: readonly BaseMessage[];
   /** The merged artifact index of everything replaced (rendered beside the snapshot, not repeated in it). */
   readonly artifacts: ArtifactIndex;
+  /**
+   * At most this many characters (UTF-16 code units): the oldest knowledge items go first, then the
+   * oldest constraints, then the oldest recent actions (the newest is kept), so the goal, the newest
+   * actions and the task state are always in it. Without it, nothing is left out.
+   */
+  readonly maxCharacters?: number;
 }
 
 /**
@@ -64,6 +70,16 @@ function itemWithQuote(item: string, quote: readonly string[]): string {
 }
 
 /**
+ * The snapshot part of an earlier summary's text: without the artifact index rendered after it, nor
+ * the note of a cut at the token cap, which a section the cut left open would otherwise take in.
+ */
+function snapshotPart(summary: string): string {
+  const index = summary.lastIndexOf("\n<artifact_index>");
+  const part = index < 0 ? summary : summary.slice(0, index);
+  return part.replace(/\n\[summary cut at \d+ tokens\]\s*$/, "");
+}
+
+/**
  * The text of `<section>` in an earlier snapshot, if it has one (a closing tag quoted inside does not
  * end it), without the indentation its lines share, so it is indented once more, not once per generation.
  */
@@ -80,8 +96,10 @@ function sectionOf(snapshot: string, section: string): string | undefined {
 /**
  * The no-model summarizer: a `<state_snapshot>` built deterministically from the first user request,
  * the later user messages, the assistant's last statements and the recent tool actions, integrating
- * an earlier snapshot's goal and constraints. Used when no summary model is configured, so every
- * strategy and the demo work offline. The artifact trail is the index rendered beside it.
+ * an earlier snapshot's goal, constraints and knowledge. Used when no summary model is configured, so
+ * every strategy and the demo work offline. The artifact trail is the index rendered beside it. With
+ * `maxCharacters` it leaves out the oldest items to fit (see {@link NoModelSummaryInput.maxCharacters}):
+ * the strategies fit it to `summaryMaxTokens` this way, so the cap never cuts off its newest sections.
  *
  * What tools returned (the first line of each result, the error lines reported) is quoted as `> `
  * lines, and the snapshot then opens with {@link NO_MODEL_SNAPSHOT_NOTE}: the summary becomes a user
@@ -91,8 +109,8 @@ function sectionOf(snapshot: string, section: string): string | undefined {
  * @example
  * const snapshot = noModelSnapshot({ messages: removed, artifacts: extractArtifacts(removed) });
  */
-export function noModelSnapshot({ messages, artifacts }: NoModelSummaryInput): string {
-  const previous = messages.filter((message) => compactionMarkerOf(message)?.summary).map(messageText);
+export function noModelSnapshot({ messages, artifacts, maxCharacters }: NoModelSummaryInput): string {
+  const previous = messages.filter((message) => compactionMarkerOf(message)?.summary).map((message) => snapshotPart(messageText(message)));
   const latestPrevious = previous.at(-1);
   const conversation = messages.filter((message) => !compactionMarkerOf(message)?.summary);
   const userTexts = conversation.filter((message) => message.type === "human").map((message) => userText(message).trim()).filter(Boolean);
@@ -103,11 +121,11 @@ export function noModelSnapshot({ messages, artifacts }: NoModelSummaryInput): s
 
   const goal = (latestPrevious && sectionOf(latestPrevious, "overall_goal")) ?? (userTexts[0] ? excerpt(userTexts[0], 600) : "(no user request in the compacted part)");
   const constraints = [
-    ...(latestPrevious ? [sectionOf(latestPrevious, "active_constraints")].filter((text): text is string => text !== undefined) : []),
+    ...itemsOf(latestPrevious && sectionOf(latestPrevious, "active_constraints")),
     ...userTexts.slice(1).slice(-5).map((text) => `- user said: ${excerpt(text)}`),
   ];
   const carriedKnowledge = latestPrevious ? sectionOf(latestPrevious, "key_knowledge") : undefined;
-  const knowledge = [...(carriedKnowledge === undefined ? [] : [carriedKnowledge]), ...assistantTexts.slice(-3).map((text) => `- assistant: ${excerpt(text)}`)];
+  const knowledge = [...itemsOf(carriedKnowledge), ...assistantTexts.slice(-3).map((text) => `- assistant: ${excerpt(text)}`)];
   // Error lines are what tools (and people) reported: quoted, like every tool excerpt. The merged
   // index repeats the earlier snapshot's errors, which its carried knowledge already quotes.
   const carriedLines = new Set(carriedKnowledge?.split("\n").map((line) => line.trim()));
@@ -132,8 +150,34 @@ export function noModelSnapshot({ messages, artifacts }: NoModelSummaryInput): s
   const touched = [...artifacts.filesCreated.map((path) => `${path} (created)`), ...artifacts.filesModified.map((path) => `${path} (modified)`)];
   const lastStatement = assistantTexts.at(-1);
 
-  const indent = (item: string) => item.split("\n").map((line) => `        ${line}`).join("\n");
-  const section = (name: string, lines: readonly string[], empty: string) => `    <${name}>\n${(lines.length > 0 ? lines : [empty]).map(indent).join("\n")}\n    </${name}>`;
+  const task = `[IN PROGRESS] ${lastStatement ? `last stated: ${excerpt(lastStatement)}` : "continue from the recent actions"}`;
+  const render = (parts: SnapshotParts) => renderSnapshot(goal, parts, touched, task);
+  let parts: SnapshotParts = { knowledge, constraints, actions: actions.slice(-8) };
+  let snapshot = render(parts);
+  // Over the limit: the oldest items go first, knowledge, then constraints, then actions (one is kept).
+  for (const [key, keep] of [["knowledge", 0], ["constraints", 0], ["actions", 1]] as const) {
+    while (maxCharacters !== undefined && snapshot.length > maxCharacters && parts[key].length > keep) {
+      let excess = snapshot.length - maxCharacters;
+      let drop = 0;
+      while (drop < parts[key].length - keep && excess > 0) excess -= indent(parts[key][drop++]!).length + 1;
+      parts = { ...parts, [key]: parts[key].slice(drop) };
+      snapshot = render(parts);
+    }
+  }
+  return snapshot;
+}
+
+/** The parts of a snapshot that may be shortened to fit, oldest items first. */
+interface SnapshotParts {
+  readonly knowledge: readonly string[];
+  readonly constraints: readonly string[];
+  readonly actions: readonly string[];
+}
+
+const indent = (item: string) => item.split("\n").map((line) => `        ${line}`).join("\n");
+const section = (name: string, lines: readonly string[], empty: string) => `    <${name}>\n${(lines.length > 0 ? lines : [empty]).map(indent).join("\n")}\n    </${name}>`;
+
+function renderSnapshot(goal: string, { knowledge, constraints, actions }: SnapshotParts, touched: readonly string[], task: string): string {
   const snapshot = [
     "<state_snapshot>",
     section("overall_goal", [goal], "(unknown)"),
@@ -141,11 +185,21 @@ export function noModelSnapshot({ messages, artifacts }: NoModelSummaryInput): s
     section("key_knowledge", knowledge, "(none recorded)"),
     section("artifact_trail", ["see <artifact_index> below"], ""),
     section("file_system_state", touched.length > 0 ? [`changed: ${touched.join(", ")}`] : [], "(no file changes recorded)"),
-    section("recent_actions", actions.slice(-8), "(no tool actions in the compacted part)"),
-    section("task_state", [`[IN PROGRESS] ${lastStatement ? `last stated: ${excerpt(lastStatement)}` : "continue from the recent actions"}`], ""),
+    section("recent_actions", actions, "(no tool actions in the compacted part)"),
+    section("task_state", [task], ""),
     "</state_snapshot>",
     "(written without a model: a deterministic digest of the compacted messages)",
   ].join("\n");
   // An earlier snapshot's sections carried over may quote tool output too.
   return /^\s*> /m.test(snapshot) ? `${NO_MODEL_SNAPSHOT_NOTE}\n${snapshot}` : snapshot;
+}
+
+/** A section's text as items: a line starting with "- " opens one, the lines under it belong to it. */
+function itemsOf(section: string | undefined): string[] {
+  const items: string[] = [];
+  for (const line of section === undefined ? [] : section.split("\n")) {
+    if (line.startsWith("- ") || items.length === 0) items.push(line);
+    else items[items.length - 1] += `\n${line}`;
+  }
+  return items;
 }

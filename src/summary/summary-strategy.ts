@@ -155,7 +155,9 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     let text: string;
     try {
       if (this.model === undefined) {
-        text = noModelSnapshot({ messages: replaced, artifacts });
+        const snapshot = await this.#fittedSnapshot(replaced, artifacts);
+        if (snapshot.fits) return { text: snapshot.text, artifacts, summaryModel };
+        text = snapshot.text;
       } else {
         const request =
           this.summaryRequest === "shared-prefix"
@@ -219,6 +221,23 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       };
     }
     return { status: "summarized", messages: output, removed, trigger, summaryModel, tokensAfter };
+  }
+
+  /**
+   * The no-model snapshot of `messages` fitted to `summaryMaxTokens` by leaving out its oldest items
+   * (a first guess of 4 characters a token, then the measured ratio), counted once per try; `fits`
+   * is false only when three tries left it over, and the cap then cuts it.
+   */
+  async #fittedSnapshot(messages: readonly BaseMessage[], artifacts: ArtifactIndex): Promise<{ text: string; fits: boolean }> {
+    let maxCharacters = this.summaryMaxTokens * 4;
+    let text = "";
+    for (let attempt = 0; attempt < 3; attempt++) {
+      text = noModelSnapshot({ messages, artifacts, maxCharacters });
+      const tokens = await this.tokenCounter.countText(text);
+      if (tokens <= this.summaryMaxTokens) return { text, fits: true };
+      maxCharacters = Math.min(maxCharacters, text.length) * (this.summaryMaxTokens / tokens) * 0.95;
+    }
+    return { text, fits: false };
   }
 
   #summaryModel(model: SummaryModel): Promise<SummaryChatModel> {
