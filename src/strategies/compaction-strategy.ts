@@ -231,16 +231,20 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * or reason are read. Once they are counted after the step, the memo's count moves on to them.
    */
   #underBound(analysis: Analysis, pending: number | undefined, context: CompactionContext): CompactionResult | undefined {
-    const { messages, index, tokens } = analysis;
+    const { index, tokens } = analysis;
+    // A copy: the bound and the result's figures are read later, and the caller may change its array by then.
+    const messages = analysis.messages.slice();
     const bound = this.tokenCounter.upperBound!(tokens, messages);
     if (!bound) return undefined;
     const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total });
     if (!noop) return undefined;
-    const memo = { ...analysis, messages: messages.slice() };
+    const memo = { ...analysis, messages };
     this.#memo = memo;
     warmCountsLater(this.tokenCounter, messages.slice(tokens.perMessage.length), () => {
       // Counted now (from the cache): the next run's bound walks only the messages after these.
-      if (this.#memo === memo) this.#memo = { ...memo, tokens: bound.measure() };
+      if (this.#memo !== memo) return;
+      const counted = bound.measure();
+      if (counted.perMessage.length === messages.length) this.#memo = { ...memo, tokens: counted };
     });
     return boundedNoopResult(this.strategyName, messages, () => bound.measure(), noop);
   }

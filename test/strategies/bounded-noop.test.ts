@@ -230,14 +230,38 @@ describe("the bound's starting point", () => {
     expect(bound.mock.calls.map(([previous]) => previous.perMessage.length)).toEqual([second.length]);
   });
 
+  it("is not misled by a caller that changes its array after the step: the next run counts what it is given", async () => {
+    const strategy = hardTruncate({ maxTokens: 5000, tokenCounter: createTokenCounter() });
+    const first = [new HumanMessage({ id: "u0", content: "hello" }), new AIMessage({ id: "a0", content: "hi" })];
+    await strategy.compact(first);
+    const history = [...first, new HumanMessage({ id: "u1", content: "go on" })];
+    expect((await strategy.compact(history)).status).toBe("noop");
+    // The caller reuses its array; the step's messages are counted after it.
+    history.push(new HumanMessage({ id: "tiny", content: "x" }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const next = [...history.slice(0, 3), new HumanMessage({ id: "big", content: "word ".repeat(8000) })];
+    const result = await strategy.compact(next);
+    expect({ status: result.status, tokensBefore: result.tokensBefore }).toEqual({ status: "truncated", tokensBefore: (await createTokenCounter().measure(next)).total });
+  });
+
   it("a counter whose measure() throws at once on the empty history: runs count instead, nothing rejects", async () => {
     const counter = createTokenCounter();
-    const throwing: TokenCounter = Object.assign(Object.create(counter) as TokenCounter, {
+    // Every method delegates to the counter, bound to it; measure() throws at once on the empty history.
+    const delegated = Object.fromEntries(
+      Object.getOwnPropertyNames(Object.getPrototypeOf(counter))
+        .filter((name) => name !== "constructor" && typeof (counter as unknown as Record<string, unknown>)[name] === "function")
+        .map((name) => [name, ((counter as unknown as Record<string, (...args: unknown[]) => unknown>)[name]!).bind(counter)]),
+    );
+    const throwing = {
+      ...delegated,
+      mode: counter.mode,
+      encoding: counter.encoding,
+      calibrate: counter.calibrate,
       measure: (messages: readonly BaseMessage[]) => {
         if (messages.length === 0) throw new Error("no empty histories here");
         return counter.measure(messages);
       },
-    });
+    } as unknown as TokenCounter;
     const all = steps(session.messages);
     const history = all.slice(0, 3).flat();
     const strategy = toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter: throwing });
