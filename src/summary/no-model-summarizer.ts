@@ -14,9 +14,12 @@ export interface NoModelSummaryInput {
   /** The merged artifact index of everything replaced (rendered beside the snapshot, not repeated in it). */
   readonly artifacts: ArtifactIndex;
   /**
-   * At most this many characters (UTF-16 code units): the oldest knowledge items go first, then the
-   * oldest constraints, then the oldest recent actions (the newest is kept), so the goal, the newest
-   * actions and the task state are always in it. Without it, nothing is left out.
+   * At most this many characters (UTF-16 code units), as far as leaving items out can get it there:
+   * the oldest knowledge items go first, then the oldest constraints, then the changed files (the
+   * artifact index names them all), then the oldest recent actions, as few as it takes. The goal, the
+   * newest action and the task state are always in it, so only a snapshot whose goal (an earlier
+   * model's can be long) and newest action alone are over the limit stays over it. Without it,
+   * nothing is left out.
    */
   readonly maxCharacters?: number;
 }
@@ -86,7 +89,8 @@ function snapshotPart(summary: string): string {
 function sectionOf(snapshot: string, section: string): string | undefined {
   const lines = (tagContent(snapshot, section) ?? "").split("\n");
   while (lines.length > 0 && lines[0]!.trim() === "") lines.shift();
-  while (lines.length > 0 && lines.at(-1)!.trim() === "") lines.pop();
+  // A section a cut left open may end in part of its closing tag.
+  while (lines.length > 0 && (lines.at(-1)!.trim() === "" || /^\s*<\/?[A-Za-z_]*$/.test(lines.at(-1)!))) lines.pop();
   // A section with nothing to carry holds a placeholder such as "(none recorded)".
   if (lines.length === 0 || (lines.length === 1 && /^\s*\(.*\)\s*$/.test(lines[0]!))) return undefined;
   const shared = Math.min(...lines.filter((line) => line.trim() !== "").map((line) => /^[ \t]*/.exec(line)![0].length));
@@ -99,7 +103,8 @@ function sectionOf(snapshot: string, section: string): string | undefined {
  * an earlier snapshot's goal, constraints and knowledge. Used when no summary model is configured, so
  * every strategy and the demo work offline. The artifact trail is the index rendered beside it. With
  * `maxCharacters` it leaves out the oldest items to fit (see {@link NoModelSummaryInput.maxCharacters}):
- * the strategies fit it to `summaryMaxTokens` this way, so the cap never cuts off its newest sections.
+ * the strategies fit it to `summaryMaxTokens` this way, so the cap does not cut off its newest
+ * sections (it cuts only a snapshot that leaving items out cannot fit).
  *
  * What tools returned (the first line of each result, the error lines reported) is quoted as `> `
  * lines, and the snapshot then opens with {@link NO_MODEL_SNAPSHOT_NOTE}: the summary becomes a user
@@ -151,40 +156,52 @@ export function noModelSnapshot({ messages, artifacts, maxCharacters }: NoModelS
   const lastStatement = assistantTexts.at(-1);
 
   const task = `[IN PROGRESS] ${lastStatement ? `last stated: ${excerpt(lastStatement)}` : "continue from the recent actions"}`;
-  const render = (parts: SnapshotParts) => renderSnapshot(goal, parts, touched, task);
-  let parts: SnapshotParts = { knowledge, constraints, actions: actions.slice(-8) };
-  let snapshot = render(parts);
-  // Over the limit: the oldest items go first, knowledge, then constraints, then actions (one is kept).
-  for (const [key, keep] of [["knowledge", 0], ["constraints", 0], ["actions", 1]] as const) {
-    while (maxCharacters !== undefined && snapshot.length > maxCharacters && parts[key].length > keep) {
-      let excess = snapshot.length - maxCharacters;
-      let drop = 0;
-      while (drop < parts[key].length - keep && excess > 0) excess -= indent(parts[key][drop++]!).length + 1;
-      parts = { ...parts, [key]: parts[key].slice(drop) };
-      snapshot = render(parts);
+  const render = (parts: SnapshotParts) => renderSnapshot(goal, parts, task);
+  let parts: SnapshotParts = { knowledge, constraints, touched, actions: actions.slice(-8) };
+  if (maxCharacters === undefined) return render(parts);
+  // Over the limit: the oldest items go first: knowledge, constraints, the changed files (the
+  // artifact index lists them all), then actions (the newest is kept). Fewest left out: a binary
+  // search on how many of a part go (a snapshot gets no longer as items go).
+  for (const [key, keep] of [["knowledge", 0], ["constraints", 0], ["touched", 0], ["actions", 1]] as const) {
+    if (render(parts).length <= maxCharacters) break;
+    const without = (drop: number): SnapshotParts => ({ ...parts, [key]: parts[key].slice(drop), ...(key === "touched" ? { touchedLeftOut: drop } : {}) });
+    let fits = parts[key].length - keep;
+    if (fits <= 0) continue;
+    if (render(without(fits)).length <= maxCharacters) {
+      let over = 0;
+      while (fits - over > 1) {
+        const middle = (over + fits) >> 1;
+        if (render(without(middle)).length <= maxCharacters) fits = middle;
+        else over = middle;
+      }
     }
+    parts = without(fits);
   }
-  return snapshot;
+  return render(parts);
 }
 
 /** The parts of a snapshot that may be shortened to fit, oldest items first. */
 interface SnapshotParts {
   readonly knowledge: readonly string[];
   readonly constraints: readonly string[];
+  readonly touched: readonly string[];
+  /** How many changed files were left out of `touched` (they are in the artifact index). */
+  readonly touchedLeftOut?: number;
   readonly actions: readonly string[];
 }
 
 const indent = (item: string) => item.split("\n").map((line) => `        ${line}`).join("\n");
 const section = (name: string, lines: readonly string[], empty: string) => `    <${name}>\n${(lines.length > 0 ? lines : [empty]).map(indent).join("\n")}\n    </${name}>`;
 
-function renderSnapshot(goal: string, { knowledge, constraints, actions }: SnapshotParts, touched: readonly string[], task: string): string {
+function renderSnapshot(goal: string, { knowledge, constraints, touched, touchedLeftOut = 0, actions }: SnapshotParts, task: string): string {
+  const changed = [...(touchedLeftOut > 0 ? [`${touchedLeftOut} more in the artifact index`] : []), ...touched];
   const snapshot = [
     "<state_snapshot>",
     section("overall_goal", [goal], "(unknown)"),
     section("active_constraints", constraints, "(none recorded)"),
     section("key_knowledge", knowledge, "(none recorded)"),
     section("artifact_trail", ["see <artifact_index> below"], ""),
-    section("file_system_state", touched.length > 0 ? [`changed: ${touched.join(", ")}`] : [], "(no file changes recorded)"),
+    section("file_system_state", changed.length > 0 ? [`changed: ${changed.join(", ")}`] : [], "(no file changes recorded)"),
     section("recent_actions", actions, "(no tool actions in the compacted part)"),
     section("task_state", [task], ""),
     "</state_snapshot>",

@@ -14,7 +14,11 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
   model?: SummaryModel;
   /** Constructor fields for the `ChatOpenAI` made from a model name (e.g. `{ configuration: { baseURL } }`). */
   modelOptions?: Record<string, unknown>;
-  /** Cap on the summary's length in tokens: the model's `maxTokens`, and the summary is cut at it. @default 1000 */
+  /**
+   * Cap on the summary's length in tokens: the model's `maxTokens`, and a model's summary is cut at
+   * it. Without a model, the no-model snapshot is fitted to it by leaving out its oldest items.
+   * @default 1000
+   */
   summaryMaxTokens?: number;
   /** Time the summary call may take; then the run fails and changes nothing. @default 30000 */
   timeoutMs?: number;
