@@ -114,7 +114,15 @@ function sectionOf(snapshot: string, section: string): string | undefined {
  * @example
  * const snapshot = noModelSnapshot({ messages: removed, artifacts: extractArtifacts(removed) });
  */
-export function noModelSnapshot({ messages, artifacts, maxCharacters }: NoModelSummaryInput): string {
+export function noModelSnapshot({ maxCharacters, ...input }: NoModelSummaryInput): string {
+  return noModelSnapshotFitter(input)(maxCharacters);
+}
+
+/**
+ * {@link noModelSnapshot} of `input` for any `maxCharacters`: its parts are worked out from the
+ * messages once, and each call only leaves items out and renders. @internal
+ */
+export function noModelSnapshotFitter({ messages, artifacts }: Omit<NoModelSummaryInput, "maxCharacters">): (maxCharacters?: number) => string {
   const previous = messages.filter((message) => compactionMarkerOf(message)?.summary).map((message) => snapshotPart(messageText(message)));
   const latestPrevious = previous.at(-1);
   const conversation = messages.filter((message) => !compactionMarkerOf(message)?.summary);
@@ -157,27 +165,39 @@ export function noModelSnapshot({ messages, artifacts, maxCharacters }: NoModelS
 
   const task = `[IN PROGRESS] ${lastStatement ? `last stated: ${excerpt(lastStatement)}` : "continue from the recent actions"}`;
   const render = (parts: SnapshotParts) => renderSnapshot(goal, parts, task);
-  let parts: SnapshotParts = { knowledge, constraints, touched, actions: actions.slice(-8) };
-  if (maxCharacters === undefined) return render(parts);
-  // Over the limit: the oldest items go first: knowledge, constraints, the changed files (the
-  // artifact index lists them all), then actions (the newest is kept). Fewest left out: a binary
-  // search on how many of a part go (a snapshot gets no longer as items go).
+  const whole: SnapshotParts = { knowledge, constraints, touched, actions: actions.slice(-8) };
+  return (maxCharacters) => (maxCharacters === undefined ? render(whole) : fitted(whole, render, maxCharacters));
+}
+
+/**
+ * `render` of `whole` with its oldest items left out until it is at most `maxCharacters` long:
+ * knowledge, constraints, the changed files (the artifact index lists them all), then actions (the
+ * newest is kept). Fewest left out: a binary search on how many of a part go (a snapshot gets no
+ * longer as items go).
+ */
+function fitted(whole: SnapshotParts, render: (parts: SnapshotParts) => string, maxCharacters: number): string {
+  let parts = whole;
+  let text = render(parts);
   for (const [key, keep] of [["knowledge", 0], ["constraints", 0], ["touched", 0], ["actions", 1]] as const) {
-    if (render(parts).length <= maxCharacters) break;
-    const without = (drop: number): SnapshotParts => ({ ...parts, [key]: parts[key].slice(drop), ...(key === "touched" ? { touchedLeftOut: drop } : {}) });
-    let fits = parts[key].length - keep;
+    if (text.length <= maxCharacters) break;
+    const current = parts;
+    const without = (drop: number): SnapshotParts => ({ ...current, [key]: current[key].slice(drop), ...(key === "touched" ? { touchedLeftOut: drop } : {}) });
+    let fits = current[key].length - keep;
     if (fits <= 0) continue;
-    if (render(without(fits)).length <= maxCharacters) {
+    let fitsText = render(without(fits));
+    if (fitsText.length <= maxCharacters) {
       let over = 0;
       while (fits - over > 1) {
         const middle = (over + fits) >> 1;
-        if (render(without(middle)).length <= maxCharacters) fits = middle;
+        const middleText = render(without(middle));
+        if (middleText.length <= maxCharacters) [fits, fitsText] = [middle, middleText];
         else over = middle;
       }
     }
     parts = without(fits);
+    text = fitsText;
   }
-  return render(parts);
+  return text;
 }
 
 /** The parts of a snapshot that may be shortened to fit, oldest items first. */

@@ -6,7 +6,7 @@ import { CompactionStrategy, type PreparedHistory, type StrategyOutcome } from "
 import { replaceLoneSurrogates } from "../text/code-points.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
-import { noModelSnapshot } from "./no-model-summarizer.js";
+import { noModelSnapshotFitter } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
 import { sharedPrefixRequest, type SummaryRequestMode } from "./shared-prefix-request.js";
 import type { SummaryStrategyOptions } from "./summary-options.js";
@@ -229,10 +229,11 @@ export abstract class SummaryStrategy extends CompactionStrategy {
    * is false only when three tries left it over, and the cap then cuts it.
    */
   async #fittedSnapshot(messages: readonly BaseMessage[], artifacts: ArtifactIndex): Promise<{ text: string; fits: boolean }> {
+    const fit = noModelSnapshotFitter({ messages, artifacts });
     let maxCharacters = this.summaryMaxTokens * 4;
     let text = "";
     for (let attempt = 0; attempt < 3; attempt++) {
-      text = noModelSnapshot({ messages, artifacts, maxCharacters });
+      text = fit(maxCharacters);
       const tokens = await this.tokenCounter.countText(text);
       if (tokens <= this.summaryMaxTokens) return { text, fits: true };
       maxCharacters = Math.min(maxCharacters, text.length) * (this.summaryMaxTokens / tokens) * 0.95;
