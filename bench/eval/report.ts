@@ -7,7 +7,7 @@ import type { Prices } from "./metrics.js";
 import { fmtInt, markdownTable } from "./report-format.js";
 import { goalSection } from "./report-goals.js";
 import { presetCostTable, retentionBySourceTable, windowTable, type PresetCosts, type PriceSet, type SourceRows, type SystemRow } from "./report-tables.js";
-import { BLOCKING_SUMMARIES, SHARED_PREFIX_DEFAULT } from "./systems.js";
+import { BLOCKING_SUMMARIES, EARLY_PREPARATION, SHARED_PREFIX_DEFAULT } from "./systems.js";
 
 /** The rows of one window. */
 export interface WindowResult {
@@ -96,7 +96,7 @@ export function renderMarkdown(report: EvalReport): string {
   lines.push(
     "- Each trace is replayed as an agent runs: before each assistant message of the recording, the persisted history plus the messages added since the last call goes through the system, and what the model would receive is measured; the recorded reply then joins the history.",
     "- Ours run as the compaction node runs them: `compact`, then `compactionUpdate` and LangGraph's `messagesStateReducer` apply the result to the persisted history. Defaults, with the window as `contextWindow`.",
-    `- autoCompaction prepares its summaries ahead (on by default with a summary model): a summary started in the background is finished when the agent's model has answered. ${BLOCKING_SUMMARIES}: the same with \`prepare: false\`, every summary written in the step that fires.`,
+    `- autoCompaction prepares its summaries off the agent's path (on by default with a summary model): a firing that needs a summary starts it in the background and sends the history as it is; the summary, finished when the agent's model has answered, goes in at the next step. ${BLOCKING_SUMMARIES}: the same with \`prepare: false\`, every summary written in the step that fires. ${EARLY_PREPARATION}: \`prepare: { at: 0.9 }\`, a summary started from 0.9 of the way to the size that fires when a dry run foresees that hiding will not be enough, ready at the firing.`,
     `- ${SHARED_PREFIX_DEFAULT}: autoCompaction with \`summaryRequest: "shared-prefix"\`, the summary model standing for the agent's own, so its summary calls start with the agent's previous call. The plain autoCompaction row stands for a separate summary model sent a standalone prompt; both are priced at the agent's prices (a cheaper summary model makes the standalone row's summary calls cheaper). Hidden tool results' receipts, like the offline summarizer's artifact index, use the same extractor as the retention measure below.`,
     "- ClearToolUsesEdit, two rows: LangChain's class inside `contextEditingMiddleware`, called through the middleware's own `wrapModelCall`; trigger 0.8 × window tokens, keep 3. **(view)** reads the middleware as editing a copy of the messages at every call and the history stays whole. **(createAgent)** is what `createAgent` does: its agent node passes the state's own message array as `request.messages` and `ClearToolUsesEdit.apply` replaces cleared results in that array, so the clearing is persisted in the state and its checkpoint (checked against a real `createAgent` in test/eval/create-agent.test.ts). Both are LangChain rows for the cost goals.",
     "- summarizationMiddleware: LangChain's middleware, its own `beforeModel` hook called with the state, its update applied with `messagesStateReducer` (persisted); trigger 0.8 × window tokens, keep 20 messages, its other options at their defaults (it summarizes the last 4000 tokens of the part it replaces).",

@@ -260,6 +260,9 @@ export const SHARED_PREFIX_DEFAULT = "autoCompaction (agent's model, shared pref
 /** The recommended default with its summaries written at the firing, in the step (`prepare: false`). */
 export const BLOCKING_SUMMARIES = "autoCompaction (summaries at the firing)";
 
+/** The recommended default with its summaries prepared from 0.9 of the way to the size that fires (`prepare: { at: 0.9 }`): ready at the firing. */
+export const EARLY_PREPARATION = "autoCompaction (prepared from 0.9 of the way)";
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
@@ -268,6 +271,7 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("stateSnapshotSummary", ({ window, tokenCounter, model }) => stateSnapshotSummary({ contextWindow: window, tokenCounter, model })),
   ours("autoCompaction", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model })),
   ours(BLOCKING_SUMMARIES, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: false })),
+  ours(EARLY_PREPARATION, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: { at: 0.9 } })),
   // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
   ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
 ];

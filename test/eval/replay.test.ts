@@ -58,6 +58,7 @@ const EXPECTED: Record<string, { compactions: number; summaryCalls: number }> = 
   stateSnapshotSummary: { compactions: 25, summaryCalls: 25 },
   autoCompaction: { compactions: 11, summaryCalls: 11 },
   "autoCompaction (summaries at the firing)": { compactions: 11, summaryCalls: 11 },
+  "autoCompaction (prepared from 0.9 of the way)": { compactions: 11, summaryCalls: 11 },
   "autoCompaction (agent's model, shared prefix)": { compactions: 11, summaryCalls: 11 },
 };
 

@@ -60,7 +60,7 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
     // under it, and the grown history's bound is under the trigger.
     const trigger = Math.floor(after / 0.9);
     expect([measured.total < 0.9 * trigger, after >= 0.9 * trigger, bound < trigger, bound > after]).toEqual([true, true, true, true]);
-    const options = (tokenCounter: TokenCounter): AutoCompactionOptions => ({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: false, tokenCounter, summaryModel: model });
+    const options = (tokenCounter: TokenCounter): AutoCompactionOptions => ({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: false, tokenCounter, summaryModel: model, prepare: { at: 0.9 } });
     const policy = autoCompaction(options(createTokenCounter()));
     expect((await policy.compact(start)).status).toBe("noop");
     await policy.settled();
@@ -104,7 +104,7 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
     const trigger = Math.floor(measured.total / 0.92);
     expect([measured.total >= 0.9 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true]);
     // Hiding all but the newest results frees about 2,000 tokens (over clearAtLeast): enough at the firing, nothing to prepare.
-    const policy = autoCompaction({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: { clearAtLeast: 1000 }, tokenCounter: createTokenCounter(), summaryModel: model });
+    const policy = autoCompaction({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: { clearAtLeast: 1000 }, tokenCounter: createTokenCounter(), summaryModel: model, prepare: { at: 0.9 } });
     expect((await policy.compact(start)).reason).toMatch(/; no summary prepared: hiding will be enough at the firing$/);
     await policy.settled();
     const encoder = await loadEncoder("o200k_base");

@@ -44,6 +44,8 @@ const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}):
   ...extra,
 });
 
+/** The conversation size at which the trigger (2000 tokens, 100 a message) fires. */
+const FIRING = 20;
 const summaryText = (messages: readonly BaseMessage[]) => messageText(messages.find((message) => compactionMarkerOf(message)?.summary)!);
 
 describe("autoCompaction: summaries prepared ahead", () => {
@@ -261,20 +263,24 @@ describe("autoCompaction: summaries prepared ahead", () => {
     ]);
   });
 
-  it("is on by default with a summary model, from 0.9 of the way to the trigger; off with prepare: false and without a summary model", async () => {
+  it("is on by default with a summary model, from the firing: the history stands and the summary goes in a step later; off with prepare: false and without a summary model", async () => {
     const model = await serve("prepared");
     const byDefault = autoCompaction({ ...options(model), prepare: undefined });
-    expect((await byDefault.compact(conversation(17))).reason).not.toMatch(/being prepared/);
-    await byDefault.settled();
+    // Under the trigger, past where a 0.9 mark would prepare: nothing is prepared.
+    for (const count of [17, 18, 19]) {
+      expect((await byDefault.compact(conversation(count))).reason).not.toMatch(/prepare/);
+      await byDefault.settled();
+    }
     expect(server!.requests).toHaveLength(0);
-    // The policy's second call on the conversation: the dry run and the start happen after the step.
-    expect((await byDefault.compact(conversation(18))).reason).toMatch(/; whether to prepare the summary is worked out in the background$/);
-    expect(server!.requests).toHaveLength(0);
+    // The firing: the summary is started and the history stands.
+    const fired = await byDefault.compact(conversation(FIRING));
+    expect([fired.status, fired.reason?.match(/no summary was prepared; the summary of the first \d+ messages is being prepared, and the history stands/) !== null]).toEqual(["noop", true]);
     await byDefault.settled();
     expect(server!.requests).toHaveLength(1);
-    // Worked out on the step's history: the summary of the first 16 messages (m14 in it, m16 kept).
-    const sent = JSON.stringify(server!.requests[0]!.body);
-    expect([sent.includes("u14 "), sent.includes("u16 ")]).toEqual([true, false]);
+    // The next step applies it, without another call.
+    const applied = await byDefault.compact(conversation(FIRING + 1));
+    expect([applied.status, summaryText(applied.messages).includes("prepared")]).toEqual(["summarized", true]);
+    expect(server!.requests).toHaveLength(1);
     const off = autoCompaction(options(model, { prepare: false }));
     await off.compact(conversation(18));
     await off.settled();
@@ -294,8 +300,9 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect(server!.requests).toHaveLength(1);
   });
 
-  it("rejects a mark outside (0, 1)", async () => {
+  it("rejects a mark outside (0, 1]", async () => {
     const model = await serve();
-    expect(() => autoCompaction(options(model, { prepare: { at: 1 } }))).toThrow(/prepare/);
+    for (const at of [0, 1.01, -0.5]) expect(() => autoCompaction(options(model, { prepare: { at } }))).toThrow(/prepare/);
+    expect(() => autoCompaction(options(model, { prepare: { at: 1 } }))).not.toThrow();
   });
 });

@@ -37,12 +37,13 @@ const factories: Record<string, Factory> = {
     autoCompaction({ contextWindow: 10 * trigger, trigger: { tokens: trigger }, tokenCounter, ...(onEvent ? { onEvent } : {}) }),
 };
 
-/** With a summary model autoCompaction prepares summaries ahead from 0.9 of the trigger: the bound must be under that mark too. */
+/** autoCompaction preparing summaries ahead from 0.9 of the trigger: the bound must be under that mark too. */
 const preparing: Factory = (trigger, tokenCounter, onEvent) =>
   autoCompaction({
     contextWindow: 10 * trigger,
     trigger: { tokens: trigger },
     tokenCounter,
+    prepare: { at: 0.9 },
     summaryModel: new FakeListChatModel({ responses: ["<summary>prepared</summary>"] }),
     ...(onEvent ? { onEvent } : {}),
   });
