@@ -10,7 +10,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
-import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type Compactor, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -48,7 +48,11 @@ export interface ScaleGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
   /** The graph's store; with one, the compaction node archives originals there. */
   readonly store?: BaseStore | undefined;
-  /** Context window for autoCompaction; `undefined`: no compaction node at all (the baseline). */
+  /**
+   * Context window for autoCompaction; `undefined`: no compaction node at all (the baseline);
+   * {@link PASS_THROUGH}: a node that returns no update in its place, timed the same way (the floor
+   * any node before the model meets in this process and on this database).
+   */
   readonly window: number | undefined;
   /** Shared token counter (its per-message cache is per process). */
   readonly tokenCounter: TokenCounter;
@@ -56,6 +60,9 @@ export interface ScaleGraphOptions {
   /** Options of the compaction node. @default its defaults */
   readonly compactionOptions?: CompactionNodeOptions;
 }
+
+/** The `window` of a run with a pass-through node in the compaction node's place. */
+export const PASS_THROUGH = 0;
 
 function threadOf(config: LangGraphRunnableConfig | undefined): string {
   return String(config?.configurable?.["thread_id"] ?? "");
@@ -85,7 +92,8 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   if (options.window === undefined) {
     return graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile);
   }
-  const compactor = autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter });
+  const compactor: Compactor =
+    options.window === PASS_THROUGH ? { compact: async (messages) => passThroughResult(messages) } : autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter });
   // Time in compact(), by thread (a thread runs one node at a time; the process runs several threads).
   const compactorMs = new Map<string, number>();
   const timedCompactor: Compactor = {
@@ -99,7 +107,14 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
       }
     },
   };
-  const node = createCompactionNode(timedCompactor, options.compactionOptions);
+  const compactionNode = createCompactionNode(timedCompactor, options.compactionOptions);
+  // The floor: one await, no update (the compactor's no-op, without the adapter's work).
+  const passThroughNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig): Promise<{ compactionLog?: unknown }> => {
+    await timedCompactor.compact(state.messages, { threadId: threadOf(config) });
+    return {};
+  };
+  // Chosen once: the compaction node is called as it is, without a wrapper of its own.
+  const node: (state: ScaleStateValues, config: LangGraphRunnableConfig) => Promise<{ compactionLog?: unknown }> = options.window === PASS_THROUGH ? passThroughNode : compactionNode;
   const timedNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const thread = threadOf(config);
     compactorMs.delete(thread);
@@ -123,3 +138,8 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
 }
 
 export type ScaleGraph = ReturnType<typeof buildScaleGraph>;
+
+/** What the pass-through node's compactor returns: a no-op on the history as it is. */
+function passThroughResult(messages: readonly BaseMessage[]): CompactionResult {
+  return { messages: [...messages], status: "noop", strategy: "passThrough", tokensBefore: 0, tokensAfter: 0, messagesBefore: messages.length, messagesAfter: messages.length, removed: [], replaced: [], reason: "pass-through" };
+}

@@ -19,7 +19,7 @@ export function resultsTable(results: readonly ScenarioResult[]): string {
   const header = ["backend", "node", "threads", "workers", "model calls", "wall", "steps/s", "node p50", "node p99", "p99 idle", "p99 compacting (n)", "bytes/thread", "lost", "dup", "unrestorable", "mismatched", "pairing fails", "unit errors"];
   const rows = results.map((result) => [
     result.backend,
-    result.compaction ? "compaction" : "none",
+    result.node,
     String(result.threads),
     result.workers === 0 ? "1 (in-process)" : String(result.workers),
     String(result.modelCalls),
@@ -61,12 +61,12 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
   return renderTable(header, rows, new Set([2, 3, 4, 5, 6]));
 }
 
-/** The targets, per backend that ran both with and without the node. */
+/** The targets, per backend that ran both with and without the node (a pass-through run has only the correctness one). */
 export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
   const out: Verdict[] = [];
   for (const backend of ["postgres", "sqlite"] as const) {
     const withNode = results.find((result) => result.backend === backend && result.compaction);
-    const without = results.find((result) => result.backend === backend && !result.compaction);
+    const without = results.find((result) => result.backend === backend && result.node === "none");
     if (!withNode || !without) continue;
     if (backend === "postgres") {
       const p99 = withNode.nodeMs?.p99 ?? Number.NaN;
@@ -81,7 +81,7 @@ export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
     const { lost, duplicated, unrestorableThreads, mismatchedThreads } = result.checks;
     const wrong = lost + duplicated + unrestorableThreads + mismatchedThreads + result.pairingFailures.length;
     out.push({
-      target: `${result.backend}${result.compaction ? " + compaction" : ""}: 0 lost/duplicated/unrestorable messages, pairing at every call`,
+      target: `${result.backend}${result.node === "none" ? "" : ` + ${result.node}`}: 0 lost/duplicated/unrestorable messages, pairing at every call`,
       measured: `${lost} lost, ${duplicated} duplicated, ${unrestorableThreads} unrestorable threads, ${mismatchedThreads} mismatched threads, ${result.pairingFailures.length} calls with broken pairing over ${result.modelCalls} calls`,
       met: wrong === 0,
     });

@@ -10,7 +10,10 @@
  *   eval "$(bash scripts/start-postgres.sh)"
  *   npm run bench:scale -- [--threads 200] [--workers 4] [--concurrency 2] [--window 8000]
  *                          [--traces ../shared/traces/public.jsonl] [--out bench/scale-results.json]
- *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep]
+ *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep] [--floor]
+ *
+ * --floor also runs each backend with a pass-through node in the compaction node's place (one await,
+ * no update), timed the same way: the latency any node before the model meets on this machine.
  *
  * Exits non-zero when a correctness check fails (timings and sizes are reported, not enforced).
  */
@@ -20,6 +23,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { nodeTable, resultsTable, verdictLines, verdicts } from "./report.js";
+import { PASS_THROUGH } from "./graph.js";
 import { runScenario, type ScenarioResult } from "./scenario.js";
 import { planThreads } from "./threads.js";
 
@@ -35,6 +39,7 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     "sqlite-dir": { type: "string" },
     keep: { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   },
 });
 
@@ -65,20 +70,26 @@ const log = (line: string) => console.error(`[bench:scale] ${line}`);
 const results: ScenarioResult[] = [];
 const started = Date.now();
 log(`${threadsCount} threads over ${sessions.length} sessions of ${tracesPath}; window ${window}; ${cpus().length} CPUs`);
+/** The runs per backend: without a node, the pass-through floor with --floor, with the compaction node. */
+const nodes = [
+  { label: "without", described: "without the compaction node", window: undefined },
+  ...(flags.floor ? [{ label: "floor", described: "with a pass-through node", window: PASS_THROUGH }] : []),
+  { label: "with", described: "with the compaction node", window },
+];
 if (only !== "sqlite") {
-  for (const compaction of [false, true]) {
-    log(`PostgreSQL, ${workers} workers x ${concurrency} units, ${compaction ? "with" : "without"} the compaction node ...`);
-    const schema = `${runId}_${compaction ? "with" : "without"}`;
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: compaction ? window : undefined, workers, concurrency, keep: flags.keep });
+  for (const node of nodes) {
+    log(`PostgreSQL, ${workers} workers x ${concurrency} units, ${node.described} ...`);
+    const schema = `${runId}_${node.label}`;
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: node.window, workers, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
 }
 if (only !== "postgres") {
-  for (const compaction of [false, true]) {
-    log(`SQLite, one process, ${compaction ? "with" : "without"} the compaction node ...`);
-    const path = join(sqliteDir, `${runId}-${compaction ? "with" : "without"}.sqlite`);
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: compaction ? window : undefined, workers: 0, concurrency, keep: flags.keep });
+  for (const node of nodes) {
+    log(`SQLite, one process, ${node.described} ...`);
+    const path = join(sqliteDir, `${runId}-${node.label}.sqlite`);
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: node.window, workers: 0, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
@@ -92,7 +103,7 @@ console.log("");
 console.log(verdictLines(list));
 console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 for (const result of results) {
-  for (const bad of result.badThreads.slice(0, 5)) console.log(`  ${result.backend}${result.compaction ? "+compaction" : ""} ${bad.threadId}: ${JSON.stringify(bad)}`);
+  for (const bad of result.badThreads.slice(0, 5)) console.log(`  ${result.backend}${result.node === "none" ? "" : `+${result.node}`} ${bad.threadId}: ${JSON.stringify(bad)}`);
 }
 if (flags.out) {
   mkdirSync(dirname(flags.out), { recursive: true });

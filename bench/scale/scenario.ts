@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import { loadTraceSessions } from "../../examples/traces.js";
 import { dropBackend, openBackend, storageSize, type BackendSpec, type StorageSize } from "./backends.js";
 import { runWorkers } from "./coordinator.js";
-import type { NodeRun } from "./graph.js";
+import { PASS_THROUGH, type NodeRun } from "./graph.js";
 import { ThreadRunner, type PairingFailure } from "./runner.js";
 import type { ThreadPlan } from "./threads.js";
 import { checkThread, totalChecks, type CheckTotals, type ThreadCheck } from "./verify.js";
@@ -16,7 +16,7 @@ export interface ScenarioOptions {
   readonly tracesPath: string;
   readonly threads: readonly ThreadPlan[];
   readonly backend: BackendSpec;
-  /** Context window of the compaction node; `undefined`: the graph without it. */
+  /** Context window of the compaction node; `undefined`: the graph without it; `PASS_THROUGH`: a pass-through node instead. */
   readonly window: number | undefined;
   /** Worker processes; 0 runs every thread in this process (SQLite). */
   readonly workers: number;
@@ -47,7 +47,10 @@ export interface NodeBreakdown {
 /** What one run measured. */
 export interface ScenarioResult {
   readonly backend: BackendSpec["kind"];
+  /** Whether the compaction node ran (not the pass-through node, not the graph without a node). */
   readonly compaction: boolean;
+  /** The node before the model: the compaction node, the pass-through floor, or none. */
+  readonly node: "compaction" | "pass-through" | "none";
   readonly threads: number;
   readonly workers: number;
   readonly concurrency: number;
@@ -176,7 +179,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const nodeMs = run.nodeRuns.length > 0 ? nodeFigures(run.nodeRuns) : null;
   return {
     backend: options.backend.kind,
-    compaction: options.window !== undefined,
+    compaction: options.window !== undefined && options.window !== PASS_THROUGH,
+    node: options.window === undefined ? "none" : options.window === PASS_THROUGH ? "pass-through" : "compaction",
     threads: options.threads.length,
     workers: options.workers,
     concurrency: options.concurrency,

@@ -136,17 +136,17 @@ export interface AutoCompactionOptions {
    * under the size at which hiding stands; until then the history stands. Its cut leaves room for
    * about what the last step added, and it is not started when, at its longest, it could not get
    * under the size at which hiding stands a step later (a small window): the firing summarizes at
-   * once.
+   * once. In a loop, each step from 0.9 of the way to the size that fires (`at` when lower) makes,
+   * after it has returned, the hiding a firing would make, so that the firing finds its hidden
+   * copies made.
    *
    * With `at` under 1 the summary starts earlier, so that it is ready at the firing: when the
    * conversation reaches `at` of what the size that fires holds above the system messages and a dry
    * run of the hiding foresees that hiding will not be enough at the firing (the share of the older
    * part it leaves now, applied to the conversation at the size that fires, plus the newest groups it
    * keeps, is over the size at which hiding stands). In a loop the policy has run before, the dry run
-   * runs after the step, on a copy of its history, once while the history only grows; once it is
-   * decided, each step past the mark makes the firing's hiding after the step, so that the firing
-   * finds it made. The cut is the one a summary would make at the firing if the history grew by the
-   * room left. At the firing it is applied even when hiding alone would have stood (it is paid for,
+   * runs after the step, on a copy of its history, once while the history only grows. The cut is
+   * the one a summary would make at the firing if the history grew by the room left. At the firing it is applied even when hiding alone would have stood (it is paid for,
    * and it buys more steps), and what follows its cut is kept as the firing's hiding left it.
    *
    * On the recorded sessions of `npm run eval` the default costs 0.3-0.5% more than summarizing in the

@@ -5,7 +5,7 @@ import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, modelNameOf, type SummaryModel } from "../summary/summary-model.js";
-import { DEFAULT_PREPARE_AT } from "./prepared-summaries.js";
+import { DEFAULT_PREPARE_AT, WARM_HIDING_AT } from "./prepared-summaries.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
@@ -39,6 +39,11 @@ export interface AutoCompactionPlan {
   readonly summaryModel: SummaryModel | undefined;
   /** Summaries are prepared ahead from this share of the way to the size that fires; `undefined`: off. */
   readonly prepareAt: number | undefined;
+  /**
+   * Steps past this share of the way make the firing's hiding after they return (see `warmHiding`):
+   * `prepareAt` or `WARM_HIDING_AT`, whichever is lower; `undefined` when summaries are not prepared.
+   */
+  readonly warmAt: number | undefined;
   /** What a summary's text depends on besides the messages: a prepared one written otherwise is not used. */
   readonly summarySignature: string;
 }
@@ -127,6 +132,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   };
   // The system messages of a thread rarely change: one summary strategy per target, kept.
   const summaries = new Map<number, FullSummary>();
+  const prepareAt = options.prepare === false || summaryModel === undefined ? undefined : ((typeof options.prepare === "object" ? options.prepare.at : undefined) ?? DEFAULT_PREPARE_AT);
   return {
     key,
     window,
@@ -136,7 +142,8 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     triggerTokens: Math.min(...sizes.map((size) => tokenLimit(size, window))),
     explicitTarget: options.target === undefined ? undefined : Math.floor(options.target * window),
     summaryModel,
-    prepareAt: options.prepare === false || summaryModel === undefined ? undefined : ((typeof options.prepare === "object" ? options.prepare.at : undefined) ?? DEFAULT_PREPARE_AT),
+    prepareAt,
+    warmAt: prepareAt === undefined ? undefined : Math.min(prepareAt, WARM_HIDING_AT),
     summarySignature: stableKey([
       summaryModel === undefined ? "none" : (modelNameOf(summaryModel) ?? "unknown"),
       summaryOptions.summaryMaxTokens,

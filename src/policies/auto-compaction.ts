@@ -9,7 +9,7 @@ import { BackgroundWork } from "./background-work.js";
 import { fire, type FiringSettings, type FiringState } from "./auto-compaction-firing.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
-import { DECIDED_IN_BACKGROUND, mayStand, pastMark, prepareAhead, preparationNeeded, scopeOf, standLimit, warmHiding } from "./prepare-ahead.js";
+import { DECIDED_IN_BACKGROUND, mayStand, pastMark, pastWarmMark, prepareAhead, preparationNeeded, scopeOf, standLimit, warmHiding } from "./prepare-ahead.js";
 import { HidingVerdicts } from "./hiding-verdicts.js";
 import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
@@ -127,21 +127,29 @@ export class AutoCompaction extends CompactionStrategy {
     return { reason: (tokens) => (preparing && pastMark(tokens, plan, systemTokensOf(messages, tokens)) ? `${base(tokens)}; ${preparing}` : base(tokens)) };
   }
 
-  /** Past the mark by the bound: what `#prepareAhead` would say, the decision (and the count it needs) left to after the step. */
+  /**
+   * Past the mark by the bound: what `#prepareAhead` would say, the decision (and the count it
+   * needs) left to after the step; under the mark where summaries are prepared (by the count), only
+   * the firing's hiding is made after the step.
+   */
   #preparingPastMark(history: BoundedHistory, plan: AutoCompactionPlan): string | undefined {
     const { messages, context } = history;
     const scope = scopeOf(context);
     const key = keyOf(scope.threadId, messages);
     const prepared = this.#prepared.isPrepared(messages, plan.summarySignature, scope);
     const verdict = prepared ? undefined : this.#verdicts.reasonFor(key, messages);
-    if (prepared || verdict !== undefined) {
-      // Decided: the firing's hiding is made after the step (under its own key: it never holds up a decision).
+    // Decided, or nothing to decide under the trigger (summaries start at the firing).
+    if (prepared || verdict !== undefined || plan.prepareAt! >= 1) {
+      // The firing's hiding is made after the step (under its own key: it never holds up a decision).
       if (plan.hiding) this.#background.startCountingAndDeciding(warmKey(key), history, this.tokenCounter, (counted) => warmHiding(plan, counted));
       return verdict;
     }
-    this.#background.startCountingAndDeciding(key, history, this.tokenCounter, (counted) =>
-      prepareAhead(this.#prepared, this.#verdicts, counted, plan, systemTokensOf(counted.messages, counted.tokens)),
-    );
+    this.#background.startCountingAndDeciding(key, history, this.tokenCounter, async (counted) => {
+      const systemTokens = systemTokensOf(counted.messages, counted.tokens);
+      if (pastMark(counted.tokens, plan, systemTokens)) return prepareAhead(this.#prepared, this.#verdicts, counted, plan, systemTokens);
+      if (plan.hiding) this.#background.startDeciding(warmKey(key), counted, (copy) => warmHiding(plan, copy));
+      return undefined;
+    });
     return DECIDED_IN_BACKGROUND;
   }
 
@@ -200,7 +208,7 @@ export class AutoCompaction extends CompactionStrategy {
     const needed = preparationNeeded(this.#prepared, this.#verdicts, history, plan, systemTokens);
     const key = keyOf(history.context.threadId, history.messages);
     if (needed !== true) {
-      if (plan.hiding && pastMark(history.tokens, plan, systemTokens)) this.#background.startDeciding(warmKey(key), history, (copy) => warmHiding(plan, copy));
+      if (plan.hiding && pastWarmMark(history.tokens, plan, systemTokens)) this.#background.startDeciding(warmKey(key), history, (copy) => warmHiding(plan, copy));
       return needed;
     }
     this.#background.startDeciding(key, history, (copy) => prepareAhead(this.#prepared, this.#verdicts, copy, plan, systemTokens));

@@ -82,6 +82,13 @@ export function pastMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, sys
   return tokens.total - systemTokens >= plan.prepareAt! * (targets.fireTokens - systemTokens);
 }
 
+/** Whether a history counted in full has reached the mark from which steps make the firing's hiding after they return (`warmAt`). @internal */
+export function pastWarmMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number): boolean {
+  if (plan.warmAt === undefined) return false;
+  const targets = targetsFor(plan, systemTokens, false);
+  return tokens.total - systemTokens >= plan.warmAt * (targets.fireTokens - systemTokens);
+}
+
 /**
  * Whether {@link prepareAhead} has work to do on this history (`true`: its dry run), without doing
  * it: `undefined` under the mark or with a summary prepared for this prefix already, the verdict's

@@ -17,6 +17,13 @@ import { conversationKey, prefixFingerprint } from "./prefix-fingerprint.js";
 export const DEFAULT_PREPARE_AT = 1;
 
 /**
+ * With summaries prepared, from this share of the way to the size that fires (or from `prepare.at`
+ * when lower), each step makes, after it has returned, the hiding a firing would make, so that the
+ * firing (and the summary it starts) finds the hidden copies made. @internal
+ */
+export const WARM_HIDING_AT = 0.9;
+
+/**
  * The store namespace prefix of summaries prepared ahead: a thread's are kept under
  * {@link preparedSummariesNamespace}, each under the id of the last message it covers.
  */

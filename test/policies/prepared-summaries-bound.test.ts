@@ -120,4 +120,41 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
     expect({ status: warm.status, tokensBefore: warm.tokensBefore }).toEqual({ status: "compacted", tokensBefore: await fresh.countMessages(grown) });
     expect(server.requests).toHaveLength(0);
   });
+
+  it("by default (summaries start at the firing), from 0.9 of the way makes the firing's hiding after the step and prepares nothing", async () => {
+    server = await startOpenAIServer([]);
+    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
+    const grown = [...start, ...steps(1, 100, 20)];
+    const fresh = createTokenCounter();
+    const measured = await fresh.measure(start);
+    // Both histories are past 0.9 of the trigger; the grown one's bound is under the trigger.
+    const trigger = Math.floor(measured.total / 0.92);
+    expect([measured.total >= 0.9 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true]);
+    const options = (tokenCounter: TokenCounter): AutoCompactionOptions => ({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: { clearAtLeast: 1000 }, tokenCounter, summaryModel: model });
+    const policy = autoCompaction(options(createTokenCounter()));
+    expect((await policy.compact(start)).status).toBe("noop");
+    await policy.settled();
+    const encoder = await loadEncoder("o200k_base");
+    const encode = vi.spyOn(encoder, "count");
+    const hidings = vi.spyOn(ToolResultHiding.prototype, "compact");
+    const result = await policy.compact(grown);
+    expect([result.status, encode.mock.calls.length, hidings.mock.calls.length]).toEqual(["noop", 0, 0]);
+    await policy.settled();
+    // After the step: the grown history counted, the firing's hiding made on it, no summary call.
+    expect(hidings).toHaveBeenCalledTimes(1);
+    const warm = await hidings.mock.results[0]!.value;
+    expect({ status: warm.status, tokensBefore: warm.tokensBefore }).toEqual({ status: "compacted", tokensBefore: await fresh.countMessages(grown) });
+    expect(server.requests).toHaveLength(0);
+    // The reason is the one a policy counting every step gives: nothing about preparing.
+    vi.restoreAllMocks();
+    const counting = autoCompaction(options(countingOnly(createTokenCounter())));
+    await counting.compact(start);
+    await counting.settled();
+    const counted = await counting.compact(grown);
+    await counting.settled();
+    expect(result.reason).toBe(counted.reason);
+    expect(result.reason).not.toMatch(/prepar/);
+    expect(server.requests).toHaveLength(0);
+  });
 });
