@@ -28,7 +28,7 @@ export function resultsTable(results: readonly ScenarioResult[]): string {
     ms(result.nodeMs?.p50),
     ms(result.nodeMs?.p99),
     ms(result.nodeMs?.idleP99),
-    result.nodeMs ? `${ms(result.nodeMs.compactingP99)} (${result.nodeMs.compactingRuns})` : "-",
+    result.nodeMs && result.nodeMs.compactingRuns > 0 ? `${ms(result.nodeMs.compactingP99)} (${result.nodeMs.compactingRuns})` : "-",
     kb(result.bytesPerThread),
     String(result.checks.lost),
     String(result.checks.duplicated),
@@ -52,9 +52,9 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
   const header = ["backend", "steps", "runs", "wall p50 / p99", "CPU p50 / p99", "compact() p50 / p99", "adapter p50 / p99"];
   const rows = results.flatMap((result) =>
     result.nodeMs
-      ? (["idle", "compacting"] as const).map((kind) => {
+      ? (["idle", "compacting"] as const).filter((kind) => result.nodeMs![kind].runs > 0).map((kind) => {
           const figures = result.nodeMs![kind];
-          return [result.backend, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
+          return [`${result.backend}${result.node === "pass-through" ? " (pass-through)" : ""}`, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
         })
       : [],
   );

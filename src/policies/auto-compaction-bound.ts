@@ -22,9 +22,10 @@ export function underThresholdReason(tokens: TokenMeasurement, systemTokens: num
 /**
  * Where an upper bound of the history puts it, for `autoCompaction`: `"under the mark"` when even
  * the bound is under the threshold, does not fire the trigger (the conversation's bound: the
- * history's bound minus the counted system messages) and, preparing summaries, is under the
- * mark where work after the step starts (`warmAt`); `"past the mark"` when it is under the threshold and the trigger but
- * not under the mark (only preparing summaries); `undefined` when the history must be counted. @internal
+ * history's bound minus the counted system messages) and, preparing summaries, is under the mark
+ * where work after the step starts (`warmAt`); `"past the mark"` when it is under the threshold
+ * and the trigger but not under the mark (only preparing summaries); `undefined` when the history
+ * must be counted. @internal
  */
 export function boundedPosition(history: BoundedHistory, plan: AutoCompactionPlan): "under the mark" | "past the mark" | undefined {
   const { messages, counted, upperTotal } = history;
@@ -35,7 +36,8 @@ export function boundedPosition(history: BoundedHistory, plan: AutoCompactionPla
   const conversation = { tokens: upperTotal - systemTokens, messages: messages.length };
   if (evaluateTrigger(plan.trigger, conversation, plan.window, false) !== undefined) return undefined;
   if (plan.warmAt === undefined) return "under the mark";
-  // Work after the step (the firing's hiding, a summary prepared ahead) starts at the mark below the size that fires: the bound must be under it too.
+  // Work after the step (the firing's hiding, a summary prepared ahead) starts at the mark below
+  // the size that fires: the bound must be under it too.
   const fireTokens = Math.min(plan.thresholdTokens, systemTokens + plan.triggerTokens);
   return upperTotal - systemTokens >= plan.warmAt * (fireTokens - systemTokens) ? "past the mark" : "under the mark";
 }

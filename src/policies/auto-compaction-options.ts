@@ -146,8 +146,9 @@ export interface AutoCompactionOptions {
    * part it leaves now, applied to the conversation at the size that fires, plus the newest groups it
    * keeps, is over the size at which hiding stands). In a loop the policy has run before, the dry run
    * runs after the step, on a copy of its history, once while the history only grows. The cut is
-   * the one a summary would make at the firing if the history grew by the room left. At the firing it is applied even when hiding alone would have stood (it is paid for,
-   * and it buys more steps), and what follows its cut is kept as the firing's hiding left it.
+   * the one a summary would make at the firing if the history grew by the room left. At the firing
+   * it is applied even when hiding alone would have stood (it is paid for, and it buys more steps),
+   * and what follows its cut is kept as the firing's hiding left it.
    *
    * On the recorded sessions of `npm run eval` the default costs 0.3-0.5% more than summarizing in the
    * step that fires (the step that fires is sent as it is, from the cache), with the same artifact
