@@ -102,8 +102,9 @@ export class AutoCompaction extends CompactionStrategy {
 
   /**
    * Static options, under the threshold and the trigger even at the bound: `run`'s no-op, without
-   * counting the new messages. Past the mark where summaries are prepared (by the bound) in a loop
-   * this policy ran before, whether to prepare one is worked out after the step, as `run` would.
+   * counting the new messages. Past the mark where work after the step starts (`warmAt`, by the
+   * bound) in a loop this policy ran before, that work (the firing's hiding and, past `prepare.at`,
+   * whether to prepare a summary) is done after the step, as `run` would.
    */
   protected override noopUnderBound(history: BoundedHistory): BoundedNoop | undefined {
     const options = this.#options;

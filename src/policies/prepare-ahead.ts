@@ -76,8 +76,13 @@ function foreseenHiding(history: PreparedHistory, plan: AutoCompactionPlan, hidd
 /** The reason of a no-op whose decision on preparing a summary is worked out after the step. @internal */
 export const DECIDED_IN_BACKGROUND = "whether to prepare the summary is worked out in the background";
 
-/** Whether a history counted in full has reached the mark where summaries are prepared ahead. @internal */
+/**
+ * Whether a history counted in full has reached the mark where summaries are prepared ahead. Never
+ * with `prepare.at` 1: the summary starts at the firing (a trigger that also counts messages may
+ * not have fired at its tokens). @internal
+ */
 export function pastMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number): boolean {
+  if (plan.prepareAt! >= 1) return false;
   const targets = targetsFor(plan, systemTokens, false);
   return tokens.total - systemTokens >= plan.prepareAt! * (targets.fireTokens - systemTokens);
 }

@@ -157,4 +157,40 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
     expect(result.reason).not.toMatch(/prepar/);
     expect(server.requests).toHaveLength(0);
   });
+
+  it("with prepare.at between 0.9 and 1: between the marks, the firing's hiding after the step and nothing prepared; past prepare.at, the decision after the step", async () => {
+    server = await startOpenAIServer([{ content: "<summary>prepared</summary>" }]);
+    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
+    const grown = [...start, ...steps(1, 100, 20)];
+    const fresh = createTokenCounter();
+    const measured = await fresh.measure(start);
+    const after = await fresh.countMessages(grown);
+    // The grown history is past 0.9 of the trigger and under 0.97 of it; its bound is under the trigger.
+    const trigger = Math.floor(after / 0.93);
+    expect([measured.total >= 0.9 * trigger, after < 0.97 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true, true]);
+    const options = (tokenCounter: TokenCounter, at: number): AutoCompactionOptions => ({ contextWindow: 1_000_000, trigger: { tokens: trigger }, hiding: { clearAtLeast: 1000 }, tokenCounter, summaryModel: model, prepare: { at } });
+    const between = autoCompaction(options(createTokenCounter(), 0.97));
+    await between.compact(start);
+    await between.settled();
+    const hidings = vi.spyOn(ToolResultHiding.prototype, "compact");
+    const result = await between.compact(grown);
+    expect(hidings).toHaveBeenCalledTimes(0);
+    await between.settled();
+    expect([hidings.mock.calls.length, server.requests.length]).toEqual([1, 0]);
+    const counting = autoCompaction(options(countingOnly(createTokenCounter()), 0.97));
+    await counting.compact(start);
+    await counting.settled();
+    const counted = await counting.compact(grown);
+    await counting.settled();
+    expect([result.reason, /prepar/.test(result.reason ?? "")]).toEqual([counted.reason, false]);
+    // Past prepare.at (0.92 here; the history before was under it): the decision on preparing follows the step, and says so.
+    expect([measured.total < 0.92 * trigger, after >= 0.92 * trigger]).toEqual([true, true]);
+    const past = autoCompaction(options(createTokenCounter(), 0.92));
+    await past.compact(start);
+    await past.settled();
+    const decided = await past.compact(grown);
+    expect(decided.reason).toMatch(/; whether to prepare the summary is worked out in the background$/);
+    await past.settled();
+  });
 });

@@ -29,7 +29,7 @@ async function serve(...texts: (string | { error: number } | { text: string; del
 
 /**
  * The trigger fires at 2000 tokens of conversation (20 messages); preparation starts at 0.7 of it
- * (14 messages; the default mark is 0.9), with the cut before the newest message (the room left, 600 tokens, is over the
+ * (14 messages; by default the summary starts at the firing), with the cut before the newest message (the room left, 600 tokens, is over the
  * summary target, 500). Hiding off: a firing summarizes.
  */
 const options = (model: ChatOpenAI, extra: Partial<AutoCompactionOptions> = {}): AutoCompactionOptions => ({
@@ -288,6 +288,18 @@ describe("autoCompaction: summaries prepared ahead", () => {
     expect((await noModel.compact(conversation(18))).status).toBe("noop");
     await noModel.settled();
     expect(server!.requests).toHaveLength(1);
+  });
+
+  it("by default prepares nothing before the firing, even where a trigger that also counts messages has its tokens but not its messages", async () => {
+    const model = await serve("prepared");
+    // Fires at 2000 tokens and 30 messages: 25 messages hold 2500 tokens and do not fire.
+    const policy = autoCompaction({ ...options(model), prepare: undefined, trigger: { tokens: 2000, messages: 30 } });
+    for (const count of [20, 24, 25]) {
+      const result = await policy.compact(conversation(count));
+      await policy.settled();
+      expect([result.status, /prepar/.test(result.reason ?? "")]).toEqual(["noop", false]);
+    }
+    expect(server!.requests).toHaveLength(0);
   });
 
   it("decides once per thread in the background, however many steps come before it is decided", async () => {
