@@ -177,10 +177,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const checks = await checkThreads(options.tracesPath, options.backend, options.threads);
   if (!options.keep) await dropBackend(options.backend);
   const nodeMs = run.nodeRuns.length > 0 ? nodeFigures(run.nodeRuns) : null;
+  const node = options.window === undefined ? "none" : options.window === PASS_THROUGH ? "pass-through" : "compaction";
   return {
     backend: options.backend.kind,
-    compaction: options.window !== undefined && options.window !== PASS_THROUGH,
-    node: options.window === undefined ? "none" : options.window === PASS_THROUGH ? "pass-through" : "compaction",
+    compaction: node === "compaction",
+    node,
     threads: options.threads.length,
     workers: options.workers,
     concurrency: options.concurrency,

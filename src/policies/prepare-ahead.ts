@@ -82,16 +82,17 @@ export const DECIDED_IN_BACKGROUND = "whether to prepare the summary is worked o
  * not have fired at its tokens). @internal
  */
 export function pastMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number): boolean {
-  if (plan.prepareAt! >= 1) return false;
-  const targets = targetsFor(plan, systemTokens, false);
-  return tokens.total - systemTokens >= plan.prepareAt! * (targets.fireTokens - systemTokens);
+  return plan.prepareAt! < 1 && pastShare(tokens, plan, systemTokens, plan.prepareAt!);
 }
 
 /** Whether a history counted in full has reached the mark from which steps make the firing's hiding after they return (`warmAt`). @internal */
 export function pastWarmMark(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number): boolean {
-  if (plan.warmAt === undefined) return false;
-  const targets = targetsFor(plan, systemTokens, false);
-  return tokens.total - systemTokens >= plan.warmAt * (targets.fireTokens - systemTokens);
+  return plan.warmAt !== undefined && pastShare(tokens, plan, systemTokens, plan.warmAt);
+}
+
+/** Whether the conversation holds `share` of what the size that fires holds above the system messages. */
+function pastShare(tokens: TokenMeasurement, plan: AutoCompactionPlan, systemTokens: number, share: number): boolean {
+  return tokens.total - systemTokens >= share * (targetsFor(plan, systemTokens, false).fireTokens - systemTokens);
 }
 
 /**

@@ -45,14 +45,23 @@ function countingOnly(counter: TokenCounter): TokenCounter {
   };
 }
 
+/**
+ * A server answering with `responses` (closed after each test), a model on it, a history of 20
+ * steps and the same grown by one small step, with the history's exact measurement.
+ */
+async function serveAndGrow(responses: { content: string }[]) {
+  const started = await startOpenAIServer(responses);
+  server = started;
+  const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: started.baseURL } });
+  const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
+  const grown = [...start, ...steps(1, 100, 20)];
+  const fresh = createTokenCounter();
+  return { server: started, model, start, grown, fresh, measured: await fresh.measure(start) };
+}
+
 describe("autoCompaction: a step past the mark by the bound only", () => {
   it("is a no-op without tokenizing; the count, the dry run and the preparation follow the step", async () => {
-    server = await startOpenAIServer([{ content: "<summary>prepared</summary>" }, { content: "<summary>prepared</summary>" }]);
-    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
-    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
-    const grown = [...start, ...steps(1, 100, 20)];
-    const fresh = createTokenCounter();
-    const measured = await fresh.measure(start);
+    const { server, model, start, grown, fresh, measured } = await serveAndGrow([{ content: "<summary>prepared</summary>" }, { content: "<summary>prepared</summary>" }]);
     // Before the new messages are counted: a counter bounds with the counts it has.
     const bound = fresh.upperBound!(measured, grown)!.total;
     const after = await fresh.countMessages(grown);
@@ -94,12 +103,7 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
   });
 
   it("with the decision taken, counts the new messages and makes the firing's hiding after the step, not in it", async () => {
-    server = await startOpenAIServer([]);
-    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
-    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
-    const grown = [...start, ...steps(1, 100, 20)];
-    const fresh = createTokenCounter();
-    const measured = await fresh.measure(start);
+    const { server, model, start, grown, fresh, measured } = await serveAndGrow([]);
     // Both histories are past the mark (0.9 of the trigger); the grown one's bound is under the trigger.
     const trigger = Math.floor(measured.total / 0.92);
     expect([measured.total >= 0.9 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true]);
@@ -122,12 +126,7 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
   });
 
   it("by default (summaries start at the firing), from 0.9 of the way makes the firing's hiding after the step and prepares nothing", async () => {
-    server = await startOpenAIServer([]);
-    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
-    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
-    const grown = [...start, ...steps(1, 100, 20)];
-    const fresh = createTokenCounter();
-    const measured = await fresh.measure(start);
+    const { server, model, start, grown, fresh, measured } = await serveAndGrow([]);
     // Both histories are past 0.9 of the trigger; the grown one's bound is under the trigger.
     const trigger = Math.floor(measured.total / 0.92);
     expect([measured.total >= 0.9 * trigger, fresh.upperBound!(measured, grown)!.total < trigger]).toEqual([true, true]);
@@ -159,12 +158,7 @@ describe("autoCompaction: a step past the mark by the bound only", () => {
   });
 
   it("with prepare.at between 0.9 and 1: between the marks, the firing's hiding after the step and nothing prepared; past prepare.at, the decision after the step", async () => {
-    server = await startOpenAIServer([{ content: "<summary>prepared</summary>" }]);
-    const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
-    const start = [new HumanMessage({ id: "u0", content: "fix the bug" }), ...steps(20, 400)];
-    const grown = [...start, ...steps(1, 100, 20)];
-    const fresh = createTokenCounter();
-    const measured = await fresh.measure(start);
+    const { server, model, start, grown, fresh, measured } = await serveAndGrow([{ content: "<summary>prepared</summary>" }]);
     const after = await fresh.countMessages(grown);
     // The grown history is past 0.9 of the trigger and under 0.97 of it; its bound is under the trigger.
     const trigger = Math.floor(after / 0.93);
