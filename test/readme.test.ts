@@ -54,6 +54,7 @@ describe("README and docs examples", () => {
       ["README.md", "lcel", []],
       ["README.md", "migration", []],
       ["docs/inspector.md", "inspector", []],
+      ["docs/langgraph.md", "compacting-node", []],
       ["docs/langgraph.md", "sqlite-storage", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "chat-history", []],

@@ -8,6 +8,7 @@ export {
   type CompactionNodeOptions,
   type CompactionNodeUpdate,
 } from "./compaction-node.js";
+export { CompactingNodeError, compactingNode, type CompactingNodeOptions, type WrappedNode } from "./compacting-node.js";
 export { CompactionState, CompactionStateSchema, mergeCompactionArchive, mergeCompactionLog } from "./compaction-state.js";
 export {
   type ArchiveAnchor,

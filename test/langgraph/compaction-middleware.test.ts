@@ -1,7 +1,6 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { fakeModel } from "@langchain/core/testing";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -11,26 +10,12 @@ import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/comp
 import { assistant, ids, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { Failing, scriptedModel } from "./support/scripted.js";
 import { EVERY_RUN } from "../support/hiding.js";
 
-/** A model that calls `lookup` `steps` times (calls c1..cN, messages a1..aN) and then answers (message "final"). */
-function scriptedModel(steps: number) {
-  const model = fakeModel();
-  for (let n = 1; n <= steps; n++) model.respond(assistant(`a${n}`, `step ${n}`, [{ id: `c${n}`, name: "lookup", args: { query: `q${n}` } }]));
-  return model.respond(assistant("final", "done"));
-}
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const hiddenFlags = (messages: readonly BaseMessage[]) => messages.map((message) => [message.id, compactionMarkerOf(message)?.hidden ?? false]);
 
-class Failing extends CompactionStrategy {
-  readonly strategyName = "failing";
-  constructor() {
-    super({});
-  }
-  protected async run(): Promise<StrategyOutcome> {
-    throw new Error("summary model down");
-  }
-}
 
 describe("compactionMiddleware in createAgent", () => {
   it("persists a summary (status \"summarized\") in the agent's zod state", async () => {

@@ -1,7 +1,6 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { fakeModel } from "@langchain/core/testing";
 import { END, InMemoryStore, MemorySaver, MessagesAnnotation, MessagesValue, REMOVE_ALL_MESSAGES, START, StateGraph, StateSchema, messagesStateReducer } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import {
@@ -24,15 +23,10 @@ import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/comp
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { Failing, scriptedModel } from "./support/scripted.js";
 import { reactGraph } from "./support/react-graph.js";
 import { EVERY_RUN } from "../support/hiding.js";
 
-/** A model that calls `lookup` `steps` times (calls c1..cN, messages a1..aN) and then answers (message "final"). */
-function scriptedModel(steps: number) {
-  const model = fakeModel();
-  for (let n = 1; n <= steps; n++) model.respond(assistant(`a${n}`, `step ${n}`, [{ id: `c${n}`, name: "lookup", args: { query: `q${n}` } }]));
-  return model.respond(assistant("final", "done"));
-}
 
 /** The history the scripted model and lookup tool produce after `input`. */
 const stepsHistory = (steps: number) => Array.from({ length: steps }, (_, index) => [`a${index + 1}`, `t-c${index + 1}`]).flat();
@@ -41,16 +35,6 @@ const thread = (id: string) => ({ configurable: { thread_id: id } });
 /** The compaction channels of a fresh state, for calling a node directly. */
 const channels = { compactionLog: [], compactionArchive: [] };
 
-/** A compactor that throws, as a summary model that is down would. */
-class Failing extends CompactionStrategy {
-  readonly strategyName = "failing";
-  constructor() {
-    super({});
-  }
-  protected async run(): Promise<StrategyOutcome> {
-    throw new Error("summary model down");
-  }
-}
 
 describe("createCompactionNode in a ReAct graph", () => {
   it("runs before every model call: the model sees the older tool results hidden", async () => {
