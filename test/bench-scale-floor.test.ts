@@ -1,15 +1,18 @@
 /**
- * bench:scale's pass-through floor (`--floor`), on SQLite in this process: the same graph with a node
- * that returns no update in the compaction node's place, timed the same way. It changes nothing in
- * the threads, and the report keeps it out of the with/without targets.
+ * bench:scale's pass-through floor (`--floor`) and compaction inside the model node (`--in-model`),
+ * on SQLite in this process: the same graph with a node that returns no update in the compaction
+ * node's place, timed the same way (it changes nothing in the threads, and the report keeps it out
+ * of the with/without targets), and the graph whose model node is `compactingNode(callModel, ...)`.
+ * Every run measures the wait between a tool result and the model call.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReplaySession } from "../examples/replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../examples/traces.js";
 import { PASS_THROUGH } from "../bench/scale/graph.js";
-import { nodeTable, resultsTable, verdicts } from "../bench/scale/report.js";
+import { nodeTable, resultsTable, verdicts, waitTable } from "../bench/scale/report.js";
 import { runScenario, type ScenarioResult } from "../bench/scale/scenario.js";
 import { planThreads } from "../bench/scale/threads.js";
 
@@ -19,8 +22,8 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
   const results: ScenarioResult[] = [];
 
   beforeAll(async () => {
-    for (const [label, window] of [["without", undefined], ["floor", PASS_THROUGH], ["with", 8_000]] as const) {
-      results.push(await runScenario({ tracesPath: BUNDLED_TRACES_PATH, threads, backend: { kind: "sqlite", path: join(directory, `${label}.sqlite`) }, window, workers: 0, concurrency: 2 }));
+    for (const [label, window, inModel] of [["without", undefined, false], ["floor", PASS_THROUGH, false], ["with", 8_000, false], ["in-model", 8_000, true]] as const) {
+      results.push(await runScenario({ tracesPath: BUNDLED_TRACES_PATH, threads, backend: { kind: "sqlite", path: join(directory, `${label}.sqlite`) }, window, inModel, workers: 0, concurrency: 2 }));
     }
   }, 120_000);
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -37,6 +40,32 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect([floor.checks.lost, floor.checks.duplicated, floor.checks.unrestorableThreads, floor.checks.mismatchedThreads, floor.pairingFailures.length, floor.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
+  it("measures the wait between a tool result and the model call at every model call that follows a tool call, in every run", () => {
+    const sessions = loadTraceSessions(BUNDLED_TRACES_PATH);
+    // Every model call but the first of each user turn follows a tool call.
+    const turns = threads.reduce((sum, plan) => sum + new ReplaySession(sessions[plan.session]!).turns.length, 0);
+    const afterTools = results[0]!.modelCalls - turns;
+    // The two bundled sessions: 2 and 4 user turns, 127 model calls.
+    expect([turns, afterTools]).toEqual([6, 121]);
+    expect(results.map((result) => result.modelWaitMs?.calls)).toEqual([afterTools, afterTools, afterTools, afterTools]);
+    // The wait holds the node: its median is at least the node's, where there is one.
+    for (const result of results.slice(1)) expect(result.modelWaitMs!.p50).toBeGreaterThanOrEqual(result.nodeMs!.p50);
+    expect(waitTable(results).split("\n").slice(2).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([
+      ["sqlite", "none", String(afterTools)],
+      ["sqlite", "pass-through", String(afterTools)],
+      ["sqlite", "compaction", String(afterTools)],
+      ["sqlite", "in-model", String(afterTools)],
+    ]);
+  });
+
+  it("compacts inside the model node as the compaction node does, timed once per model call, with nothing lost", () => {
+    const [separate, inModel] = [results[2]!, results[3]!];
+    expect([inModel.node, inModel.compaction, inModel.modelCalls, inModel.nodeMs?.runs]).toEqual(["in-model", true, separate.modelCalls, separate.modelCalls]);
+    expect([inModel.checks.compactions, inModel.nodeMs?.compactingRuns]).toEqual([separate.checks.compactions, separate.nodeMs?.compactingRuns]);
+    expect(inModel.checks.compactions).toBeGreaterThan(0);
+    expect([inModel.checks.lost, inModel.checks.duplicated, inModel.checks.unrestorableThreads, inModel.checks.mismatchedThreads, inModel.pairingFailures.length, inModel.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
   it("reports the floor in the table and keeps it out of the with/without targets", () => {
     const floorRow = resultsTable(results).split("\n").find((line) => line.includes("pass-through"))!;
     // A run without compacting steps shows none, not NaN.
@@ -46,9 +75,12 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect(targets).toEqual([
       "sqlite: throughput with the node >= 0.8x without",
       "sqlite: bytes per thread with compaction <= 0.5x without",
+      "sqlite (in-model): throughput with the node >= 0.8x without",
+      "sqlite (in-model): bytes per thread with compaction <= 0.5x without",
       "sqlite: 0 lost/duplicated/unrestorable messages, pairing at every call",
       "sqlite + pass-through: 0 lost/duplicated/unrestorable messages, pairing at every call",
       "sqlite + compaction: 0 lost/duplicated/unrestorable messages, pairing at every call",
+      "sqlite + in-model: 0 lost/duplicated/unrestorable messages, pairing at every call",
     ]);
   });
 });

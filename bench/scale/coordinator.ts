@@ -33,6 +33,8 @@ export interface RunWorkersOptions {
   readonly backend: BackendSpec;
   /** Context window of the compaction node; `undefined`: the graph without it. */
   readonly window: number | undefined;
+  /** Compact inside the model node (see `ScaleGraphOptions.inModel`). @default false */
+  readonly inModel?: boolean;
   readonly workers: number;
   /** Units each worker runs at once. @default 1 */
   readonly concurrency?: number;
@@ -52,6 +54,8 @@ export interface WorkersResult {
   /** From the first unit handed out to the last one finished. */
   readonly wallMs: number;
   readonly nodeRuns: NodeRun[];
+  /** See `RunnerMetrics.modelWaits`. */
+  readonly modelWaits: number[];
   readonly modelCalls: number;
   readonly pairingFailures: PairingFailure[];
   /** Units that failed (the thread was handed out again), with the error. */
@@ -73,7 +77,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
   const sessionOf = new Map(options.threads.map((plan) => [plan.threadId, plan.session] as const));
   const queue = options.threads.map((plan) => plan.threadId);
   const failures = new Map<string, number>();
-  const merged: RunnerMetrics = { nodeRuns: [], modelCalls: 0, pairingFailures: [] };
+  const merged: RunnerMetrics = { nodeRuns: [], modelWaits: [], modelCalls: 0, pairingFailures: [] };
   const unitErrors: { threadId: string; error: string }[] = [];
   const abandoned: string[] = [];
   let remaining = options.threads.length;
@@ -109,7 +113,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
       const child = fork(WORKER_PATH, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
       const handle: WorkerHandle = { index: spawned++, child, inFlight: new Set(), kill: () => void child.kill("SIGKILL") };
       live.add(handle);
-      child.send({ type: "init", tracesPath: options.tracesPath, backend: options.backend, window: options.window ?? null, concurrency, ...(faults ? { faults } : {}) } satisfies ToWorker);
+      child.send({ type: "init", tracesPath: options.tracesPath, backend: options.backend, window: options.window ?? null, inModel: options.inModel ?? false, concurrency, ...(faults ? { faults } : {}) } satisfies ToWorker);
       child.on("message", (message: FromWorker) => {
         if (message.type === "ready") {
           if (started === 0) started = performance.now();
@@ -121,6 +125,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
         else if (message.type === "done") {
           handle.inFlight.delete(message.threadId);
           merged.nodeRuns.push(...message.metrics.nodeRuns);
+          merged.modelWaits.push(...message.metrics.modelWaits);
           merged.modelCalls += message.metrics.modelCalls;
           merged.pairingFailures.push(...message.metrics.pairingFailures);
           if (message.action === "over") remaining--;

@@ -4,13 +4,16 @@
  * (`createCompactionNode(autoCompaction(...))`, offline no-model summarizer) timed from the inside
  * (wall time, the process's CPU time, and the part spent in the compactor's `compact()`) and the
  * model node checking tool pairing of exactly what it sends. Without compaction the same graph
- * has no compact node (START → model), for the throughput and storage baselines.
+ * has no compact node (START → model), for the throughput and storage baselines. With `inModel`
+ * the compaction runs inside the model node (`compactingNode`, START → model ⇄ tools), timed from
+ * the start of the model node to the model call. Every graph reports the wait between the end of
+ * the tools node and the start of the model node.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
-import { autoCompaction, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, compactingNode, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -38,6 +41,14 @@ export interface NodeRun {
 export interface ScaleGraphHooks {
   /** Once per run of the compaction node. */
   onCompactionNode?: (run: NodeRun, threadId: string) => void;
+  /**
+   * Once per model call that follows a tool call: the time from the end of the tools node to the
+   * start of the model node, ms. It holds whatever runs between them (LangGraph's own work, the
+   * compaction node if there is one, and the previous checkpoint's write, which LangGraph's default
+   * `durability: "async"` runs alongside the next step): what the agent waits for between a tool
+   * result and the model call that reads it, with and without the node.
+   */
+  onModelWait?: (ms: number, threadId: string) => void;
   /** Once per model call, before the reply: the thread, the number of messages sent and the pairing problems found in them. */
   onModelCall?: (call: { threadId: string; messages: number; pairingProblems: number; lastMessageId: string | undefined }) => void | Promise<void>;
 }
@@ -59,6 +70,12 @@ export interface ScaleGraphOptions {
   readonly hooks?: ScaleGraphHooks;
   /** Options of the compaction node. @default its defaults */
   readonly compactionOptions?: CompactionNodeOptions;
+  /**
+   * Compact inside the model node (`compactingNode(callModel, ...)`: START → model ⇄ tools, one
+   * step and one checkpoint per model call) instead of in a node of its own before it. Timed the
+   * same way. @default false
+   */
+  readonly inModel?: boolean;
 }
 
 /** The `window` of a run with a pass-through node in the compaction node's place. */
@@ -76,10 +93,18 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const { replay, hooks } = options;
   const model = new ReplayChatModel(replay);
   const tools = replayTools(replay);
+  // When each thread's tools node last ended (a thread runs one node at a time; the process runs several threads).
+  const toolsEnded = new Map<string, number>();
   const callModel = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+    const thread = threadOf(config);
+    const ended = toolsEnded.get(thread);
+    if (ended !== undefined) {
+      toolsEnded.delete(thread);
+      hooks?.onModelWait?.(performance.now() - ended, thread);
+    }
     const messages: BaseMessage[] = state.messages;
     await hooks?.onModelCall?.({
-      threadId: threadOf(config),
+      threadId: thread,
       messages: messages.length,
       pairingProblems: validateToolPairing(messages).length,
       lastMessageId: messages.at(-1)?.id,
@@ -87,7 +112,13 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     return { messages: [await model.invoke(messages, config)] };
   };
   const route = (state: ScaleStateValues) => (((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0 ? "tools" : END);
-  const graph = new StateGraph(ScaleState).addNode("model", callModel).addNode("tools", new ToolNode(tools));
+  const toolNode = new ToolNode(tools);
+  const callTools = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+    const update: unknown = await toolNode.invoke(state, config);
+    toolsEnded.set(threadOf(config), performance.now());
+    return update as Partial<ScaleStateValues>;
+  };
+  const graph = new StateGraph(ScaleState).addNode("model", callModel).addNode("tools", callTools);
   const compile = { checkpointer: options.checkpointer, ...(options.store ? { store: options.store } : {}) };
   if (options.window === undefined) {
     return graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile);
@@ -109,8 +140,11 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   };
   const compactionNode = createCompactionNode(timedCompactor, options.compactionOptions);
   // The floor: one await, no update (the compactor's no-op, without the adapter's work).
+  // SCALE_FLOOR_AWAITS more awaits of a settled promise (bench/README: what lands in a node's awaits).
+  const floorAwaits = Number(process.env["SCALE_FLOOR_AWAITS"] ?? 0);
   const passThroughNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig): Promise<{ compactionLog?: unknown }> => {
     await timedCompactor.compact(state.messages, { threadId: threadOf(config) });
+    for (let index = 0; index < floorAwaits; index++) await undefined;
     return {};
   };
   // Chosen once: the compaction node is called as it is, without a wrapper of its own.
@@ -128,6 +162,35 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     hooks?.onCompactionNode?.(run, thread);
     return update;
   };
+  if (options.inModel && options.window !== PASS_THROUGH) {
+    // Timed from the start of the model node to the call of the model: the compaction's part of it.
+    const begun = new Map<string, { at: number; cpu: NodeJS.CpuUsage; messages: unknown }>();
+    const afterCompaction = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+      const thread = threadOf(config);
+      const start = begun.get(thread)!;
+      begun.delete(thread);
+      const wallMs = performance.now() - start.at;
+      const used = process.cpuUsage(start.cpu);
+      // compactingNode hands the model a new list only when the compaction changed it.
+      hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted: state.messages !== start.messages }, thread);
+      compactorMs.delete(thread);
+      return callModel(state, config);
+    };
+    const inModel = compactingNode(afterCompaction, timedCompactor, options.compactionOptions);
+    const modelNode = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+      const thread = threadOf(config);
+      compactorMs.delete(thread);
+      begun.set(thread, { at: performance.now(), cpu: process.cpuUsage(), messages: state.messages });
+      return inModel(state, config);
+    };
+    return new StateGraph(ScaleState)
+      .addNode("model", modelNode)
+      .addNode("tools", callTools)
+      .addEdge(START, "model")
+      .addConditionalEdges("model", route, ["tools", END])
+      .addEdge("tools", "model")
+      .compile(compile);
+  }
   return graph
     .addNode("compact", timedNode)
     .addEdge(START, "compact")

@@ -29,6 +29,8 @@ export interface WorkerInit {
   readonly backend: BackendSpec;
   /** Context window of the compaction node; `null`: the graph without the node. */
   readonly window: number | null;
+  /** Compact inside the model node (see `ScaleGraphOptions.inModel`). */
+  readonly inModel?: boolean;
   /** Units of work the worker runs at once. */
   readonly concurrency: number;
   readonly faults?: WorkerFaults;

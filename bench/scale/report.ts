@@ -54,28 +54,45 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
     result.nodeMs
       ? (["idle", "compacting"] as const).filter((kind) => result.nodeMs![kind].runs > 0).map((kind) => {
           const figures = result.nodeMs![kind];
-          return [`${result.backend}${result.node === "pass-through" ? " (pass-through)" : ""}`, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
+          return [`${result.backend}${result.node === "compaction" ? "" : ` (${result.node})`}`, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
         })
       : [],
   );
   return renderTable(header, rows, new Set([2, 3, 4, 5, 6]));
 }
 
+/**
+ * What the agent waits for between a tool result and the model call that reads it (the end of the
+ * tools node to the start of the model node), per run: the node's cost as the agent meets it, next
+ * to the same graph without a node, where the previous checkpoint's write lands in the same gap.
+ */
+export function waitTable(results: readonly ScenarioResult[]): string {
+  const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max"];
+  const rows = results.map((result) => {
+    const wait = result.modelWaitMs;
+    return [result.backend, result.node, String(wait?.calls ?? 0), ms(wait?.p50), ms(wait?.p99), ms(wait?.max)];
+  });
+  return renderTable(header, rows, new Set([2, 3, 4, 5]));
+}
+
 /** The targets, per backend that ran both with and without the node (a pass-through run has only the correctness one). */
 export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
   const out: Verdict[] = [];
   for (const backend of ["postgres", "sqlite"] as const) {
-    const withNode = results.find((result) => result.backend === backend && result.compaction);
     const without = results.find((result) => result.backend === backend && result.node === "none");
-    if (!withNode || !without) continue;
-    if (backend === "postgres") {
-      const p99 = withNode.nodeMs?.p99 ?? Number.NaN;
-      out.push({ target: `${backend}: compaction node p99 < 5 ms per step`, measured: ms(p99), met: p99 < 5 });
+    for (const withNode of results.filter((result) => result.backend === backend && result.compaction)) {
+      if (!without) continue;
+      // The compaction node's run keeps the targets' names; compaction inside the model node says so.
+      const name = withNode.node === "compaction" ? backend : `${backend} (${withNode.node})`;
+      if (backend === "postgres") {
+        const p99 = withNode.nodeMs?.p99 ?? Number.NaN;
+        out.push({ target: `${name}: compaction node p99 < 5 ms per step`, measured: ms(p99), met: p99 < 5 });
+      }
+      const throughput = withNode.stepsPerSecond / without.stepsPerSecond;
+      out.push({ target: `${name}: throughput with the node >= 0.8x without`, measured: `${throughput.toFixed(2)}x`, met: throughput >= 0.8 });
+      const bytes = withNode.bytesPerThread / without.bytesPerThread;
+      out.push({ target: `${name}: bytes per thread with compaction <= 0.5x without`, measured: `${bytes.toFixed(2)}x (${kb(withNode.bytesPerThread)} vs ${kb(without.bytesPerThread)})`, met: bytes <= 0.5 });
     }
-    const throughput = withNode.stepsPerSecond / without.stepsPerSecond;
-    out.push({ target: `${backend}: throughput with the node >= 0.8x without`, measured: `${throughput.toFixed(2)}x`, met: throughput >= 0.8 });
-    const bytes = withNode.bytesPerThread / without.bytesPerThread;
-    out.push({ target: `${backend}: bytes per thread with compaction <= 0.5x without`, measured: `${bytes.toFixed(2)}x (${kb(withNode.bytesPerThread)} vs ${kb(without.bytesPerThread)})`, met: bytes <= 0.5 });
   }
   for (const result of results) {
     const { lost, duplicated, unrestorableThreads, mismatchedThreads } = result.checks;

@@ -10,10 +10,14 @@
  *   eval "$(bash scripts/start-postgres.sh)"
  *   npm run bench:scale -- [--threads 200] [--workers 4] [--concurrency 2] [--window 8000]
  *                          [--traces ../shared/traces/public.jsonl] [--out bench/scale-results.json]
- *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep] [--floor]
+ *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep] [--floor] [--in-model]
  *
  * --floor also runs each backend with a pass-through node in the compaction node's place (one await,
- * no update), timed the same way: the latency any node before the model meets on this machine.
+ * no update), timed the same way. It is not a floor for every node: a node that awaits a few more
+ * times meets the previous checkpoint's write there (SCALE_FLOOR_AWAITS=3 adds three awaits; see
+ * bench/README.md). --in-model also runs compaction inside the model node (`compactingNode`): one
+ * step, one checkpoint per model call. Every run reports the wait between a tool result and the model
+ * call that reads it, with and without compaction.
  *
  * Exits non-zero when a correctness check fails (timings and sizes are reported, not enforced).
  */
@@ -22,7 +26,7 @@ import { tmpdir, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { nodeTable, resultsTable, verdictLines, verdicts } from "./report.js";
+import { nodeTable, resultsTable, verdictLines, verdicts, waitTable } from "./report.js";
 import { PASS_THROUGH } from "./graph.js";
 import { runScenario, type ScenarioResult } from "./scenario.js";
 import { planThreads } from "./threads.js";
@@ -40,6 +44,7 @@ const { values: flags } = parseArgs({
     "sqlite-dir": { type: "string" },
     keep: { type: "boolean", default: false },
     floor: { type: "boolean", default: false },
+    "in-model": { type: "boolean", default: false },
   },
 });
 
@@ -70,17 +75,18 @@ const log = (line: string) => console.error(`[bench:scale] ${line}`);
 const results: ScenarioResult[] = [];
 const started = Date.now();
 log(`${threadsCount} threads over ${sessions.length} sessions of ${tracesPath}; window ${window}; ${cpus().length} CPUs`);
-/** The runs per backend: without a node, the pass-through floor with --floor, with the compaction node. */
+/** The runs per backend: without a node, the pass-through floor with --floor, with the compaction node, with compaction in the model node with --in-model. */
 const nodes = [
   { label: "without", described: "without the compaction node", window: undefined },
   ...(flags.floor ? [{ label: "floor", described: "with a pass-through node", window: PASS_THROUGH }] : []),
   { label: "with", described: "with the compaction node", window },
+  ...(flags["in-model"] ? [{ label: "inmodel", described: "with compaction inside the model node", window, inModel: true }] : []),
 ];
 if (only !== "sqlite") {
   for (const node of nodes) {
     log(`PostgreSQL, ${workers} workers x ${concurrency} units, ${node.described} ...`);
     const schema = `${runId}_${node.label}`;
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: node.window, workers, concurrency, keep: flags.keep });
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: node.window, inModel: node.inModel ?? false, workers, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
@@ -89,7 +95,7 @@ if (only !== "postgres") {
   for (const node of nodes) {
     log(`SQLite, one process, ${node.described} ...`);
     const path = join(sqliteDir, `${runId}-${node.label}.sqlite`);
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: node.window, workers: 0, concurrency, keep: flags.keep });
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: node.window, inModel: node.inModel ?? false, workers: 0, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
@@ -99,6 +105,8 @@ const list = verdicts(results);
 console.log(resultsTable(results));
 console.log("\nCompaction node, ms, by kind of step:");
 console.log(nodeTable(results));
+console.log("\nBetween a tool result and the model call that reads it (end of the tools node to start of the model node):");
+console.log(waitTable(results));
 console.log("");
 console.log(verdictLines(list));
 console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);

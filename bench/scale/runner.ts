@@ -22,6 +22,8 @@ export interface PairingFailure {
 export interface RunnerMetrics {
   /** Every run of the compaction node, timed. */
   nodeRuns: NodeRun[];
+  /** Time from the end of the tools node to the start of the model node, ms, per model call after a tool call (see `ScaleGraphHooks.onModelWait`). */
+  modelWaits: number[];
   modelCalls: number;
   pairingFailures: PairingFailure[];
 }
@@ -32,6 +34,8 @@ export interface ThreadRunnerOptions {
   readonly persistence: Persistence;
   /** Context window of the compaction node; `undefined`: the graph without the node. */
   readonly window: number | undefined;
+  /** Compact inside the model node (see `ScaleGraphOptions.inModel`). @default false */
+  readonly inModel?: boolean;
   /** Replaces the persistence's store in the graphs (e.g. a fault-injecting wrapper of it). */
   readonly store?: BaseStore | undefined;
   /** More hooks, called after the runner's own. */
@@ -40,7 +44,7 @@ export interface ThreadRunnerOptions {
   readonly compactionOptions?: CompactionNodeOptions;
 }
 
-const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelCalls: 0, pairingFailures: [] });
+const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelWaits: [], modelCalls: 0, pairingFailures: [] });
 
 /** Runs units of work on threads of a scale run, in this process. */
 export class ThreadRunner {
@@ -71,12 +75,17 @@ export class ThreadRunner {
         checkpointer: this.#options.persistence.checkpointer,
         store: this.store,
         window: this.#options.window,
+        inModel: this.#options.inModel ?? false,
         tokenCounter: this.#tokenCounter,
         ...(this.#options.compactionOptions ? { compactionOptions: this.#options.compactionOptions } : {}),
         hooks: {
           onCompactionNode: (run, threadId) => {
             this.#metrics.nodeRuns.push(run);
             hooks?.onCompactionNode?.(run, threadId);
+          },
+          onModelWait: (ms, threadId) => {
+            this.#metrics.modelWaits.push(ms);
+            hooks?.onModelWait?.(ms, threadId);
           },
           onModelCall: async (call) => {
             this.#metrics.modelCalls++;

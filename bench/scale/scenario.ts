@@ -18,6 +18,8 @@ export interface ScenarioOptions {
   readonly backend: BackendSpec;
   /** Context window of the compaction node; `undefined`: the graph without it; `PASS_THROUGH`: a pass-through node instead. */
   readonly window: number | undefined;
+  /** Compact inside the model node instead of a node before it (see `ScaleGraphOptions.inModel`). @default false */
+  readonly inModel?: boolean;
   /** Worker processes; 0 runs every thread in this process (SQLite). */
   readonly workers: number;
   /** Units of work in flight per process. */
@@ -47,10 +49,10 @@ export interface NodeBreakdown {
 /** What one run measured. */
 export interface ScenarioResult {
   readonly backend: BackendSpec["kind"];
-  /** Whether the compaction node ran (not the pass-through node, not the graph without a node). */
+  /** Whether compaction ran (not the pass-through node, not the graph without a node). */
   readonly compaction: boolean;
-  /** The node before the model: the compaction node, the pass-through floor, or none. */
-  readonly node: "compaction" | "pass-through" | "none";
+  /** Where compaction runs: a node before the model (`compaction`), inside the model node (`in-model`); or the pass-through floor, or none. */
+  readonly node: "compaction" | "in-model" | "pass-through" | "none";
   readonly threads: number;
   readonly workers: number;
   readonly concurrency: number;
@@ -75,6 +77,12 @@ export interface ScenarioResult {
     /** p99 of the process's CPU time during the node, over every run (see `NodeRun.cpuMs`). */
     readonly cpuP99: number;
   } | null;
+  /**
+   * Time from the end of the tools node to the start of the model node, ms, over the model calls
+   * that follow a tool call (null when none did): what the agent waits for between a tool result
+   * and the model call, whatever runs there (see `ScaleGraphHooks.onModelWait`).
+   */
+  readonly modelWaitMs: { readonly calls: number; readonly p50: number; readonly p99: number; readonly max: number } | null;
   readonly storage: StorageSize;
   readonly bytesPerThread: number;
   readonly pairingFailures: readonly PairingFailure[];
@@ -127,7 +135,7 @@ function nodeFigures(runs: readonly NodeRun[]): NonNullable<ScenarioResult["node
 
 async function runInProcess(options: ScenarioOptions) {
   const persistence = await openBackend(options.backend);
-  const runner = new ThreadRunner({ sessions: loadTraceSessions(options.tracesPath), persistence, window: options.window });
+  const runner = new ThreadRunner({ sessions: loadTraceSessions(options.tracesPath), persistence, window: options.window, inModel: options.inModel ?? false });
   const queue = [...options.threads];
   const unitErrors: string[] = [];
   const started = performance.now();
@@ -171,16 +179,16 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   }
   const run =
     options.workers > 0
-      ? await runWorkers({ tracesPath: options.tracesPath, threads: options.threads, backend: options.backend, window: options.window, workers: options.workers, concurrency: options.concurrency })
+      ? await runWorkers({ tracesPath: options.tracesPath, threads: options.threads, backend: options.backend, window: options.window, inModel: options.inModel ?? false, workers: options.workers, concurrency: options.concurrency })
       : await runInProcess(options);
   const storage = await storageSize(options.backend);
   const checks = await checkThreads(options.tracesPath, options.backend, options.threads);
   if (!options.keep) await dropBackend(options.backend);
   const nodeMs = run.nodeRuns.length > 0 ? nodeFigures(run.nodeRuns) : null;
-  const node = options.window === undefined ? "none" : options.window === PASS_THROUGH ? "pass-through" : "compaction";
+  const node = options.window === undefined ? "none" : options.window === PASS_THROUGH ? "pass-through" : options.inModel ? "in-model" : "compaction";
   return {
     backend: options.backend.kind,
-    compaction: node === "compaction",
+    compaction: node === "compaction" || node === "in-model",
     node,
     threads: options.threads.length,
     workers: options.workers,
@@ -189,6 +197,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     wallMs: run.wallMs,
     stepsPerSecond: run.modelCalls / (run.wallMs / 1000),
     nodeMs,
+    modelWaitMs:
+      run.modelWaits.length > 0
+        ? { calls: run.modelWaits.length, ...spread(run.modelWaits), max: run.modelWaits.reduce((max, ms) => Math.max(max, ms), 0) }
+        : null,
     storage,
     bytesPerThread: storage.total / options.threads.length,
     pairingFailures: run.pairingFailures,

@@ -36,6 +36,7 @@ function faultyRunner(init: WorkerInit, persistence: Persistence): ThreadRunner 
     sessions,
     persistence,
     window: init.window ?? undefined,
+    inModel: init.inModel ?? false,
     store,
     hooks: {
       onCompactionNode: () => {},
