@@ -3,14 +3,16 @@
  * compared with the same graph using a separate compaction node before the model.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { Command, END, InMemoryStore, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, InMemoryStore, MemorySaver, MessagesValue, START, StateGraph, StateSchema, isCommand, type Runtime } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import {
   CompactingNodeError,
+  CompactionStateSchema,
   InvalidOptionError,
   compactingNode,
   createCompactionNode,
+  fullSummary,
   restoreHistory,
   hardTruncate,
   toolResultHiding,
@@ -80,94 +82,178 @@ describe("compactingNode in a ReAct graph", () => {
     });
   }
 
+  it("writes what two steps would when the compaction replaces the whole list and the node returns the whole history too", async () => {
+    // A user message between a call and its result: the repair moves the result next to its call, in a whole-list update.
+    const broken = [user("h1", "read it"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), user("h2", "and hurry"), toolResult("t1", "c1", "x")];
+    // A node that returns the whole history plus its answer (the reducer matches the ids it already has).
+    const wholeHistory = async (state: ReactStateValue) => ({ messages: [...state.messages, assistant("answer", "done")] });
+    const config = { configurable: { thread_id: "t" } };
+    const separate = new StateGraph(ReactState)
+      .addNode("compact", createCompactionNode(toolResultHiding({ keepRecentGroups: 5 })))
+      .addNode("model", wholeHistory)
+      .addEdge(START, "compact")
+      .addEdge("compact", "model")
+      .addEdge("model", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const inline = new StateGraph(ReactState)
+      .addNode("model", compactingNode(wholeHistory, toolResultHiding({ keepRecentGroups: 5 })))
+      .addEdge(START, "model")
+      .addEdge("model", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const expected = await separate.invoke({ messages: broken }, config);
+    const actual = await inline.invoke({ messages: broken }, config);
+    expect(view(expected.messages).map(([id]) => id)).toEqual(["h1", "a1", "t1", "h2", "answer"]);
+    expect(view(actual.messages)).toEqual(view(expected.messages));
+    expect(actual.compactionLog.map((record) => record.status)).toEqual(["repaired"]);
+  });
+
+  it("keeps a Command's routing in a graph, its update applied after the compaction's", async () => {
+    const model = scriptedModel(3);
+    const routed = async (state: ReactStateValue, config: object) => {
+      const reply = await model.invoke(state.messages, config);
+      return new Command({ goto: (reply.tool_calls?.length ?? 0) > 0 ? "tools" : END, update: { messages: [reply] } });
+    };
+    const graph = new StateGraph(ReactState)
+      .addNode("model", compactingNode(routed, toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), { ends: ["tools", END] })
+      .addNode("tools", new ToolNode([lookupTool()]))
+      .addEdge(START, "model")
+      .addEdge("tools", "model")
+      .compile();
+    const { messages, compactionLog } = await graph.invoke(input);
+    expect(messages.slice(2).map((message) => message.id)).toEqual(["a1", "t-c1", "a2", "t-c2", "a3", "t-c3", "final"]);
+    expect(messages.filter((message) => String(message.content).startsWith("[tool result hidden")).map((message) => message.id)).toEqual(["t-c1", "t-c2"]);
+    expect(compactionLog.map((record) => record.replacedIds)).toEqual([["t-c1"], ["t-c2"]]);
+  });
+
+  it("works in a StateSchema (zod) graph, around a node typed with LangGraph's Runtime", async () => {
+    const State = new StateSchema({ messages: MessagesValue, ...CompactionStateSchema.fields });
+    const answer = async (state: { messages: BaseMessage[] }, runtime: Runtime) => ({
+      messages: [assistant("answer", `${state.messages.map((message) => message.id).join(",")} (store: ${runtime.store ? "yes" : "no"})`)],
+    });
+    const graph = new StateGraph(State)
+      .addNode("model", compactingNode(answer, fullSummary({ keepRecent: 1 })))
+      .addEdge(START, "model")
+      .addEdge("model", END)
+      .compile({ store: new InMemoryStore() });
+    const values = await graph.invoke({ messages: [user("h1", "read ".repeat(300)), assistant("a1", "done ".repeat(300)), user("h2")] });
+    // The model saw the summary (under h1's id) and h2; the thread keeps them and the answer.
+    expect([values.messages.map((message) => message.id), values.messages.at(-1)!.content]).toEqual([["h1", "h2", "answer"], "h1,h2 (store: yes)"]);
+    expect(values.compactionLog.map((record) => [record.status, record.removedIds, record.summaryId])).toEqual([["summarized", ["h1", "a1"], "h1"]]);
+  });
+
   it("returns the node's own update, as it is, when nothing is compacted", async () => {
     const update = { messages: [assistant("x", "hi")] };
     const node = compactingNode(() => update, toolResultHiding({ keepRecentGroups: 5 }));
     const state = { messages: [user("h1", "u1")], compactionLog: [], compactionArchive: [] };
-    expect(await node(state)).toBe(update);
+    expect(await node(state, {})).toBe(update);
   });
 
-  it("gives the node a copy of the state with the compacted messages, and never changes the state it was given", async () => {
-    const messages = [user("h1", "u1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), toolResult("t1", "c1", "x ".repeat(400)), assistant("a2", "", [{ id: "c2", name: "lookup", args: {} }]), toolResult("t2", "c2", "y ".repeat(400))];
+  it("gives the node a copy of the state with the compacted messages, never changes the state, and writes the compaction's update first", async () => {
+    const messages = history();
     const state = { messages, compactionLog: [], compactionArchive: [] };
-    const before = view(messages);
+    const before = messages.map((message) => JSON.stringify(message.toDict()));
     let seen: BaseMessage[] = [];
     const node = compactingNode((given: typeof state) => {
       seen = given.messages;
       return { messages: assistant("a3", "done") };
     }, toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }));
-    const update = (await node(state)) as { messages: BaseMessage[]; compactionLog: unknown[] };
+    const result = await node(state, {});
 
-    expect(view(messages)).toEqual(before);
+    expect(messages.map((message) => JSON.stringify(message.toDict()))).toEqual(before);
     expect(state.messages).toBe(messages);
     expect(seen.map((message) => message.id)).toEqual(["h1", "a1", "t1", "a2", "t2"]);
     expect(String(seen[2]!.content)).toMatch(/^\[tool result hidden/);
     expect(seen[4]!.content).toBe("y ".repeat(400));
-    // The compaction's update first (t1 rewritten under its id), then the node's one message.
-    expect(update.messages.map((message) => message.id)).toEqual(["t1", "a3"]);
-    expect(update.compactionLog).toHaveLength(1);
+    // One Command: the compaction's writes (t1 rewritten under its id, the log record), then the node's message.
+    expect(isCommand(result)).toBe(true);
+    expect(writes(result as Command)).toEqual([
+      ["messages", ["t1"]],
+      ["compactionLog", 1],
+      ["compactionArchive", 1],
+      ["messages", ["a3"]],
+    ]);
   });
 
   it("gives ids to a history without them in the update, never to the state's own messages", async () => {
-    const messages = [user("h1", "u1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), toolResult("t1", "c1", "x ".repeat(400)), assistant("a2", "", [{ id: "c2", name: "lookup", args: {} }]), toolResult("t2", "c2", "y ".repeat(400))];
+    const messages = history();
     for (const message of messages) message.id = undefined;
     let seen: BaseMessage[] = [];
     const node = compactingNode((state: { messages: BaseMessage[]; compactionLog: unknown[]; compactionArchive: unknown[] }) => {
       seen = state.messages;
       return {};
     }, toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }));
-    const update = (await node({ messages, compactionLog: [], compactionArchive: [] })) as { messages: BaseMessage[] };
+    const result = (await node({ messages, compactionLog: [], compactionArchive: [] }, {})) as Command;
     expect(messages.map((message) => message.id)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     expect(seen.map((message) => typeof message.id)).toEqual(["string", "string", "string", "string", "string"]);
     expect(String(seen[2]!.content)).toMatch(/^\[tool result hidden/);
     // The whole list, as the compaction node writes it for messages without ids.
-    expect(update.messages.map((message) => message.getType())).toEqual(["remove", "human", "ai", "tool", "ai", "tool"]);
-    expect(update.messages.slice(1)).toEqual(seen);
+    const written = (result.update as [string, BaseMessage[]][])[0]![1];
+    expect(written.map((message) => message.getType())).toEqual(["remove", "human", "ai", "tool", "ai", "tool"]);
+    expect(written.slice(1)).toEqual(seen);
   });
 
-  it("keeps a Command's routing and adds the compaction's update to its update", async () => {
-    const messages = [user("h1", "u1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), toolResult("t1", "c1", "x ".repeat(400)), assistant("a2", "", [{ id: "c2", name: "lookup", args: {} }]), toolResult("t2", "c2", "y ".repeat(400))];
+  it("keeps a Command's routing and puts its update after the compaction's", async () => {
     const node = compactingNode(() => new Command({ goto: "elsewhere", update: { messages: [assistant("a3", "done")], extra: 1 } }), toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }));
-    const result = (await node({ messages, compactionLog: [], compactionArchive: [] })) as Command;
-    expect(result).toBeInstanceOf(Command);
+    const result = (await node({ messages: history(), compactionLog: [], compactionArchive: [] }, {})) as Command;
     expect(result.goto).toEqual(["elsewhere"]);
-    const update = result.update as { messages: BaseMessage[]; extra: number; compactionLog: unknown[] };
-    expect([update.messages.map((message) => message.id), update.extra, update.compactionLog.length]).toEqual([["t1", "a3"], 1, 1]);
+    expect(writes(result)).toEqual([
+      ["messages", ["t1"]],
+      ["compactionLog", 1],
+      ["compactionArchive", 1],
+      ["messages", ["a3"]],
+      ["extra", 1],
+    ]);
   });
 
-  it("logs a failing compactor and runs the node on the history as it was", async () => {
+  it("logs a failing compactor and runs the node on the history as it was; with onError: \"throw\" the node does not run", async () => {
     const messages = [user("h1", "u1"), assistant("a1", "hello")];
-    let seen: BaseMessage[] = [];
-    const node = compactingNode((state: { messages: BaseMessage[]; compactionLog: unknown[]; compactionArchive: unknown[] }) => {
+    let seen: BaseMessage[] | undefined;
+    const answer = (state: { messages: BaseMessage[]; compactionLog: unknown[]; compactionArchive: unknown[] }) => {
       seen = state.messages;
       return { messages: [assistant("a2", "again")] };
-    }, new Failing());
-    const update = (await node({ messages, compactionLog: [], compactionArchive: [] })) as { messages: BaseMessage[]; compactionLog: { status: string; reason?: string }[] };
+    };
+    const result = (await compactingNode(answer, new Failing())({ messages, compactionLog: [], compactionArchive: [] }, {})) as Command;
     expect(seen).toBe(messages);
-    expect(update.messages.map((message) => message.id)).toEqual(["a2"]);
-    expect(update.compactionLog.map((record) => [record.status, record.reason])).toEqual([["failed", "Error: summary model down"]]);
+    const log = (result.update as [string, unknown][]).find(([channel]) => channel === "compactionLog")![1] as { status: string; reason?: string }[];
+    expect([writes(result).map(([channel]) => channel), log.map((record) => [record.status, record.reason])]).toEqual([["compactionLog", "messages"], [["failed", "Error: summary model down"]]]);
+
+    seen = undefined;
+    const error = await caught(() => compactingNode(answer, new Failing(), { onError: "throw" })({ messages, compactionLog: [], compactionArchive: [] }, {}));
+    expect([(error as Error).message, seen]).toEqual(["summary model down", undefined]);
   });
 
-  it("refuses what it cannot merge with a typed error that names it", async () => {
-    const messages = [user("h1", "u1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), toolResult("t1", "c1", "x ".repeat(400)), assistant("a2", "", [{ id: "c2", name: "lookup", args: {} }]), toolResult("t2", "c2", "y ".repeat(400))];
-    const state = { messages, compactionLog: [], compactionArchive: [] };
+  it("refuses a return value it cannot add to, with a typed error that names it, on every step", async () => {
+    const compacting = { messages: history(), compactionLog: [], compactionArchive: [] };
+    const idle = { messages: [user("h1", "u1")], compactionLog: [], compactionArchive: [] };
     const hiding = () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 });
-    const errors = await Promise.all([
-      caught(() => compactingNode(undefined as never, hiding())),
-      caught(() => compactingNode(() => [assistant("x", "y")] as never, hiding())(state)),
-      caught(() => compactingNode(() => assistant("x", "y") as never, hiding())(state)),
-      caught(() => compactingNode(() => ({ compactionLog: [] }), hiding())(state)),
-      caught(() => compactingNode(() => new Command({ graph: Command.PARENT, update: {} }), hiding())(state)),
-      caught(() => compactingNode(() => new Command({ update: [["messages", []]] }), hiding())(state)),
-    ]);
-    expect(errors.map((error) => [error instanceof CompactingNodeError, (error as Error).message])).toEqual([
-      [false, "compactingNode: invalid option `node`: must be a node function (got undefined)"],
-      [true, "compactingNode: the node returned an array, not a state update object"],
-      [true, "compactingNode: the node returned a message, not a state update object"],
-      [true, "compactingNode: the node's update writes compactionLog, which the compaction writes in the same step"],
-      [true, "compactingNode: the node returned a Command for another graph; the compaction's update belongs to this one"],
-      [true, "compactingNode: the node returned a Command whose update is not an object; compaction cannot add its own update to it"],
-    ]);
-    expect(errors[0]).toBeInstanceOf(InvalidOptionError);
+    const returning = (value: unknown) => compactingNode(() => value as never, hiding());
+    expect(await caught(() => compactingNode(undefined as never, hiding()))).toBeInstanceOf(InvalidOptionError);
+    for (const state of [compacting, idle]) {
+      const errors = await Promise.all([
+        caught(() => returning([assistant("x", "y")])(state, {})),
+        caught(() => returning(assistant("x", "y"))(state, {})),
+        caught(() => returning("text")(state, {})),
+        caught(() => returning(new Command({ graph: Command.PARENT, update: {} }))(state, {})),
+      ]);
+      expect(errors.map((error) => [CompactingNodeError.isInstance(error), (error as Error).message])).toEqual([
+        [true, "compactingNode: the node returned an array, not a state update object or a Command"],
+        [true, "compactingNode: the node returned a message, not a state update object or a Command"],
+        [true, "compactingNode: the node returned string, not a state update object or a Command"],
+        [true, "compactingNode: the node returned a Command for another graph; the compaction's update belongs to this one"],
+      ]);
+    }
   });
 });
+
+/** Two lookups whose results are long enough to hide (ids h1, a1, t1, a2, t2). */
+function history(): BaseMessage[] {
+  return [user("h1", "u1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), toolResult("t1", "c1", "x ".repeat(400)), assistant("a2", "", [{ id: "c2", name: "lookup", args: {} }]), toolResult("t2", "c2", "y ".repeat(400))];
+}
+
+/** A Command's writes in order: messages as their ids, the log and the archive as their lengths, anything else as it is. */
+function writes(command: Command): [string, unknown][] {
+  return (command.update as [string, unknown][]).map(([channel, value]) => [
+    channel,
+    channel === "messages" ? (Array.isArray(value) ? value : [value]).map((message: BaseMessage) => message.id) : channel === "compactionLog" || channel === "compactionArchive" ? (value as unknown[]).length : value,
+  ]);
+}
