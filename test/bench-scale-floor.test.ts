@@ -40,7 +40,7 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect([floor.checks.lost, floor.checks.duplicated, floor.checks.unrestorableThreads, floor.checks.mismatchedThreads, floor.pairingFailures.length, floor.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
-  it("measures the wait between a tool result and the model call at every model call that follows a tool call, in every run", () => {
+  it("measures the wait between a tool result and the model call, and the step from one model call to the next, at every model call that follows a tool call, in every run", () => {
     const sessions = loadTraceSessions(BUNDLED_TRACES_PATH);
     // Every model call but the first of each user turn follows a tool call.
     const turns = threads.reduce((sum, plan) => sum + new ReplaySession(sessions[plan.session]!).turns.length, 0);
@@ -48,6 +48,9 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     // The two bundled sessions: 2 and 4 user turns, 127 model calls.
     expect([turns, afterTools]).toEqual([6, 121]);
     expect(results.map((result) => result.modelWaitMs?.calls)).toEqual([afterTools, afterTools, afterTools, afterTools]);
+    // A unit is a user turn here: every model call but a turn's first has a previous one in its unit.
+    expect(results.map((result) => result.modelIntervalMs?.calls)).toEqual([afterTools, afterTools, afterTools, afterTools]);
+    for (const result of results) expect(result.modelIntervalMs!.p50).toBeGreaterThanOrEqual(result.modelWaitMs!.p50);
     // The wait holds the node: its median is at least the node's, where there is one.
     for (const result of results.slice(1)) expect(result.modelWaitMs!.p50).toBeGreaterThanOrEqual(result.nodeMs!.p50);
     expect(waitTable(results).split("\n").slice(2).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([

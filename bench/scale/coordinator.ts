@@ -56,6 +56,8 @@ export interface WorkersResult {
   readonly nodeRuns: NodeRun[];
   /** See `RunnerMetrics.modelWaits`. */
   readonly modelWaits: number[];
+  /** See `RunnerMetrics.modelIntervals`. */
+  readonly modelIntervals: number[];
   readonly modelCalls: number;
   readonly pairingFailures: PairingFailure[];
   /** Units that failed (the thread was handed out again), with the error. */
@@ -77,7 +79,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
   const sessionOf = new Map(options.threads.map((plan) => [plan.threadId, plan.session] as const));
   const queue = options.threads.map((plan) => plan.threadId);
   const failures = new Map<string, number>();
-  const merged: RunnerMetrics = { nodeRuns: [], modelWaits: [], modelCalls: 0, pairingFailures: [] };
+  const merged: RunnerMetrics = { nodeRuns: [], modelWaits: [], modelIntervals: [], modelCalls: 0, pairingFailures: [] };
   const unitErrors: { threadId: string; error: string }[] = [];
   const abandoned: string[] = [];
   let remaining = options.threads.length;
@@ -126,6 +128,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
           handle.inFlight.delete(message.threadId);
           merged.nodeRuns.push(...message.metrics.nodeRuns);
           merged.modelWaits.push(...message.metrics.modelWaits);
+          merged.modelIntervals.push(...message.metrics.modelIntervals);
           merged.modelCalls += message.metrics.modelCalls;
           merged.pairingFailures.push(...message.metrics.pairingFailures);
           if (message.action === "over") remaining--;

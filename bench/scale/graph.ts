@@ -43,12 +43,19 @@ export interface ScaleGraphHooks {
   onCompactionNode?: (run: NodeRun, threadId: string) => void;
   /**
    * Once per model call that follows a tool call: the time from the end of the tools node to the
-   * start of the model node, ms. It holds whatever runs between them (LangGraph's own work, the
+   * model call (the start of the model node; with `inModel`, after the compaction in it), ms. It
+   * holds whatever runs between them (LangGraph's own work, the
    * compaction node if there is one, and the previous checkpoint's write, which LangGraph's default
    * `durability: "async"` runs alongside the next step): what the agent waits for between a tool
    * result and the model call that reads it, with and without the node.
    */
   onModelWait?: (ms: number, threadId: string) => void;
+  /**
+   * Once per model call after the first of a unit: the time since the thread's previous model call,
+   * ms. The replayed model and tools take no time, so it is a whole step's overhead: the tools node,
+   * the checkpoints and the compaction, wherever LangGraph runs them.
+   */
+  onModelInterval?: (ms: number, threadId: string) => void;
   /** Once per model call, before the reply: the thread, the number of messages sent and the pairing problems found in them. */
   onModelCall?: (call: { threadId: string; messages: number; pairingProblems: number; lastMessageId: string | undefined }) => void | Promise<void>;
 }
@@ -95,12 +102,18 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const tools = replayTools(replay);
   // When each thread's tools node last ended (a thread runs one node at a time; the process runs several threads).
   const toolsEnded = new Map<string, number>();
+  // When each thread's model was last called, in this unit.
+  const lastCall = new Map<string, number>();
   const callModel = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const thread = threadOf(config);
+    const now = performance.now();
+    const previous = lastCall.get(thread);
+    lastCall.set(thread, now);
+    if (previous !== undefined) hooks?.onModelInterval?.(now - previous, thread);
     const ended = toolsEnded.get(thread);
     if (ended !== undefined) {
       toolsEnded.delete(thread);
-      hooks?.onModelWait?.(performance.now() - ended, thread);
+      hooks?.onModelWait?.(now - ended, thread);
     }
     const messages: BaseMessage[] = state.messages;
     await hooks?.onModelCall?.({
@@ -112,6 +125,13 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     return { messages: [await model.invoke(messages, config)] };
   };
   const route = (state: ScaleStateValues) => (((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0 ? "tools" : END);
+  // A unit that failed after its tools node leaves the time behind: the next unit forgets it (see forgetWait).
+  const withWaits = <Compiled extends object>(compiled: Compiled) => Object.assign(compiled, {
+      forgetWait: (threadId: string) => {
+        toolsEnded.delete(threadId);
+        lastCall.delete(threadId);
+      },
+    });
   const toolNode = new ToolNode(tools);
   const callTools = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const update: unknown = await toolNode.invoke(state, config);
@@ -121,19 +141,23 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const graph = new StateGraph(ScaleState).addNode("model", callModel).addNode("tools", callTools);
   const compile = { checkpointer: options.checkpointer, ...(options.store ? { store: options.store } : {}) };
   if (options.window === undefined) {
-    return graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile);
+    return withWaits(graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile));
   }
   const compactor: Compactor =
     options.window === PASS_THROUGH ? { compact: async (messages) => passThroughResult(messages) } : autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter });
   // Time in compact(), by thread (a thread runs one node at a time; the process runs several threads).
   const compactorMs = new Map<string, number>();
+  // The status of each thread's last compaction (for the in-model run, whose node cannot see the update).
+  const lastStatus = new Map<string, string>();
   const timedCompactor: Compactor = {
     async compact(messages, context) {
       const started = performance.now();
+      const thread = context?.threadId ?? "";
       try {
-        return await compactor.compact(messages, context);
+        const result = await compactor.compact(messages, context);
+        lastStatus.set(thread, result.status);
+        return result;
       } finally {
-        const thread = context?.threadId ?? "";
         compactorMs.set(thread, (compactorMs.get(thread) ?? 0) + performance.now() - started);
       }
     },
@@ -171,33 +195,40 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
       begun.delete(thread);
       const wallMs = performance.now() - start.at;
       const used = process.cpuUsage(start.cpu);
-      // compactingNode hands the model a new list only when the compaction changed it.
-      hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted: state.messages !== start.messages }, thread);
+      // As the separate node's: a compaction, a failure or a repair (compactingNode hands the model a new list only when the messages changed).
+      const compacted = (lastStatus.get(thread) ?? "noop") !== "noop" || state.messages !== start.messages;
+      hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted }, thread);
       compactorMs.delete(thread);
+      lastStatus.delete(thread);
       return callModel(state, config);
     };
     const inModel = compactingNode(afterCompaction, timedCompactor, options.compactionOptions);
     const modelNode = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
       const thread = threadOf(config);
       compactorMs.delete(thread);
+      lastStatus.delete(thread);
       begun.set(thread, { at: performance.now(), cpu: process.cpuUsage(), messages: state.messages });
       return inModel(state, config);
     };
-    return new StateGraph(ScaleState)
-      .addNode("model", modelNode)
-      .addNode("tools", callTools)
-      .addEdge(START, "model")
-      .addConditionalEdges("model", route, ["tools", END])
-      .addEdge("tools", "model")
-      .compile(compile);
+    return withWaits(
+      new StateGraph(ScaleState)
+        .addNode("model", modelNode)
+        .addNode("tools", callTools)
+        .addEdge(START, "model")
+        .addConditionalEdges("model", route, ["tools", END])
+        .addEdge("tools", "model")
+        .compile(compile),
+    );
   }
-  return graph
-    .addNode("compact", timedNode)
-    .addEdge(START, "compact")
-    .addEdge("compact", "model")
-    .addConditionalEdges("model", route, ["tools", END])
-    .addEdge("tools", "compact")
-    .compile(compile);
+  return withWaits(
+    graph
+      .addNode("compact", timedNode)
+      .addEdge(START, "compact")
+      .addEdge("compact", "model")
+      .addConditionalEdges("model", route, ["tools", END])
+      .addEdge("tools", "compact")
+      .compile(compile),
+  );
 }
 
 export type ScaleGraph = ReturnType<typeof buildScaleGraph>;

@@ -63,16 +63,18 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
 
 /**
  * What the agent waits for between a tool result and the model call that reads it (the end of the
- * tools node to the start of the model node), per run: the node's cost as the agent meets it, next
- * to the same graph without a node, where the previous checkpoint's write lands in the same gap.
+ * tools node to the model call), and a whole step (from one model call of a thread to the next in
+ * the same unit: with the replayed model and tools, all of it overhead), per run: the node's cost as
+ * the agent meets it, next to the same graph without a node.
  */
 export function waitTable(results: readonly ScenarioResult[]): string {
-  const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max"];
+  const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max", "steps", "step p50", "step p99"];
   const rows = results.map((result) => {
     const wait = result.modelWaitMs;
-    return [result.backend, result.node, String(wait?.calls ?? 0), ms(wait?.p50), ms(wait?.p99), ms(wait?.max)];
+    const step = result.modelIntervalMs;
+    return [result.backend, result.node, String(wait?.calls ?? 0), ms(wait?.p50), ms(wait?.p99), ms(wait?.max), String(step?.calls ?? 0), ms(step?.p50), ms(step?.p99)];
   });
-  return renderTable(header, rows, new Set([2, 3, 4, 5]));
+  return renderTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8]));
 }
 
 /** The targets, per backend that ran both with and without the node (a pass-through run has only the correctness one). */

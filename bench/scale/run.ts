@@ -105,7 +105,7 @@ const list = verdicts(results);
 console.log(resultsTable(results));
 console.log("\nCompaction node, ms, by kind of step:");
 console.log(nodeTable(results));
-console.log("\nBetween a tool result and the model call that reads it (end of the tools node to start of the model node):");
+console.log("\nBetween a tool result and the model call that reads it (wait: end of the tools node to the model call, compaction included), and from one model call to the next (step):");
 console.log(waitTable(results));
 console.log("");
 console.log(verdictLines(list));

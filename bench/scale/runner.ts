@@ -24,6 +24,8 @@ export interface RunnerMetrics {
   nodeRuns: NodeRun[];
   /** Time from the end of the tools node to the start of the model node, ms, per model call after a tool call (see `ScaleGraphHooks.onModelWait`). */
   modelWaits: number[];
+  /** Time between consecutive model calls of a thread within a unit, ms (see `ScaleGraphHooks.onModelInterval`). */
+  modelIntervals: number[];
   modelCalls: number;
   pairingFailures: PairingFailure[];
 }
@@ -44,7 +46,7 @@ export interface ThreadRunnerOptions {
   readonly compactionOptions?: CompactionNodeOptions;
 }
 
-const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelWaits: [], modelCalls: 0, pairingFailures: [] });
+const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelWaits: [], modelIntervals: [], modelCalls: 0, pairingFailures: [] });
 
 /** Runs units of work on threads of a scale run, in this process. */
 export class ThreadRunner {
@@ -87,6 +89,10 @@ export class ThreadRunner {
             this.#metrics.modelWaits.push(ms);
             hooks?.onModelWait?.(ms, threadId);
           },
+          onModelInterval: (ms, threadId) => {
+            this.#metrics.modelIntervals.push(ms);
+            hooks?.onModelInterval?.(ms, threadId);
+          },
           onModelCall: async (call) => {
             this.#metrics.modelCalls++;
             if (call.pairingProblems > 0) this.#metrics.pairingFailures.push({ threadId: call.threadId, lastMessageId: call.lastMessageId, problems: call.pairingProblems });
@@ -103,6 +109,8 @@ export class ThreadRunner {
   /** One unit of work on a thread (see `runUnit`): resume it or start its next turn. */
   async runUnit(threadId: string, session: number): Promise<NextAction> {
     const { graph, replay, positions } = this.session(session);
+    // A wait is measured within one unit: a failed unit's tools node does not count for the next.
+    graph.forgetWait(threadId);
     return runUnit(graph, replay, positions, threadId);
   }
 

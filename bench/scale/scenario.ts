@@ -28,6 +28,18 @@ export interface ScenarioOptions {
   readonly keep?: boolean;
 }
 
+/** How many times something was timed, and its p50, p99 and max, ms. */
+export interface TimeFigures {
+  readonly calls: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+function timeFigures(samples: readonly number[]): TimeFigures | null {
+  return samples.length > 0 ? { calls: samples.length, ...spread(samples), max: samples.reduce((max, ms) => Math.max(max, ms), 0) } : null;
+}
+
 /** p50 and p99 of one measure of the node, ms. */
 export interface Spread {
   readonly p50: number;
@@ -82,7 +94,13 @@ export interface ScenarioResult {
    * that follow a tool call (null when none did): what the agent waits for between a tool result
    * and the model call, whatever runs there (see `ScaleGraphHooks.onModelWait`).
    */
-  readonly modelWaitMs: { readonly calls: number; readonly p50: number; readonly p99: number; readonly max: number } | null;
+  readonly modelWaitMs: TimeFigures | null;
+  /**
+   * Time between consecutive model calls of a thread within a unit, ms (null when no unit made two):
+   * a whole step's overhead, since the replayed model and tools take no time (see
+   * `ScaleGraphHooks.onModelInterval`).
+   */
+  readonly modelIntervalMs: TimeFigures | null;
   readonly storage: StorageSize;
   readonly bytesPerThread: number;
   readonly pairingFailures: readonly PairingFailure[];
@@ -197,10 +215,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     wallMs: run.wallMs,
     stepsPerSecond: run.modelCalls / (run.wallMs / 1000),
     nodeMs,
-    modelWaitMs:
-      run.modelWaits.length > 0
-        ? { calls: run.modelWaits.length, ...spread(run.modelWaits), max: run.modelWaits.reduce((max, ms) => Math.max(max, ms), 0) }
-        : null,
+    modelWaitMs: timeFigures(run.modelWaits),
+    modelIntervalMs: timeFigures(run.modelIntervals),
     storage,
     bytesPerThread: storage.total / options.threads.length,
     pairingFailures: run.pairingFailures,
