@@ -162,6 +162,19 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
       }
     },
   };
+  // One run of the compaction, timed from `begin` to `end`: wall time, the process's CPU, the part in compact().
+  const begin = (thread: string) => {
+    compactorMs.delete(thread);
+    lastStatus.delete(thread);
+    return { at: performance.now(), cpu: process.cpuUsage() };
+  };
+  const end = (thread: string, start: ReturnType<typeof begin>, compacted: boolean) => {
+    const wallMs = performance.now() - start.at;
+    const used = process.cpuUsage(start.cpu);
+    hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted }, thread);
+    compactorMs.delete(thread);
+    lastStatus.delete(thread);
+  };
   const compactionNode = createCompactionNode(timedCompactor, options.compactionOptions);
   // The floor: one await, no update (the compactor's no-op, without the adapter's work).
   // SCALE_FLOOR_AWAITS more awaits of a settled promise (bench/README: what lands in a node's awaits).
@@ -175,39 +188,26 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const node: (state: ScaleStateValues, config: LangGraphRunnableConfig) => Promise<{ compactionLog?: unknown }> = options.window === PASS_THROUGH ? passThroughNode : compactionNode;
   const timedNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const thread = threadOf(config);
-    compactorMs.delete(thread);
-    const cpu = process.cpuUsage();
-    const started = performance.now();
+    const start = begin(thread);
     const update = await node(state, config);
-    const wallMs = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    const run: NodeRun = { wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted: update.compactionLog !== undefined };
-    compactorMs.delete(thread);
-    hooks?.onCompactionNode?.(run, thread);
+    end(thread, start, update.compactionLog !== undefined);
     return update;
   };
   if (options.inModel && options.window !== PASS_THROUGH) {
     // Timed from the start of the model node to the call of the model: the compaction's part of it.
-    const begun = new Map<string, { at: number; cpu: NodeJS.CpuUsage; messages: unknown }>();
+    const begun = new Map<string, { start: ReturnType<typeof begin>; messages: unknown }>();
     const afterCompaction = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
       const thread = threadOf(config);
-      const start = begun.get(thread)!;
+      const { start, messages } = begun.get(thread)!;
       begun.delete(thread);
-      const wallMs = performance.now() - start.at;
-      const used = process.cpuUsage(start.cpu);
       // As the separate node's: a compaction, a failure or a repair (compactingNode hands the model a new list only when the messages changed).
-      const compacted = (lastStatus.get(thread) ?? "noop") !== "noop" || state.messages !== start.messages;
-      hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted }, thread);
-      compactorMs.delete(thread);
-      lastStatus.delete(thread);
+      end(thread, start, (lastStatus.get(thread) ?? "noop") !== "noop" || state.messages !== messages);
       return callModel(state, config);
     };
     const inModel = compactingNode(afterCompaction, timedCompactor, options.compactionOptions);
     const modelNode = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
       const thread = threadOf(config);
-      compactorMs.delete(thread);
-      lastStatus.delete(thread);
-      begun.set(thread, { at: performance.now(), cpu: process.cpuUsage(), messages: state.messages });
+      begun.set(thread, { start: begin(thread), messages: state.messages });
       return inModel(state, config);
     };
     return withWaits(

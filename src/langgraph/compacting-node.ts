@@ -1,8 +1,8 @@
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, REMOVE_ALL_MESSAGES, isCommand, messagesStateReducer, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Command, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionError, InvalidOptionError } from "../errors.js";
-import { createCompactionNode, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
+import { compactionNodeRun, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
 
 /**
  * The node {@link compactingNode} wraps returned what it cannot add the compaction's update to: an
@@ -71,29 +71,17 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
   options: CompactingNodeOptions = {},
 ): (state: State, config: Config) => Promise<Update | CompactionNodeUpdate | Command> {
   if (typeof node !== "function") throw new InvalidOptionError("compactingNode", "node", `must be a node function (got ${node === null ? "null" : typeof node})`);
-  const compaction = createCompactionNode(compactor, options);
+  const compaction = compactionNodeRun(compactor, options);
   return async function compactingNodeRun(state: State, config: Config) {
-    const compacted = await compaction(state, config);
-    const delta = compacted.messages ?? [];
-    const input = delta.length > 0 ? ({ ...state, messages: afterUpdate(state.messages, delta) } as State) : state;
-    const output = await node(input, config);
+    // The history the compaction's update leaves, as the compaction built it (a copy with ids where the state's messages had none).
+    let history: BaseMessage[] | undefined;
+    const compacted = await compaction(state, config, (compactedHistory) => (history = compactedHistory));
+    const output = await node(history ? ({ ...state, messages: history } as State) : state, config);
     const own = writesOf(output);
     if (Object.keys(compacted).length === 0) return output;
     const update = [...Object.entries(compacted), ...own.writes] as [string, unknown][];
     return own.command ? new Command({ ...routingOf(own.command), update }) : new Command({ update });
   };
-}
-
-/**
- * The messages once LangGraph's messages reducer has applied the compaction's update. A whole-list
- * update (`REMOVE_ALL_MESSAGES`, e.g. for messages without ids) is the new list as it stands: the
- * reducer would give ids to the state's own messages in place.
- */
-function afterUpdate(messages: BaseMessage[], delta: BaseMessage[]): BaseMessage[] {
-  for (let position = delta.length - 1; position >= 0; position--) {
-    if (delta[position]!.getType() === "remove" && delta[position]!.id === REMOVE_ALL_MESSAGES) return delta.slice(position + 1);
-  }
-  return messagesStateReducer(messages, delta);
 }
 
 /** The node's writes, in order, as `[channel, value]` pairs, and its `Command` if it returned one. */

@@ -85,12 +85,26 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * `InvalidHistoryError` when `messages` is not an array, and the compactor's error with `onError: "throw"`.
  */
 export function createCompactionNode(compactor: Compactor, options: CompactionNodeOptions = {}): CompactionNode {
+  const run = compactionNodeRun(compactor, options);
+  return function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
+    return run(state, config);
+  };
+}
+
+/**
+ * The compaction node's step, which also hands `onHistory` the history its update leaves when it
+ * changes `messages` (for `compactingNode`, which runs the model on it). @internal
+ */
+export function compactionNodeRun(
+  compactor: Compactor,
+  options: CompactionNodeOptions,
+): (state: CompactionNodeInput, config?: LangGraphRunnableConfig, onHistory?: (history: BaseMessage[]) => void) => Promise<CompactionNodeUpdate> {
   assertCompactor("createCompactionNode", compactor);
   const parsed = parseOptions("createCompactionNode", optionsSchema, options);
   const checked = new CheckedHistories();
   // Not async itself: the step's promise is runGraphCompaction's (an extra async layer would add turns in which other work runs first).
-  return function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
-    return runGraphCompaction({
+  return (state, config, onHistory) =>
+    runGraphCompaction({
       component: "createCompactionNode",
       compactor,
       messages: state?.messages,
@@ -102,6 +116,6 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
       keepPendingCalls: true,
       checked,
+      onHistory,
     });
-  };
 }

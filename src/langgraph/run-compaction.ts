@@ -125,6 +125,8 @@ export async function runGraphCompaction(run: {
   keepPendingCalls: boolean;
   /** The adapter's histories already checked, by thread: a step then checks only the messages it added. */
   checked?: CheckedHistories | undefined;
+  /** Called, when the step changes `messages`, with the history LangGraph's reducer makes of them (for `compactingNode`). */
+  onHistory?: ((history: BaseMessage[]) => void) | undefined;
 }): Promise<CompactionStateUpdate> {
   const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls, checked } = run;
   if (!Array.isArray(run.messages)) {
@@ -195,6 +197,7 @@ export async function runGraphCompaction(run: {
       return fail(failure, failure.message);
     }
   }
+  run.onHistory?.(update.history);
   return {
     messages: update.messages,
     compactionLog: [{ ...record, durationMs: performance.now() - started }],
