@@ -1,5 +1,5 @@
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Command, REMOVE_ALL_MESSAGES, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionError, InvalidOptionError } from "../errors.js";
 import { compactionNodeRun, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
@@ -47,6 +47,14 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * written: the retry compacts again (a new summary call, for a summarizing compactor). With
  * `archive: "store"` the archive entry may then be in the store already, referenced by nothing.
  *
+ * With the archive in the store, the archive write runs while `node` does (the model call hides
+ * it), and the step returns only once the entry is written, so no checkpoint names an entry that is
+ * not there. When the write fails, the compaction changes nothing: a `failed` record says why and
+ * `node`'s update is kept, as it was computed on the compacted history; a `node` whose update
+ * names a message the compaction rewrote or removed (one that returns the whole history) is run
+ * again on the history as it is, so the originals are never overwritten. With `onError: "throw"`
+ * the step fails with the `CompactionArchiveError`.
+ *
  * `node` may return an update object, nothing, or a `Command` for this graph (its `goto` and
  * `resume` kept, its `update` added after the compaction's).
  *
@@ -71,17 +79,59 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
   options: CompactingNodeOptions = {},
 ): (state: State, config: Config) => Promise<Update | CompactionNodeUpdate | Command> {
   if (typeof node !== "function") throw new InvalidOptionError("compactingNode", "node", `must be a node function (got ${node === null ? "null" : typeof node})`);
-  const compaction = compactionNodeRun(compactor, options);
+  const compaction = compactionNodeRun("compactingNode", compactor, options);
   return async function compactingNodeRun(state: State, config: Config) {
     // The history the compaction's update leaves, as the compaction built it (a copy with ids where the state's messages had none).
     let history: BaseMessage[] | undefined;
-    const compacted = await compaction(state, config, (compactedHistory) => (history = compactedHistory));
-    const output = await node(history ? ({ ...state, messages: history } as State) : state, config);
-    const own = writesOf(output);
+    // The archive write to the store, which runs while `node` does.
+    let archived: Promise<CompactionNodeUpdate | undefined> | undefined;
+    const compacted = await compaction(
+      state,
+      config,
+      (compactedHistory) => (history = compactedHistory),
+      (written) => {
+        archived = written;
+        // Waited for below; until then a failure must not count as unhandled.
+        written.catch(() => undefined);
+      },
+    );
+    let output: Update;
+    try {
+      output = await node(history ? ({ ...state, messages: history } as State) : state, config);
+    } catch (error) {
+      await archived?.catch(() => undefined);
+      throw error;
+    }
+    let own = writesOf(output);
     if (Object.keys(compacted).length === 0) return output;
-    const update = [...Object.entries(compacted), ...own.writes] as [string, unknown][];
+    let writes = Object.entries(compacted);
+    const failed = await archived;
+    if (failed) {
+      // The originals could not be archived: the compaction changes nothing, the `failed` record says why.
+      writes = Object.entries(failed);
+      // A node that wrote back messages the compaction changed would put them in place of the originals: it runs again on the history as it is.
+      if (touches(own.writes, compacted.messages ?? [])) {
+        output = await node(state, config);
+        own = writesOf(output);
+      }
+    }
+    const update = [...writes, ...own.writes] as [string, unknown][];
     return own.command ? new Command({ ...routingOf(own.command), update }) : new Command({ update });
   };
+}
+
+/** Whether the node's `messages` writes name a message that the compaction's update rewrote or removed (or remove every message). */
+function touches(writes: readonly [string, unknown][], changed: readonly BaseMessage[]): boolean {
+  const ids = new Set(changed.map((message) => message.id));
+  ids.add(REMOVE_ALL_MESSAGES);
+  return writes.some(([channel, value]) => channel === "messages" && (Array.isArray(value) ? value : [value]).some((item) => ids.has(idOf(item))));
+}
+
+/** The id of a message or message-like object written to `messages`, if it has one. */
+function idOf(item: unknown): string | undefined {
+  if (typeof item !== "object" || item === null) return undefined;
+  const id = isBaseMessage(item) ? item.id : (item as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** The node's writes, in order, as `[channel, value]` pairs, and its `Command` if it returned one. */

@@ -85,7 +85,7 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * `InvalidHistoryError` when `messages` is not an array, and the compactor's error with `onError: "throw"`.
  */
 export function createCompactionNode(compactor: Compactor, options: CompactionNodeOptions = {}): CompactionNode {
-  const run = compactionNodeRun(compactor, options);
+  const run = compactionNodeRun("createCompactionNode", compactor, options);
   return function compactionNode(state: CompactionNodeInput, config?: LangGraphRunnableConfig): Promise<CompactionNodeUpdate> {
     return run(state, config);
   };
@@ -93,19 +93,26 @@ export function createCompactionNode(compactor: Compactor, options: CompactionNo
 
 /**
  * The compaction node's step, which also hands `onHistory` the history its update leaves when it
- * changes `messages` (for `compactingNode`, which runs the model on it). @internal
+ * changes `messages`, and, given `deferArchive`, hands it the store's archive write instead of waiting
+ * for it (for `compactingNode`, which runs the model on that history meanwhile). @internal
  */
 export function compactionNodeRun(
+  component: string,
   compactor: Compactor,
   options: CompactionNodeOptions,
-): (state: CompactionNodeInput, config?: LangGraphRunnableConfig, onHistory?: (history: BaseMessage[]) => void) => Promise<CompactionNodeUpdate> {
-  assertCompactor("createCompactionNode", compactor);
-  const parsed = parseOptions("createCompactionNode", optionsSchema, options);
+): (
+  state: CompactionNodeInput,
+  config?: LangGraphRunnableConfig,
+  onHistory?: (history: BaseMessage[]) => void,
+  deferArchive?: (written: Promise<CompactionNodeUpdate | undefined>) => void,
+) => Promise<CompactionNodeUpdate> {
+  assertCompactor(component, compactor);
+  const parsed = parseOptions(component, optionsSchema, options);
   const checked = new CheckedHistories();
   // Not async itself: the step's promise is runGraphCompaction's (an extra async layer would add turns in which other work runs first).
-  return (state, config, onHistory) =>
+  return (state, config, onHistory, deferArchive) =>
     runGraphCompaction({
-      component: "createCompactionNode",
+      component,
       compactor,
       messages: state?.messages,
       options: parsed,
@@ -117,5 +124,6 @@ export function compactionNodeRun(
       keepPendingCalls: true,
       checked,
       onHistory,
+      deferArchive,
     });
 }

@@ -127,6 +127,14 @@ export async function runGraphCompaction(run: {
   checked?: CheckedHistories | undefined;
   /** Called, when the step changes `messages`, with the history LangGraph's reducer makes of them (for `compactingNode`). */
   onHistory?: ((history: BaseMessage[]) => void) | undefined;
+  /**
+   * Given: the archive write to the store is started and handed over instead of awaited, and the
+   * update returned at once (`compactingNode` runs the model meanwhile). The promise resolves to
+   * `undefined` once the entry is written, to the update to use instead (the `failed` record) when
+   * the write failed, and rejects as the step would have thrown (`onError: "throw"`, an aborted run).
+   * The caller must wait for it before its step returns the update.
+   */
+  deferArchive?: ((written: Promise<CompactionStateUpdate | undefined>) => void) | undefined;
 }): Promise<CompactionStateUpdate> {
   const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls, checked } = run;
   if (!Array.isArray(run.messages)) {
@@ -187,14 +195,20 @@ export async function runGraphCompaction(run: {
     return record.status === "failed" ? { compactionLog: [{ ...record, durationMs: performance.now() - started }] } : {};
   }
   if (record.archive === "store") {
-    try {
-      await writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive);
-    } catch (error) {
-      const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describeError(error)}`, {
-        compactionId: record.id,
-        cause: error,
-      });
-      return fail(failure, failure.message);
+    const written = writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive).then(
+      () => undefined,
+      (error: unknown) => {
+        const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describeError(error)}`, {
+          compactionId: record.id,
+          cause: error,
+        });
+        return fail(failure, failure.message);
+      },
+    );
+    if (run.deferArchive) run.deferArchive(written);
+    else {
+      const failed = await written;
+      if (failed) return failed;
     }
   }
   run.onHistory?.(update.history);
