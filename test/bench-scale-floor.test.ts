@@ -20,11 +20,14 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
   const directory = mkdtempSync(join(tmpdir(), "scale-floor-"));
   const threads = planThreads(loadTraceSessions(BUNDLED_TRACES_PATH), 2, "floor");
   const results: ScenarioResult[] = [];
+  // The in-model run again, with model calls that take 5 ms (--model-ms 5).
+  let slowModel: ScenarioResult;
 
   beforeAll(async () => {
     for (const [label, window, inModel] of [["without", undefined, false], ["floor", PASS_THROUGH, false], ["with", 8_000, false], ["in-model", 8_000, true]] as const) {
       results.push(await runScenario({ tracesPath: BUNDLED_TRACES_PATH, threads, backend: { kind: "sqlite", path: join(directory, `${label}.sqlite`) }, window, inModel, workers: 0, concurrency: 2 }));
     }
+    slowModel = await runScenario({ tracesPath: BUNDLED_TRACES_PATH, threads, backend: { kind: "sqlite", path: join(directory, "slow-model.sqlite") }, window: 8_000, inModel: true, modelMs: 5, workers: 0, concurrency: 2 });
   }, 120_000);
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -67,6 +70,13 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect([inModel.checks.compactions, inModel.nodeMs?.compactingRuns]).toEqual([separate.checks.compactions, separate.nodeMs?.compactingRuns]);
     expect(inModel.checks.compactions).toBeGreaterThan(0);
     expect([inModel.checks.lost, inModel.checks.duplicated, inModel.checks.unrestorableThreads, inModel.checks.mismatchedThreads, inModel.pairingFailures.length, inModel.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it("replays the same run with model calls that take time (--model-ms), with nothing lost", () => {
+    const inModel = results[3]!;
+    expect(results.map((result) => result.modelMs)).toEqual([0, 0, 0, 0]);
+    expect([slowModel.modelMs, slowModel.node, slowModel.modelCalls, slowModel.checks.compactions, slowModel.modelIntervalMs?.calls]).toEqual([5, "in-model", inModel.modelCalls, inModel.checks.compactions, inModel.modelIntervalMs?.calls]);
+    expect([slowModel.checks.lost, slowModel.checks.duplicated, slowModel.checks.unrestorableThreads, slowModel.checks.mismatchedThreads, slowModel.pairingFailures.length, slowModel.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it("reports the floor in the table and keeps it out of the with/without targets", () => {

@@ -35,6 +35,8 @@ export interface RunWorkersOptions {
   readonly window: number | undefined;
   /** Compact inside the model node (see `ScaleGraphOptions.inModel`). @default false */
   readonly inModel?: boolean;
+  /** Each model call's delay, ms (see `ScaleGraphOptions.modelMs`). @default 0 */
+  readonly modelMs?: number;
   readonly workers: number;
   /** Units each worker runs at once. @default 1 */
   readonly concurrency?: number;
@@ -115,7 +117,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
       const child = fork(WORKER_PATH, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
       const handle: WorkerHandle = { index: spawned++, child, inFlight: new Set(), kill: () => void child.kill("SIGKILL") };
       live.add(handle);
-      child.send({ type: "init", tracesPath: options.tracesPath, backend: options.backend, window: options.window ?? null, inModel: options.inModel ?? false, concurrency, ...(faults ? { faults } : {}) } satisfies ToWorker);
+      child.send({ type: "init", tracesPath: options.tracesPath, backend: options.backend, window: options.window ?? null, inModel: options.inModel ?? false, modelMs: options.modelMs ?? 0, concurrency, ...(faults ? { faults } : {}) } satisfies ToWorker);
       child.on("message", (message: FromWorker) => {
         if (message.type === "ready") {
           if (started === 0) started = performance.now();

@@ -83,6 +83,13 @@ export interface ScaleGraphOptions {
    * same way. @default false
    */
   readonly inModel?: boolean;
+  /**
+   * How long each model call takes, ms: the replayed model answers after this delay, as a hosted
+   * model answers after its own. Work left to after a step (LangGraph's checkpoint writes,
+   * autoCompaction's) then runs while the model is called, as in a deployment; the step times
+   * reported leave the delay out. @default 0 (the model answers at once)
+   */
+  readonly modelMs?: number;
 }
 
 /** The `window` of a run with a pass-through node in the compaction node's place. */
@@ -98,6 +105,7 @@ function threadOf(config: LangGraphRunnableConfig | undefined): string {
  */
 export function buildScaleGraph(options: ScaleGraphOptions) {
   const { replay, hooks } = options;
+  const modelMs = options.modelMs ?? 0;
   const model = new ReplayChatModel(replay);
   const tools = replayTools(replay);
   // When each thread's tools node last ended (a thread runs one node at a time; the process runs several threads).
@@ -109,7 +117,7 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     const now = performance.now();
     const previous = lastCall.get(thread);
     lastCall.set(thread, now);
-    if (previous !== undefined) hooks?.onModelInterval?.(now - previous, thread);
+    if (previous !== undefined) hooks?.onModelInterval?.(now - previous - modelMs, thread);
     const ended = toolsEnded.get(thread);
     if (ended !== undefined) {
       toolsEnded.delete(thread);
@@ -122,6 +130,7 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
       pairingProblems: validateToolPairing(messages).length,
       lastMessageId: messages.at(-1)?.id,
     });
+    if (modelMs > 0) await new Promise((resolve) => setTimeout(resolve, modelMs));
     return { messages: [await model.invoke(messages, config)] };
   };
   const route = (state: ScaleStateValues) => (((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ?? 0) > 0 ? "tools" : END);

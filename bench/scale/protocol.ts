@@ -31,6 +31,8 @@ export interface WorkerInit {
   readonly window: number | null;
   /** Compact inside the model node (see `ScaleGraphOptions.inModel`). */
   readonly inModel?: boolean;
+  /** Each model call's delay, ms (see `ScaleGraphOptions.modelMs`). */
+  readonly modelMs?: number;
   /** Units of work the worker runs at once. */
   readonly concurrency: number;
   readonly faults?: WorkerFaults;

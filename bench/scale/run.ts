@@ -11,13 +11,17 @@
  *   npm run bench:scale -- [--threads 200] [--workers 4] [--concurrency 2] [--window 8000]
  *                          [--traces ../shared/traces/public.jsonl] [--out bench/scale-results.json]
  *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep] [--floor] [--in-model]
+ *                          [--model-ms 0]
  *
  * --floor also runs each backend with a pass-through node in the compaction node's place (one await,
  * no update), timed the same way. It is not a floor for every node: a node that awaits a few more
  * times meets the previous checkpoint's write there (SCALE_FLOOR_AWAITS=3 adds three awaits; see
  * bench/README.md). --in-model also runs compaction inside the model node (`compactingNode`): one
  * step, one checkpoint per model call. Every run reports the wait between a tool result and the model
- * call that reads it, with and without compaction.
+ * call that reads it, with and without compaction. --model-ms D makes every model call take D ms, as a
+ * hosted model's does: what is left to after a step (checkpoint writes, autoCompaction's work, the
+ * archive write `compactingNode` overlaps with the model) then runs during the call, as in a
+ * deployment. Step times leave D out.
  *
  * Exits non-zero when a correctness check fails (timings and sizes are reported, not enforced).
  */
@@ -37,6 +41,7 @@ const { values: flags } = parseArgs({
     workers: { type: "string", default: "4" },
     concurrency: { type: "string", default: "2" },
     window: { type: "string", default: "8000" },
+    "model-ms": { type: "string", default: "0" },
     traces: { type: "string" },
     out: { type: "string" },
     "postgres-url": { type: "string" },
@@ -58,6 +63,8 @@ const threadsCount = positive("threads", flags.threads);
 const workers = positive("workers", flags.workers);
 const concurrency = positive("concurrency", flags.concurrency);
 const window = positive("window", flags.window);
+const modelMs = Number(flags["model-ms"]);
+if (!Number.isFinite(modelMs) || modelMs < 0) throw new Error(`--model-ms must be a number of ms, 0 or more (got ${flags["model-ms"]})`);
 const tracesPath = flags.traces ?? defaultTracesPath();
 const postgresUrl = flags["postgres-url"] ?? process.env["LANGCHAIN_COMPACTION_POSTGRES_URL"];
 const only = flags.only;
@@ -74,7 +81,7 @@ const log = (line: string) => console.error(`[bench:scale] ${line}`);
 
 const results: ScenarioResult[] = [];
 const started = Date.now();
-log(`${threadsCount} threads over ${sessions.length} sessions of ${tracesPath}; window ${window}; ${cpus().length} CPUs`);
+log(`${threadsCount} threads over ${sessions.length} sessions of ${tracesPath}; window ${window}; model calls take ${modelMs} ms; ${cpus().length} CPUs`);
 /** The runs per backend: without a node, the pass-through floor with --floor, with the compaction node, with compaction in the model node with --in-model. */
 const nodes = [
   { label: "without", described: "without the compaction node", window: undefined },
@@ -86,7 +93,7 @@ if (only !== "sqlite") {
   for (const node of nodes) {
     log(`PostgreSQL, ${workers} workers x ${concurrency} units, ${node.described} ...`);
     const schema = `${runId}_${node.label}`;
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: node.window, inModel: node.inModel ?? false, workers, concurrency, keep: flags.keep });
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "postgres", url: postgresUrl!, schema }, window: node.window, inModel: node.inModel ?? false, modelMs, workers, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
@@ -95,7 +102,7 @@ if (only !== "postgres") {
   for (const node of nodes) {
     log(`SQLite, one process, ${node.described} ...`);
     const path = join(sqliteDir, `${runId}-${node.label}.sqlite`);
-    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: node.window, inModel: node.inModel ?? false, workers: 0, concurrency, keep: flags.keep });
+    const result = await runScenario({ tracesPath, threads, backend: { kind: "sqlite", path }, window: node.window, inModel: node.inModel ?? false, modelMs, workers: 0, concurrency, keep: flags.keep });
     log(`  ${result.modelCalls} model calls in ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
@@ -119,7 +126,7 @@ if (flags.out) {
     command: `npm run bench:scale -- ${process.argv.slice(2).join(" ")}`.trim(),
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version },
-    options: { threads: threadsCount, workers, concurrency, window, traces: tracesPath, sessions: sessions.length },
+    options: { threads: threadsCount, workers, concurrency, window, modelMs, traces: tracesPath, sessions: sessions.length },
     results: results.map(({ badThreads, pairingFailures, ...rest }) => ({ ...rest, pairingFailures: pairingFailures.length, badThreads: badThreads.slice(0, 20) })),
     verdicts: list,
   };

@@ -38,6 +38,8 @@ export interface ThreadRunnerOptions {
   readonly window: number | undefined;
   /** Compact inside the model node (see `ScaleGraphOptions.inModel`). @default false */
   readonly inModel?: boolean;
+  /** Each model call's delay, ms (see `ScaleGraphOptions.modelMs`). @default 0 */
+  readonly modelMs?: number;
   /** Replaces the persistence's store in the graphs (e.g. a fault-injecting wrapper of it). */
   readonly store?: BaseStore | undefined;
   /** More hooks, called after the runner's own. */
@@ -78,6 +80,7 @@ export class ThreadRunner {
         store: this.store,
         window: this.#options.window,
         inModel: this.#options.inModel ?? false,
+        modelMs: this.#options.modelMs ?? 0,
         tokenCounter: this.#tokenCounter,
         ...(this.#options.compactionOptions ? { compactionOptions: this.#options.compactionOptions } : {}),
         hooks: {

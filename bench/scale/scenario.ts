@@ -20,6 +20,8 @@ export interface ScenarioOptions {
   readonly window: number | undefined;
   /** Compact inside the model node instead of a node before it (see `ScaleGraphOptions.inModel`). @default false */
   readonly inModel?: boolean;
+  /** Each model call's delay, ms (see `ScaleGraphOptions.modelMs`). @default 0 */
+  readonly modelMs?: number;
   /** Worker processes; 0 runs every thread in this process (SQLite). */
   readonly workers: number;
   /** Units of work in flight per process. */
@@ -68,6 +70,8 @@ export interface ScenarioResult {
   readonly threads: number;
   readonly workers: number;
   readonly concurrency: number;
+  /** Each model call's delay, ms; left out of the step times. */
+  readonly modelMs: number;
   readonly modelCalls: number;
   readonly wallMs: number;
   readonly stepsPerSecond: number;
@@ -153,7 +157,7 @@ function nodeFigures(runs: readonly NodeRun[]): NonNullable<ScenarioResult["node
 
 async function runInProcess(options: ScenarioOptions) {
   const persistence = await openBackend(options.backend);
-  const runner = new ThreadRunner({ sessions: loadTraceSessions(options.tracesPath), persistence, window: options.window, inModel: options.inModel ?? false });
+  const runner = new ThreadRunner({ sessions: loadTraceSessions(options.tracesPath), persistence, window: options.window, inModel: options.inModel ?? false, modelMs: options.modelMs ?? 0 });
   const queue = [...options.threads];
   const unitErrors: string[] = [];
   const started = performance.now();
@@ -197,7 +201,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   }
   const run =
     options.workers > 0
-      ? await runWorkers({ tracesPath: options.tracesPath, threads: options.threads, backend: options.backend, window: options.window, inModel: options.inModel ?? false, workers: options.workers, concurrency: options.concurrency })
+      ? await runWorkers({ tracesPath: options.tracesPath, threads: options.threads, backend: options.backend, window: options.window, inModel: options.inModel ?? false, modelMs: options.modelMs ?? 0, workers: options.workers, concurrency: options.concurrency })
       : await runInProcess(options);
   const storage = await storageSize(options.backend);
   const checks = await checkThreads(options.tracesPath, options.backend, options.threads);
@@ -211,6 +215,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     threads: options.threads.length,
     workers: options.workers,
     concurrency: options.concurrency,
+    modelMs: options.modelMs ?? 0,
     modelCalls: run.modelCalls,
     wallMs: run.wallMs,
     stepsPerSecond: run.modelCalls / (run.wallMs / 1000),

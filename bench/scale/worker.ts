@@ -37,6 +37,7 @@ function faultyRunner(init: WorkerInit, persistence: Persistence): ThreadRunner 
     persistence,
     window: init.window ?? undefined,
     inModel: init.inModel ?? false,
+    modelMs: init.modelMs ?? 0,
     store,
     hooks: {
       onCompactionNode: () => {},
