@@ -46,7 +46,7 @@ export interface CompactionRecord {
   readonly archive: CompactionArchiveLocation;
   /** Why the compaction failed, was a no-op or what it could not reach. */
   readonly reason?: string;
-  /** Wall-clock duration of the compaction (compactor and archive write). */
+  /** Wall-clock duration of the compaction: the compactor and the archive write (`compactingNode` writes the archive while its node runs, so its records leave the write out). */
   readonly durationMs?: number;
   /**
    * Id of the newest message of the history the compaction was given: where the compaction happened

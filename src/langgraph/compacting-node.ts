@@ -1,5 +1,5 @@
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, REMOVE_ALL_MESSAGES, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Command, Overwrite, REMOVE_ALL_MESSAGES, Send, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionError, InvalidOptionError } from "../errors.js";
 import { compactionNodeRun, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
@@ -50,10 +50,12 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * With the archive in the store, the archive write runs while `node` does (the model call hides
  * it), and the step returns only once the entry is written, so no checkpoint names an entry that is
  * not there. When the write fails, the compaction changes nothing: a `failed` record says why and
- * `node`'s update is kept, as it was computed on the compacted history; a `node` whose update
- * names a message the compaction rewrote or removed (one that returns the whole history) is run
- * again on the history as it is, so the originals are never overwritten. With `onError: "throw"`
- * the step fails with the `CompactionArchiveError`.
+ * `node`'s update is kept, as it was computed on the compacted history. A `node` whose update could
+ * put compacted messages in place of the originals is run again on the history as it is: one that
+ * names a message the compaction rewrote or removed (one that returns the whole history, as
+ * messages or serialized), removes every message, overwrites the list (`Overwrite`), or routes with
+ * a `Send` (which hands the compacted state to another node). With `onError: "throw"` the step
+ * fails with the `CompactionArchiveError`.
  *
  * `node` may return an update object, nothing, or a `Command` for this graph (its `goto` and
  * `resume` kept, its `update` added after the compaction's).
@@ -96,13 +98,15 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
       },
     );
     let output: Update;
+    let own: ReturnType<typeof writesOf>;
     try {
       output = await node(history ? ({ ...state, messages: history } as State) : state, config);
+      own = writesOf(output);
     } catch (error) {
+      // The step fails either way; it still ends after the write, as every compacting step does.
       await archived?.catch(() => undefined);
       throw error;
     }
-    let own = writesOf(output);
     if (Object.keys(compacted).length === 0) return output;
     let writes = Object.entries(compacted);
     const failed = await archived;
@@ -110,7 +114,7 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
       // The originals could not be archived: the compaction changes nothing, the `failed` record says why.
       writes = Object.entries(failed);
       // A node that wrote back messages the compaction changed would put them in place of the originals: it runs again on the history as it is.
-      if (touches(own.writes, compacted.messages ?? [])) {
+      if (touches(own, compacted.messages ?? [])) {
         output = await node(state, config);
         own = writesOf(output);
       }
@@ -120,18 +124,32 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
   };
 }
 
-/** Whether the node's `messages` writes name a message that the compaction's update rewrote or removed (or remove every message). */
-function touches(writes: readonly [string, unknown][], changed: readonly BaseMessage[]): boolean {
+/**
+ * Whether the node's output may carry messages the compaction changed into the thread: a `messages`
+ * write that names a message the compaction's update rewrote or removed, removes every message, or
+ * replaces the whole list (`Overwrite`), or a `Send` that hands the state to another node.
+ */
+function touches(own: ReturnType<typeof writesOf>, changed: readonly BaseMessage[]): boolean {
   const ids = new Set(changed.map((message) => message.id));
   ids.add(REMOVE_ALL_MESSAGES);
-  return writes.some(([channel, value]) => channel === "messages" && (Array.isArray(value) ? value : [value]).some((item) => ids.has(idOf(item))));
+  const goto = own.command?.goto;
+  if ((Array.isArray(goto) ? goto : [goto]).some((target) => target instanceof Send)) return true;
+  return own.writes.some(
+    ([channel, value]) =>
+      channel === "messages" && (isOverwrite(value) || (Array.isArray(value) ? value : [value]).some((item) => idsOf(item).some((id) => ids.has(id)))),
+  );
 }
 
-/** The id of a message or message-like object written to `messages`, if it has one. */
-function idOf(item: unknown): string | undefined {
-  if (typeof item !== "object" || item === null) return undefined;
-  const id = isBaseMessage(item) ? item.id : (item as { id?: unknown }).id;
-  return typeof id === "string" ? id : undefined;
+/** An `Overwrite` of a channel, in any of the forms LangGraph's channels accept. */
+function isOverwrite(value: unknown): boolean {
+  return Overwrite.isInstance(value) || (typeof value === "object" && value !== null && (value as { type?: unknown }).type === "__overwrite__");
+}
+
+/** The ids a message or message-like object written to `messages` may carry (its own, or a serialized message's `kwargs.id`). */
+function idsOf(item: unknown): string[] {
+  if (typeof item !== "object" || item === null) return [];
+  const { id, kwargs, lc_kwargs } = item as { id?: unknown; kwargs?: { id?: unknown }; lc_kwargs?: { id?: unknown } };
+  return [id, kwargs?.id, lc_kwargs?.id].filter((candidate): candidate is string => typeof candidate === "string");
 }
 
 /** The node's writes, in order, as `[channel, value]` pairs, and its `Command` if it returned one. */

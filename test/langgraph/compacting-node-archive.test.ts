@@ -3,12 +3,13 @@
  * step returns only once the entry is written; a write that fails leaves the messages as they are.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { InMemoryStore, type Command } from "@langchain/langgraph";
+import { Command, END, InMemoryStore, MemorySaver, Overwrite, START, Send, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { CompactionArchiveError, compactingNode, toolResultHiding, type CompactionRecord } from "../../src/index.js";
+import { CompactingNodeError, CompactionArchiveError, compactingNode, toolResultHiding, type CompactionRecord } from "../../src/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { EVERY_RUN } from "../support/hiding.js";
+import { ReactState } from "./support/react-graph.js";
 
 /** A store whose puts wait for `release()` and then succeed, or fail with `failure`. */
 class GatedStore extends InMemoryStore {
@@ -145,5 +146,67 @@ describe("compactingNode with the archive in the store", () => {
       const error = await caught(() => node({ messages: history(), compactionLog: [], compactionArchive: [] }, configWith(store)));
       expect([(error as Error).message, store.putsStarted, store.putsDone]).toEqual(["model down", 1, failure ? 0 : 1]);
     }
+  });
+
+  it("ends a step whose node returned what it cannot add to only after the write", async () => {
+    const store = new GatedStore();
+    setTimeout(() => store.release(), 20);
+    const node = compactingNode(() => [assistant("a3", "done")] as never, hiding());
+    const error = await caught(() => node({ messages: history(), compactionLog: [], compactionArchive: [] }, configWith(store)));
+    expect([CompactingNodeError.isInstance(error), store.putsDone]).toEqual([true, 1]);
+  });
+});
+
+describe("compactingNode in a graph whose store cannot be written", () => {
+  /** The forms in which a node may write compacted messages back (each should be run again on the originals), and one that only adds its answer. */
+  const forms: [string, (messages: BaseMessage[]) => unknown, number][] = [
+    ["its answer only", () => [assistant("a3", "done")], 1],
+    ["the whole history and its answer", (messages) => [...messages, assistant("a3", "done")], 2],
+    ["an Overwrite of the list", (messages) => new Overwrite([...messages, assistant("a3", "done")]), 2],
+    ["an Overwrite in its wire form", (messages) => ({ __overwrite__: [...messages, assistant("a3", "done")] }), 2],
+    ["the history serialized", (messages) => JSON.parse(JSON.stringify([...messages, assistant("a3", "done")])), 2],
+  ];
+  for (const [name, write, runs] of forms) {
+    it(`keeps every original when the node writes ${name}`, async () => {
+      const store = new GatedStore("disk full");
+      store.release();
+      let calls = 0;
+      const graph = new StateGraph(ReactState)
+        .addNode(
+          "model",
+          compactingNode((state: State) => {
+            calls++;
+            return { messages: write(state.messages) } as never;
+          }, hiding()),
+        )
+        .addEdge(START, "model")
+        .addEdge("model", END)
+        .compile({ store, checkpointer: new MemorySaver() });
+      const values = await graph.invoke({ messages: history() }, { configurable: { thread_id: "t" } });
+
+      expect(values.messages.map((message: BaseMessage) => [message.id, message.content])).toEqual([...history(), assistant("a3", "done")].map((message) => [message.id, message.content]));
+      expect([values.compactionLog.map((record: CompactionRecord) => record.status), store.putsDone, calls]).toEqual([["failed"], 0, runs]);
+    });
+  }
+
+  it("runs the node again when it routes with a Send, which would hand the compacted history to another node", async () => {
+    const store = new GatedStore("disk full");
+    store.release();
+    const seen: (string | undefined)[][] = [];
+    const graph = new StateGraph(ReactState)
+      .addNode(
+        "model",
+        compactingNode((state: State) => new Command({ goto: [new Send("echo", { messages: state.messages })] }), hiding()),
+        { ends: ["echo"] },
+      )
+      .addNode("echo", (state: State) => {
+        seen.push(hidden(state.messages));
+        return { messages: state.messages };
+      })
+      .addEdge(START, "model")
+      .addEdge("echo", END)
+      .compile({ store, checkpointer: new MemorySaver() });
+    const values = await graph.invoke({ messages: history() }, { configurable: { thread_id: "t" } });
+    expect([seen, hidden(values.messages)]).toEqual([[[]], []]);
   });
 });
