@@ -70,10 +70,12 @@ describeWithPostgres("faults under load", (url) => {
   });
 
   describe.each([
-    { fault: "between the compaction node and the model node", faults: { blockBeforeModelAfterCompaction: true }, at: "before-model", next: ["model"] },
-    { fault: "in the middle of the compaction node's archive write", faults: { blockAfterStoreWrite: true }, at: "store-write", next: ["compact"] },
-  ] as const)("a worker process killed $fault", ({ faults, at, next }) => {
-    const threads: ThreadPlan[] = planThreads(sessions, 2, `killed-${at}`);
+    { fault: "between the compaction node and the model node", faults: { blockBeforeModelAfterCompaction: true }, at: "before-model", next: ["model"], inModel: false },
+    { fault: "in the middle of the compaction node's archive write", faults: { blockAfterStoreWrite: true }, at: "store-write", next: ["compact"], inModel: false },
+    // compactingNode writes the archive while the model is called: the step had called the model when it was killed.
+    { fault: "in the middle of the archive write inside the model node", faults: { blockAfterStoreWrite: true }, at: "store-write", next: ["model"], inModel: true },
+  ] as const)("a worker process killed $fault", ({ faults, at, next, inModel }) => {
+    const threads: ThreadPlan[] = planThreads(sessions, 2, `killed-${at}${inModel ? "-in-model" : ""}`);
     let backend: Extract<BackendSpec, { kind: "postgres" }>;
     let result: WorkersResult;
     const blocked: { at: string; threadId: string; detail: string; next: string[]; logIds: string[]; written: boolean }[] = [];
@@ -84,13 +86,14 @@ describeWithPostgres("faults under load", (url) => {
       backend = await backendIn();
       const observer: Persistence = await openPostgres(url, backend.schema, false);
       // The same graph as the workers', so the checkpoint's pending nodes (`next`) read the same.
-      const reader = new ThreadRunner({ sessions, persistence: observer, window: WINDOW });
+      const reader = new ThreadRunner({ sessions, persistence: observer, window: WINDOW, inModel });
       try {
         result = await runWorkers({
           tracesPath: BUNDLED_TRACES_PATH,
           threads,
           backend,
           window: WINDOW,
+          inModel,
           workers: 2,
           faults,
           onBlocked: async (worker, message) => {
@@ -137,10 +140,12 @@ describeWithPostgres("faults under load", (url) => {
   });
 
   describe.each([
-    { onError: "continue" as const, expectedErrors: 0, expectedFailedRecords: 1 },
-    { onError: "throw" as const, expectedErrors: 1, expectedFailedRecords: 0 },
-  ])("a store write that fails (onError: $onError)", ({ onError, expectedErrors, expectedFailedRecords }) => {
-    const [plan] = planThreads(sessions, 1, `store-fails-${onError}`);
+    { onError: "continue" as const, expectedErrors: 0, expectedFailedRecords: 1, inModel: false },
+    { onError: "throw" as const, expectedErrors: 1, expectedFailedRecords: 0, inModel: false },
+    { onError: "continue" as const, expectedErrors: 0, expectedFailedRecords: 1, inModel: true },
+    { onError: "throw" as const, expectedErrors: 1, expectedFailedRecords: 0, inModel: true },
+  ])("a store write that fails (onError: $onError, inside the model node: $inModel)", ({ onError, expectedErrors, expectedFailedRecords, inModel }) => {
+    const [plan] = planThreads(sessions, 1, `store-fails-${onError}${inModel ? "-in-model" : ""}`);
     let errors: string[] = [];
     let log: CompactionRecord[] = [];
     let checks: ThreadCheck[] = [];
@@ -155,7 +160,7 @@ describeWithPostgres("faults under load", (url) => {
           if (failedWrites++ === 0) throw new Error("connection reset by peer (injected)");
         },
       });
-      const runner = new ThreadRunner({ sessions, persistence, window: WINDOW, store, compactionOptions: { onError } });
+      const runner = new ThreadRunner({ sessions, persistence, window: WINDOW, inModel, store, compactionOptions: { onError } });
       try {
         errors = await runner.runThreadResuming(plan!.threadId, plan!.session, { delayMs: 0 });
         log = (await runner.state(plan!.threadId, plan!.session)).values.compactionLog ?? [];
