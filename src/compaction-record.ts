@@ -46,7 +46,11 @@ export interface CompactionRecord {
   readonly archive: CompactionArchiveLocation;
   /** Why the compaction failed, was a no-op or what it could not reach. */
   readonly reason?: string;
-  /** Wall-clock duration of the compaction: the compactor and the archive write (`compactingNode` writes the archive while its node runs, so its records leave the write out). */
+  /**
+   * Wall-clock duration of the compaction: the compactor and the archive write. `compactingNode`
+   * writes the archive while its node runs, so its records of a compaction leave the write out; a
+   * record of a failed write includes it.
+   */
   readonly durationMs?: number;
   /**
    * Id of the newest message of the history the compaction was given: where the compaction happened

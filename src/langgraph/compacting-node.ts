@@ -42,8 +42,8 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * compactor logged as `failed` and `node` run on the history as it was (`onError: "throw"` fails the
  * step instead, and `node` does not run). When nothing is compacted, `node`'s return value is
  * returned as it is. `node` gets the same config (store, signal, thread id) and a copy of the state
- * with the compacted `messages` (the new `compactionLog` record is not in it yet); the state is never
- * mutated. When `node` throws, the step fails with its error and the compaction's update is not
+ * with the compacted `messages` (the new `compactionLog` record is not in it yet), or the state as
+ * it is when it runs again (see below); the state is never mutated. When `node` throws, the step fails with its error and the compaction's update is not
  * written: the retry compacts again (a new summary call, for a summarizing compactor). With
  * `archive: "store"` the archive entry may then be in the store already, referenced by nothing.
  *
@@ -54,8 +54,10 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * put compacted messages in place of the originals is run again on the history as it is: one that
  * names a message the compaction rewrote or removed (one that returns the whole history, as
  * messages or serialized), removes every message, overwrites the list (`Overwrite`), or routes with
- * a `Send` (which hands the compacted state to another node). With `onError: "throw"` the step
- * fails with the `CompactionArchiveError`.
+ * a `Send` (which hands the compacted state to another node). Its side effects then happen twice
+ * (two model calls, both streamed; an `interrupt()` in it asks twice): return only new messages to
+ * avoid this. With `onError: "throw"` the step fails with the `CompactionArchiveError`, after `node`
+ * has run.
  *
  * `node` may return an update object, nothing, or a `Command` for this graph (its `goto` and
  * `resume` kept, its `update` added after the compaction's).

@@ -72,7 +72,7 @@ describeWithPostgres("faults under load", (url) => {
   describe.each([
     { fault: "between the compaction node and the model node", faults: { blockBeforeModelAfterCompaction: true }, at: "before-model", next: ["model"], inModel: false },
     { fault: "in the middle of the compaction node's archive write", faults: { blockAfterStoreWrite: true }, at: "store-write", next: ["compact"], inModel: false },
-    // compactingNode writes the archive while the model is called: the step had called the model when it was killed.
+    // compactingNode writes the archive while the model is called: the step may have called the model when it was killed.
     { fault: "in the middle of the archive write inside the model node", faults: { blockAfterStoreWrite: true }, at: "store-write", next: ["model"], inModel: true },
   ] as const)("a worker process killed $fault", ({ faults, at, next, inModel }) => {
     const threads: ThreadPlan[] = planThreads(sessions, 2, `killed-${at}${inModel ? "-in-model" : ""}`);
