@@ -72,10 +72,24 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect([inModel.checks.lost, inModel.checks.duplicated, inModel.checks.unrestorableThreads, inModel.checks.mismatchedThreads, inModel.pairingFailures.length, inModel.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
+  it("times the turnaround (tools node end to model node end) at every model call after a tool call, split by whether the step compacted", () => {
+    const calls = (figures: { calls: number } | null) => figures?.calls ?? 0;
+    expect(results.map((result) => calls(result.turnaroundMs.idle) + calls(result.turnaroundMs.compacting))).toEqual([121, 121, 121, 121]);
+    // No compaction without a compaction node; the same compacting steps in both placements.
+    expect(results.slice(0, 2).map((result) => result.turnaroundMs.compacting)).toEqual([null, null]);
+    const [separate, inModel] = [results[2]!, results[3]!];
+    expect(calls(inModel.turnaroundMs.compacting)).toBe(calls(separate.turnaroundMs.compacting));
+    expect(calls(separate.turnaroundMs.compacting)).toBeGreaterThan(0);
+    // A turnaround holds the wait: their medians, where every step is idle.
+    expect(results[0]!.turnaroundMs.idle!.p50).toBeGreaterThanOrEqual(results[0]!.modelWaitMs!.p50);
+  });
+
   it("replays the same run with model calls that take time (--model-ms), with nothing lost", () => {
     const inModel = results[3]!;
     expect(results.map((result) => result.modelMs)).toEqual([0, 0, 0, 0]);
     expect([slowModel.modelMs, slowModel.node, slowModel.modelCalls, slowModel.checks.compactions, slowModel.modelIntervalMs?.calls]).toEqual([5, "in-model", inModel.modelCalls, inModel.checks.compactions, inModel.modelIntervalMs?.calls]);
+    // Each thread's model calls follow one another, 5 ms each: the run takes at least the longer thread's share.
+    expect(slowModel.wallMs).toBeGreaterThanOrEqual((slowModel.modelCalls / 2) * 5);
     expect([slowModel.checks.lost, slowModel.checks.duplicated, slowModel.checks.unrestorableThreads, slowModel.checks.mismatchedThreads, slowModel.pairingFailures.length, slowModel.unitErrors]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 

@@ -60,6 +60,8 @@ export interface WorkersResult {
   readonly modelWaits: number[];
   /** See `RunnerMetrics.modelIntervals`. */
   readonly modelIntervals: number[];
+  /** See `RunnerMetrics.turnarounds`. */
+  readonly turnarounds: { idle: number[]; compacting: number[] };
   readonly modelCalls: number;
   readonly pairingFailures: PairingFailure[];
   /** Units that failed (the thread was handed out again), with the error. */
@@ -81,7 +83,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
   const sessionOf = new Map(options.threads.map((plan) => [plan.threadId, plan.session] as const));
   const queue = options.threads.map((plan) => plan.threadId);
   const failures = new Map<string, number>();
-  const merged: RunnerMetrics = { nodeRuns: [], modelWaits: [], modelIntervals: [], modelCalls: 0, pairingFailures: [] };
+  const merged: RunnerMetrics = { nodeRuns: [], modelWaits: [], modelIntervals: [], turnarounds: { idle: [], compacting: [] }, modelCalls: 0, pairingFailures: [] };
   const unitErrors: { threadId: string; error: string }[] = [];
   const abandoned: string[] = [];
   let remaining = options.threads.length;
@@ -131,6 +133,8 @@ export async function runWorkers(options: RunWorkersOptions): Promise<WorkersRes
           merged.nodeRuns.push(...message.metrics.nodeRuns);
           merged.modelWaits.push(...message.metrics.modelWaits);
           merged.modelIntervals.push(...message.metrics.modelIntervals);
+          merged.turnarounds.idle.push(...message.metrics.turnarounds.idle);
+          merged.turnarounds.compacting.push(...message.metrics.turnarounds.compacting);
           merged.modelCalls += message.metrics.modelCalls;
           merged.pairingFailures.push(...message.metrics.pairingFailures);
           if (message.action === "over") remaining--;

@@ -56,6 +56,13 @@ export interface ScaleGraphHooks {
    * the checkpoints and the compaction, wherever LangGraph runs them.
    */
   onModelInterval?: (ms: number, threadId: string) => void;
+  /**
+   * Once per model call that follows a tool call: the time from the end of the tools node to the end
+   * of the model node, the model call's own delay (`modelMs`) left out, ms, and whether the step
+   * compacted. It holds the compaction wherever it runs, the model node and whatever the node waits
+   * for after the model call (`compactingNode`'s archive write), so both placements are timed alike.
+   */
+  onModelTurnaround?: (ms: number, threadId: string, compacted: boolean) => void;
   /** Once per model call, before the reply: the thread, the number of messages sent and the pairing problems found in them. */
   onModelCall?: (call: { threadId: string; messages: number; pairingProblems: number; lastMessageId: string | undefined }) => void | Promise<void>;
 }
@@ -110,6 +117,25 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const tools = replayTools(replay);
   // When each thread's tools node last ended (a thread runs one node at a time; the process runs several threads).
   const toolsEnded = new Map<string, number>();
+  // The same, kept until the model node ends (the turnaround), and whether the step's compaction changed anything.
+  const turnFrom = new Map<string, number>();
+  const stepCompacted = new Map<string, boolean>();
+  /** The model node of a thread's step has ended: report its turnaround, if the step followed a tool call. */
+  const endTurn = (thread: string) => {
+    const from = turnFrom.get(thread);
+    turnFrom.delete(thread);
+    const compacted = stepCompacted.get(thread) ?? false;
+    stepCompacted.delete(thread);
+    if (from !== undefined) hooks?.onModelTurnaround?.(performance.now() - from - modelMs, thread, compacted);
+  };
+  /** `node` as the model node: the same, and its end timed (see endTurn). */
+  const turnTimed =
+    <Node extends (state: ScaleStateValues, config: LangGraphRunnableConfig) => Promise<unknown>>(node: Node) =>
+    async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
+      const output = await node(state, config);
+      endTurn(threadOf(config));
+      return output as Awaited<ReturnType<Node>>;
+    };
   // When each thread's model was last called, in this unit.
   const lastCall = new Map<string, number>();
   const callModel = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
@@ -138,16 +164,20 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const withWaits = <Compiled extends object>(compiled: Compiled) => Object.assign(compiled, {
       forgetWait: (threadId: string) => {
         toolsEnded.delete(threadId);
+        turnFrom.delete(threadId);
+        stepCompacted.delete(threadId);
         lastCall.delete(threadId);
       },
     });
   const toolNode = new ToolNode(tools);
   const callTools = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const update: unknown = await toolNode.invoke(state, config);
-    toolsEnded.set(threadOf(config), performance.now());
+    const ended = performance.now();
+    toolsEnded.set(threadOf(config), ended);
+    turnFrom.set(threadOf(config), ended);
     return update as Partial<ScaleStateValues>;
   };
-  const graph = new StateGraph(ScaleState).addNode("model", callModel).addNode("tools", callTools);
+  const graph = new StateGraph(ScaleState).addNode("model", turnTimed(callModel)).addNode("tools", callTools);
   const compile = { checkpointer: options.checkpointer, ...(options.store ? { store: options.store } : {}) };
   if (options.window === undefined) {
     return withWaits(graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile));
@@ -180,6 +210,7 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const end = (thread: string, start: ReturnType<typeof begin>, compacted: boolean) => {
     const wallMs = performance.now() - start.at;
     const used = process.cpuUsage(start.cpu);
+    stepCompacted.set(thread, compacted);
     hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted }, thread);
     compactorMs.delete(thread);
     lastStatus.delete(thread);
@@ -221,7 +252,7 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     };
     return withWaits(
       new StateGraph(ScaleState)
-        .addNode("model", modelNode)
+        .addNode("model", turnTimed(modelNode))
         .addNode("tools", callTools)
         .addEdge(START, "model")
         .addConditionalEdges("model", route, ["tools", END])

@@ -68,13 +68,26 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
  * the agent meets it, next to the same graph without a node.
  */
 export function waitTable(results: readonly ScenarioResult[]): string {
-  const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max", "steps", "step p50", "step p99"];
+  const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max", "steps", "step p50", "step p99", "turnaround idle p50 / p99", "compacting (n) p50 / p99"];
   const rows = results.map((result) => {
     const wait = result.modelWaitMs;
     const step = result.modelIntervalMs;
-    return [result.backend, result.node, String(wait?.calls ?? 0), ms(wait?.p50), ms(wait?.p99), ms(wait?.max), String(step?.calls ?? 0), ms(step?.p50), ms(step?.p99)];
+    const { idle, compacting } = result.turnaroundMs;
+    return [
+      result.backend,
+      result.node,
+      String(wait?.calls ?? 0),
+      ms(wait?.p50),
+      ms(wait?.p99),
+      ms(wait?.max),
+      String(step?.calls ?? 0),
+      ms(step?.p50),
+      ms(step?.p99),
+      `${ms(idle?.p50)} / ${ms(idle?.p99)}`,
+      `(${compacting?.calls ?? 0}) ${ms(compacting?.p50)} / ${ms(compacting?.p99)}`,
+    ];
   });
-  return renderTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8]));
+  return renderTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]));
 }
 
 /** The targets, per backend that ran both with and without the node (a pass-through run has only the correctness one). */

@@ -112,7 +112,9 @@ const list = verdicts(results);
 console.log(resultsTable(results));
 console.log("\nCompaction node, ms, by kind of step:");
 console.log(nodeTable(results));
-console.log("\nBetween a tool result and the model call that reads it (wait: end of the tools node to the model call, compaction included), and from one model call to the next (step):");
+console.log(
+  "\nBetween a tool result and the model call that reads it (wait: end of the tools node to the model call, compaction included), from one model call to the next (step), and from a tool result to the end of the model node, model time left out (turnaround), for steps that did not compact and those that did:",
+);
 console.log(waitTable(results));
 console.log("");
 console.log(verdictLines(list));

@@ -26,6 +26,8 @@ export interface RunnerMetrics {
   modelWaits: number[];
   /** Time between consecutive model calls of a thread within a unit, ms (see `ScaleGraphHooks.onModelInterval`). */
   modelIntervals: number[];
+  /** Time from the end of the tools node to the end of the model node, ms, by whether the step compacted (see `ScaleGraphHooks.onModelTurnaround`). */
+  turnarounds: { idle: number[]; compacting: number[] };
   modelCalls: number;
   pairingFailures: PairingFailure[];
 }
@@ -48,7 +50,7 @@ export interface ThreadRunnerOptions {
   readonly compactionOptions?: CompactionNodeOptions;
 }
 
-const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelWaits: [], modelIntervals: [], modelCalls: 0, pairingFailures: [] });
+const emptyMetrics = (): RunnerMetrics => ({ nodeRuns: [], modelWaits: [], modelIntervals: [], turnarounds: { idle: [], compacting: [] }, modelCalls: 0, pairingFailures: [] });
 
 /** Runs units of work on threads of a scale run, in this process. */
 export class ThreadRunner {
@@ -95,6 +97,10 @@ export class ThreadRunner {
           onModelInterval: (ms, threadId) => {
             this.#metrics.modelIntervals.push(ms);
             hooks?.onModelInterval?.(ms, threadId);
+          },
+          onModelTurnaround: (ms, threadId, compacted) => {
+            this.#metrics.turnarounds[compacted ? "compacting" : "idle"].push(ms);
+            hooks?.onModelTurnaround?.(ms, threadId, compacted);
           },
           onModelCall: async (call) => {
             this.#metrics.modelCalls++;

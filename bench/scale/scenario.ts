@@ -105,6 +105,13 @@ export interface ScenarioResult {
    * `ScaleGraphHooks.onModelInterval`).
    */
   readonly modelIntervalMs: TimeFigures | null;
+  /**
+   * Time from the end of the tools node to the end of the model node, the model's own delay left
+   * out, ms, over the steps that did not compact and those that did (see
+   * `ScaleGraphHooks.onModelTurnaround`): the compaction and what the model node waits for, wherever
+   * they run.
+   */
+  readonly turnaroundMs: { idle: TimeFigures | null; compacting: TimeFigures | null };
   readonly storage: StorageSize;
   readonly bytesPerThread: number;
   readonly pairingFailures: readonly PairingFailure[];
@@ -222,6 +229,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     nodeMs,
     modelWaitMs: timeFigures(run.modelWaits),
     modelIntervalMs: timeFigures(run.modelIntervals),
+    turnaroundMs: { idle: timeFigures(run.turnarounds.idle), compacting: timeFigures(run.turnarounds.compacting) },
     storage,
     bytesPerThread: storage.total / options.threads.length,
     pairingFailures: run.pairingFailures,
