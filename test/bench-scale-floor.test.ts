@@ -102,8 +102,12 @@ describe("bench:scale's pass-through floor on SQLite (2 threads of the bundled s
     expect(targets).toEqual([
       "sqlite: throughput with the node >= 0.8x without",
       "sqlite: bytes per thread with compaction <= 0.5x without",
+      "sqlite: step median with compaction <= without",
+      "sqlite: step p99 with compaction <= without",
       "sqlite (in-model): throughput with the node >= 0.8x without",
       "sqlite (in-model): bytes per thread with compaction <= 0.5x without",
+      "sqlite (in-model): step median with compaction <= without",
+      "sqlite (in-model): step p99 with compaction <= without",
       "sqlite: 0 lost/duplicated/unrestorable messages, pairing at every call",
       "sqlite + pass-through: 0 lost/duplicated/unrestorable messages, pairing at every call",
       "sqlite + compaction: 0 lost/duplicated/unrestorable messages, pairing at every call",

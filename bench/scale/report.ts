@@ -107,6 +107,12 @@ export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
       out.push({ target: `${name}: throughput with the node >= 0.8x without`, measured: `${throughput.toFixed(2)}x`, met: throughput >= 0.8 });
       const bytes = withNode.bytesPerThread / without.bytesPerThread;
       out.push({ target: `${name}: bytes per thread with compaction <= 0.5x without`, measured: `${bytes.toFixed(2)}x (${kb(withNode.bytesPerThread)} vs ${kb(without.bytesPerThread)})`, met: bytes <= 0.5 });
+      // The project's rule: a step's latency shrinks with compaction, never grows.
+      for (const [label, key] of [["median", "p50"], ["p99", "p99"]] as const) {
+        const [withStep, withoutStep] = [withNode.modelIntervalMs?.[key], without.modelIntervalMs?.[key]];
+        if (withStep === undefined || withoutStep === undefined) continue;
+        out.push({ target: `${name}: step ${label} with compaction <= without`, measured: `${ms(withStep)} vs ${ms(withoutStep)}`, met: withStep <= withoutStep });
+      }
     }
   }
   for (const result of results) {
