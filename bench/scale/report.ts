@@ -63,9 +63,10 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
 
 /**
  * What the agent waits for between a tool result and the model call that reads it (the end of the
- * tools node to the model call), and a whole step (from one model call of a thread to the next in
- * the same unit: with the replayed model and tools, all of it overhead), per run: the node's cost as
- * the agent meets it, next to the same graph without a node.
+ * tools node to the model call), a whole step (from one model call of a thread to the next in the
+ * same unit, the model's delay left out), and the turnaround (the end of the tools node to the end
+ * of the model node) of steps that did not compact and those that did, per run: the compaction's
+ * cost as the agent meets it, next to the same graph without it.
  */
 export function waitTable(results: readonly ScenarioResult[]): string {
   const header = ["backend", "node", "calls", "wait p50", "wait p99", "wait max", "steps", "step p50", "step p99", "turnaround idle p50 / p99", "compacting (n) p50 / p99"];
@@ -95,8 +96,8 @@ export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
   const out: Verdict[] = [];
   for (const backend of ["postgres", "sqlite"] as const) {
     const without = results.find((result) => result.backend === backend && result.node === "none");
+    if (!without) continue;
     for (const withNode of results.filter((result) => result.backend === backend && result.compaction)) {
-      if (!without) continue;
       // The compaction node's run keeps the targets' names; compaction inside the model node says so.
       const name = withNode.node === "compaction" ? backend : `${backend} (${withNode.node})`;
       if (backend === "postgres") {

@@ -100,7 +100,7 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
       },
     );
     let output: Update;
-    let own: ReturnType<typeof writesOf>;
+    let own: NodeWrites;
     try {
       output = await node(history ? ({ ...state, messages: history } as State) : state, config);
       own = writesOf(output);
@@ -131,7 +131,7 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
  * write that names a message the compaction's update rewrote or removed, removes every message, or
  * replaces the whole list (`Overwrite`), or a `Send` that hands the state to another node.
  */
-function touches(own: ReturnType<typeof writesOf>, changed: readonly BaseMessage[]): boolean {
+function touches(own: NodeWrites, changed: readonly BaseMessage[]): boolean {
   const ids = new Set(changed.map((message) => message.id));
   ids.add(REMOVE_ALL_MESSAGES);
   const goto = own.command?.goto;
@@ -155,7 +155,13 @@ function idsOf(item: unknown): string[] {
 }
 
 /** The node's writes, in order, as `[channel, value]` pairs, and its `Command` if it returned one. */
-function writesOf(output: unknown): { writes: [string, unknown][]; command?: Command } {
+interface NodeWrites {
+  writes: [string, unknown][];
+  command?: Command;
+}
+
+/** The wrapped node's return value as {@link NodeWrites}, or a `CompactingNodeError` for one that cannot take the compaction's update. */
+function writesOf(output: unknown): NodeWrites {
   if (output === undefined || output === null) return { writes: [] };
   if (isCommand(output)) {
     if (output.graph !== undefined) throw new CompactingNodeError("compactingNode: the node returned a Command for another graph; the compaction's update belongs to this one");
