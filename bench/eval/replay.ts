@@ -17,6 +17,7 @@ import {
   trackedArtifacts,
   type Retention,
 } from "./metrics.js";
+import { GroundingTracker, type Grounding } from "./grounding.js";
 import type { EvalSystem } from "./systems.js";
 import type { SummaryCall } from "./summary-model.js";
 
@@ -42,6 +43,8 @@ export interface StepRecord {
   /** Time the system took before this call (compaction, summary calls, applying the update). */
   readonly compactionMs: number;
   readonly retention: Retention;
+  /** Of the words the recorded reply reuses from the recording before it, how many this input holds (see grounding.ts). */
+  readonly grounding: Grounding;
   readonly pairingValid: boolean;
   /** Summary calls the system made before this call. */
   readonly summaryCalls: readonly SummaryCall[];
@@ -88,6 +91,7 @@ export interface ReplayOptions {
 export async function replayTrace(session: TraceSession, system: EvalSystem, options: ReplayOptions): Promise<TraceReplay> {
   const { tokenCounter } = options;
   const retention = new RetentionTracker();
+  const grounding = new GroundingTracker();
   const steps: StepRecord[] = [];
   let persisted: BaseMessage[] = [];
   let pending: BaseMessage[] = [];
@@ -104,6 +108,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     // The artifacts the original stream has shown so far, before this call.
     originalIndex = extractArtifacts(pending, [originalIndex], UNBOUNDED_ARTIFACT_LIMITS);
     retention.register(trackedArtifacts(originalIndex));
+    grounding.show(pending);
     const history = [...persisted, ...pending];
     const started = performance.now();
     const result = await system.step(history);
@@ -123,6 +128,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       compacted: result.compacted,
       compactionMs,
       retention: retention.measure(result.input),
+      grounding: grounding.measure(message, result.input),
       pairingValid: toolPairingValid(result.input),
       summaryCalls,
     });
@@ -134,6 +140,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     // The reply joins the state; its artifacts join the original stream.
     agentOutputTokens += await tokenCounter.countMessage(message);
     originalIndex = extractArtifacts([message], [originalIndex], UNBOUNDED_ARTIFACT_LIMITS);
+    grounding.show([message]);
     persisted = [...result.persisted, message];
     pending = [];
   }

@@ -27,6 +27,8 @@ export interface SystemRow {
   readonly summaryCost: number;
   /** Mean over steps (with at least one artifact seen) of the share of artifacts present. */
   readonly retention: number;
+  /** Reply grounding: reused words the inputs held / reused words, pooled over steps (1 with none). */
+  readonly grounding: number;
   /** Share of steps whose model input has valid tool pairing. */
   readonly pairingShare: number;
 }
@@ -51,6 +53,7 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
     cost: costOf({ input: inputTokens, cached: totals.cachedTokens, output: outputTokens }, prices),
     summaryCost: costOf({ input: totals.summaryInputTokens, cached: totals.summaryCachedTokens, output: totals.summaryOutputTokens }, prices),
     retention: shareOf(totals.retentionShareSum, totals.retentionSteps) ?? 1,
+    grounding: shareOf(totals.groundedWords, totals.reusedWords) ?? 1,
     pairingShare: shareOf(totals.pairingValidSteps, totals.modelCalls) ?? 1,
   };
 }
@@ -177,6 +180,7 @@ export function windowTable(rows: readonly SystemRow[]): string {
       "compaction ms",
       "retention",
       "retention files / ids / errors",
+      "reply grounding",
       "tool pairing valid",
     ],
     rows.map((row) => [
@@ -195,9 +199,10 @@ export function windowTable(rows: readonly SystemRow[]): string {
       fmtInt(row.totals.compactionMs),
       fmtShare(row.retention),
       row.totals.compactions === 0 ? NEVER_COMPACTED : KINDS.map((kind) => kindRetention(row.totals, kind)).join(" / "),
+      fmtShare(row.grounding),
       `${(row.pairingShare * 100).toFixed(1)}%`,
     ]),
-    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]),
   );
 }
 
@@ -214,26 +219,28 @@ export function traceSourceOf(sessionId: string): string {
 }
 
 /**
- * Retention per trace source at one window: per system, for each source, the mean retention and the
- * per-kind figures, or {@link NEVER_COMPACTED} where the system never compacted a trace of the source.
+ * Retention and reply grounding per trace source at one window: per system, for each source, the
+ * mean retention and the per-kind figures, or {@link NEVER_COMPACTED} where the system never compacted
+ * a trace of the source, and the grounding.
  */
 export function retentionBySourceTable(sources: readonly SourceRows[]): string {
   const systems = sources[0]?.rows.map((row) => row.system) ?? [];
   return markdownTable(
-    ["system", ...sources.flatMap(({ source }) => [`${source}: compactions`, `${source}: retention`, `${source}: files / ids / errors`])],
+    ["system", ...sources.flatMap(({ source }) => [`${source}: compactions`, `${source}: retention`, `${source}: files / ids / errors`, `${source}: grounding`])],
     systems.map((system) => [
       system,
       ...sources.flatMap(({ rows }) => {
         const row = rows.find((candidate) => candidate.system === system);
-        if (!row) return ["—", "—", "—"];
+        if (!row) return ["—", "—", "—", "—"];
         const compacted = row.totals.compactions > 0;
         return [
           String(row.totals.compactions),
           compacted ? fmtShare(row.retention) : NEVER_COMPACTED,
           compacted ? KINDS.map((kind) => (row.totals.retentionByKind[kind].total === 0 ? "—" : kindRetention(row.totals, kind))).join(" / ") : NEVER_COMPACTED,
+          fmtShare(row.grounding),
         ];
       }),
     ]),
-    new Set(sources.flatMap((_, index) => [1 + 3 * index, 2 + 3 * index])),
+    new Set(sources.flatMap((_, index) => [1 + 4 * index, 2 + 4 * index, 4 + 4 * index])),
   );
 }

@@ -109,6 +109,7 @@ export function renderMarkdown(report: EvalReport): string {
       .filter((set) => set.source !== undefined)
       .map((set) => `  - ${set.label}: cache write ${set.rates.cacheWrite}, cached input ${set.rates.cachedInput}, output ${set.rates.output} (input = 1); ${set.source}, checked ${set.checked}${set.note ? `; ${set.note}` : ""}`),
     "- Retention: at each call, of the file paths, identifiers and error lines the original stream has shown so far (the package's `extractArtifacts`, unbounded), the share present as substrings of the model's input (contents and tool-call arguments, summaries included), averaged over calls. Per-kind figures pool every call; a kind that no call after a compaction tracked reads n/a (never compacted), as it would be 1 by construction. The offline deterministic summarizer's artifact index uses the same extractor as this metric: symmetric for every summarizing system offline, but it favours a design that renders the index into the context. Retention is also given per trace source (session id prefix), since only the tau-bench traces have identifiers.",
+    "- Reply grounding: at each call, the words (letters, digits and underscores, at least 5 characters) of the recorded reply that some earlier message of the recording had, and the share of them some message of the model's input has, pooled over calls (no compaction: 1 by construction). It asks whether what the agent went on to reuse (a function it read, a line it quotes in an edit) was still in its context, whatever extractor built a receipt or a summary's index; lexical, so a summary that paraphrases scores lower than one that quotes.",
     "- Calls over the window: model calls whose input exceeds the window / summary calls whose prompt does. Compactions: steps at which the system changed the history (ClearToolUsesEdit (view): the request). Compaction ms: time spent before the model calls, summary calls included.",
     "- Tool pairing valid: share of calls whose input passes `validateToolPairing`.",
     "",
@@ -121,7 +122,7 @@ export function renderMarkdown(report: EvalReport): string {
     const chart = report.costRetentionCharts.find((candidate) => candidate.window === window);
     if (chart) lines.push(`![cost vs retention at ${fmtInt(window)} tokens](${chart.file})`, "");
     if (sources.length > 0) {
-      lines.push(`Retention per trace source at ${fmtInt(window)} tokens:`, "");
+      lines.push(`Retention and reply grounding per trace source at ${fmtInt(window)} tokens:`, "");
       lines.push(retentionBySourceTable(sources), "");
     }
   }

@@ -35,6 +35,9 @@ export interface ReplayTotals {
    * its share is 1 by construction).
    */
   readonly retentionByKind: { readonly [kind in keyof Retention["byKind"]]: KindRetention };
+  /** Reply grounding summed over steps: reused words the input held, and reused words (see grounding.ts). */
+  readonly groundedWords: number;
+  readonly reusedWords: number;
   readonly pairingValidSteps: number;
 }
 
@@ -68,6 +71,8 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let retentionShareSum = 0;
   let retentionSteps = 0;
   let pairingValidSteps = 0;
+  let groundedWords = 0;
+  let reusedWords = 0;
   const byKind = emptyByKind();
   for (const step of replay.steps) {
     modelInputTokens += step.inputTokens;
@@ -78,6 +83,8 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     if (step.compacted) compactions++;
     compactionMs += step.compactionMs;
     if (step.pairingValid) pairingValidSteps++;
+    groundedWords += step.grounding.grounded;
+    reusedWords += step.grounding.reused;
     if (step.retention.total > 0) {
       retentionShareSum += step.retention.present / step.retention.total;
       retentionSteps++;
@@ -114,6 +121,8 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     retentionShareSum,
     retentionSteps,
     retentionByKind: byKind,
+    groundedWords,
+    reusedWords,
     pairingValidSteps,
   };
 }
@@ -144,6 +153,8 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     retentionShareSum: a.retentionShareSum + b.retentionShareSum,
     retentionSteps: a.retentionSteps + b.retentionSteps,
     retentionByKind: { files: kind("files"), identifiers: kind("identifiers"), errors: kind("errors") },
+    groundedWords: a.groundedWords + b.groundedWords,
+    reusedWords: a.reusedWords + b.reusedWords,
     pairingValidSteps: a.pairingValidSteps + b.pairingValidSteps,
   };
 }
@@ -168,5 +179,7 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   retentionShareSum: 0,
   retentionSteps: 0,
   retentionByKind: emptyByKind(),
+  groundedWords: 0,
+  reusedWords: 0,
   pairingValidSteps: 0,
 });

@@ -132,6 +132,7 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     compacted: false,
     compactionMs: 0,
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
+    grounding: { grounded: 3, reused: 3 },
     pairingValid: true,
     summaryCalls: [],
     ...overrides,
@@ -154,6 +155,7 @@ describe("totals and rows of a replay", () => {
         compactionMs: 5,
         summaryCalls: [{ inputTokens: 1100, outputTokens: 20, messages: [], perMessage: [1100] }],
         retention: { present: 1, total: 2, byKind: { files: { present: 1, total: 2 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
+        grounding: { grounded: 1, reused: 4 },
       }),
     ],
   };
@@ -179,13 +181,16 @@ describe("totals and rows of a replay", () => {
       retentionSteps: 3,
       // Only the third step comes at or after the first compaction.
       retentionByKind: { files: { present: 3, total: 4, afterCompaction: 2 }, identifiers: { present: 0, total: 0, afterCompaction: 0 }, errors: { present: 0, total: 0, afterCompaction: 0 } },
+      // Pooled over steps: 3 + 3 + 1 of 3 + 3 + 4.
+      groundedWords: 7,
+      reusedWords: 10,
       pairingValidSteps: 2,
     });
   });
 
   it("adds the summary calls to input and output, and prices the whole", () => {
     const row = rowOf("s", "ours", totalsOf(replay), DEFAULT_PRICES);
-    expect({ input: row.inputTokens, tokensPerTask: row.tokensPerTask, output: row.outputTokens, cost: row.cost, cachedShare: row.cachedShare, retention: row.retention, pairingShare: row.pairingShare }).toEqual({
+    expect({ input: row.inputTokens, tokensPerTask: row.tokensPerTask, output: row.outputTokens, cost: row.cost, cachedShare: row.cachedShare, retention: row.retention, grounding: row.grounding, pairingShare: row.pairingShare }).toEqual({
       input: 3000,
       // Model-call input 1900 + summary input 1100 + summary output 20, over one trace.
       tokensPerTask: 3020,
@@ -193,6 +198,7 @@ describe("totals and rows of a replay", () => {
       cost: 2610 + 39 + 200,
       cachedShare: 0.13,
       retention: 2.5 / 3,
+      grounding: 0.7,
       pairingShare: 2 / 3,
     });
   });
@@ -238,17 +244,17 @@ describe("retention per kind and per trace source", () => {
     ]);
   });
 
-  it("tabulates retention per source, never compacted where a system did not compact that source", () => {
-    const compacted = totals({ files: { present: 3, total: 4, afterCompaction: 2 } }, 1);
-    const untouched = totals({ identifiers: { present: 5, total: 5, afterCompaction: 0 } }, 0);
+  it("tabulates retention and grounding per source, never compacted where a system did not compact that source", () => {
+    const compacted = { ...totals({ files: { present: 3, total: 4, afterCompaction: 2 } }, 1), groundedWords: 9, reusedWords: 12 };
+    const untouched = { ...totals({ identifiers: { present: 5, total: 5, afterCompaction: 0 } }, 0), groundedWords: 7, reusedWords: 7 };
     const table = retentionBySourceTable([
       { source: "a", rows: [rowOf("s", "ours", compacted, DEFAULT_PRICES)] },
       { source: "b", rows: [rowOf("s", "ours", untouched, DEFAULT_PRICES)] },
     ]);
     expect(table.split("\n")).toEqual([
-      "| system | a: compactions | a: retention | a: files / ids / errors | b: compactions | b: retention | b: files / ids / errors |",
-      "| :--- | ---: | ---: | :--- | ---: | ---: | :--- |",
-      `| s | 1 | 0.750 | 0.75 / — / — | 0 | ${NEVER_COMPACTED} | ${NEVER_COMPACTED} |`,
+      "| system | a: compactions | a: retention | a: files / ids / errors | a: grounding | b: compactions | b: retention | b: files / ids / errors | b: grounding |",
+      "| :--- | ---: | ---: | :--- | ---: | ---: | ---: | :--- | ---: |",
+      `| s | 1 | 0.750 | 0.75 / — / — | 0.750 | 0 | ${NEVER_COMPACTED} | ${NEVER_COMPACTED} | 1.000 |`,
     ]);
   });
 });

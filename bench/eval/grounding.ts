@@ -1,0 +1,88 @@
+/**
+ * Reply grounding: of the words the agent's recorded reply reuses from what the conversation had
+ * shown before it, the share that the model's input at that call still holds.
+ *
+ * Artifact retention asks whether file paths, identifiers and error lines survive; hidden results'
+ * receipts and the summarizer's artifact index are built by the same extractor, so retention
+ * rewards a design that renders that index. Grounding asks a different question of the recording
+ * itself: the agent went on to write this reply (a command naming a function it read, an edit
+ * quoting a line it was shown); was what it reused still in front of it? A word counts when the
+ * reply has it and some earlier message of the recording had it (so words the agent coins are left
+ * out); it is grounded when a message of the model's input has it. Words are whole runs of letters,
+ * digits and underscores of at least {@link GROUNDING_MIN_WORD} characters that do not start with a
+ * digit, read from each message's content text and its tool calls' names and argument values (not
+ * the argument names, which every call of a tool repeats), each distinct word once per reply.
+ *
+ * No compaction grounds every reused word by construction. A lower figure means the agent's next
+ * step used something its compacted context no longer had: it would have had to fetch it again or
+ * do without. Lexical, so a summary that paraphrases scores lower than one that quotes.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { messageText } from "../../src/index.js";
+
+/** The shortest word grounding counts, in characters: shorter ones ("self", "file", "then") say little. */
+export const GROUNDING_MIN_WORD = 5;
+
+const WORD = new RegExp(`\\b[A-Za-z_][A-Za-z0-9_]{${GROUNDING_MIN_WORD - 1},}`, "g");
+
+/** The distinct words of a text that grounding counts. */
+export function groundingWords(text: string): Set<string> {
+  return new Set(text.match(WORD) ?? []);
+}
+
+/** The leaf values of a tool call's arguments, as text. */
+function argumentValues(value: unknown, into: string[]): string[] {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") into.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) argumentValues(item, into);
+  else if (value !== null && typeof value === "object") for (const item of Object.values(value)) argumentValues(item, into);
+  return into;
+}
+
+/** The text grounding reads of a message: its content text, then each tool call's name and argument values. */
+export function groundingTextOf(message: BaseMessage): string {
+  const calls = (message as { tool_calls?: { name?: string; args?: unknown }[] }).tool_calls ?? [];
+  return [messageText(message), ...calls.map((call) => [call.name ?? "", ...argumentValues(call.args, [])].join(" "))].join("\n");
+}
+
+/** Grounding of one reply: reused words (seen before it) and how many of them the input held. */
+export interface Grounding {
+  readonly grounded: number;
+  readonly reused: number;
+}
+
+/**
+ * Grounding over a replay: the recording's messages are shown as the original stream reaches them,
+ * and each message object's words are read once (a message kept from call to call is not read
+ * again).
+ *
+ * @example
+ * const grounding = new GroundingTracker();
+ * grounding.show(messagesBeforeTheCall);
+ * grounding.measure(recordedReply, modelInput); // { grounded: 12, reused: 14 }
+ * grounding.show([recordedReply]);
+ */
+export class GroundingTracker {
+  readonly #seen = new Set<string>();
+  readonly #words = new WeakMap<BaseMessage, ReadonlySet<string>>();
+
+  /** The words of a message ({@link groundingTextOf}), read once per message object. */
+  wordsOf(message: BaseMessage): ReadonlySet<string> {
+    let words = this.#words.get(message);
+    if (words === undefined) this.#words.set(message, (words = groundingWords(groundingTextOf(message))));
+    return words;
+  }
+
+  /** The original stream has shown these messages. */
+  show(messages: readonly BaseMessage[]): void {
+    for (const message of messages) for (const word of this.wordsOf(message)) this.#seen.add(word);
+  }
+
+  /** How many of `reply`'s words the stream had shown, and how many of those `input` holds. */
+  measure(reply: BaseMessage, input: readonly BaseMessage[]): Grounding {
+    const reused = [...this.wordsOf(reply)].filter((word) => this.#seen.has(word));
+    if (reused.length === 0) return { grounded: 0, reused: 0 };
+    const inputWords = input.map((message) => this.wordsOf(message));
+    const grounded = reused.filter((word) => inputWords.some((words) => words.has(word))).length;
+    return { grounded, reused: reused.length };
+  }
+}
