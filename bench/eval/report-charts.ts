@@ -81,7 +81,7 @@ export interface CostRetentionPoint {
   readonly kind: SystemKind;
   /** Cost as a multiple of no compaction's (reference prices). */
   readonly costRatio: number;
-  /** Artifact retention, 0..1. */
+  /** The y value, 0..1: artifact retention, or reply grounding on the cost-grounding chart. */
   readonly retention: number;
 }
 
@@ -113,12 +113,12 @@ const overlaps = (a: Box, b: Box) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 &
 
 /**
  * A scatter chart of every system at one window: x = cost as a multiple of no compaction, y =
- * retention. Ours are filled circles, LangChain's hollow circles, no compaction a cross; each point
+ * retention (or, with `yLabel` and `yName`, another share such as reply grounding). Ours are filled circles, LangChain's hollow circles, no compaction a cross; each point
  * is labelled with its system's name, labels moved down or up (with a leader line) where they would
  * overlap a label already placed, and to the left of the point where they would leave the plot.
  */
-export function renderCostRetentionChart(options: { title: string; points: readonly CostRetentionPoint[] }): string {
-  const { title, points } = options;
+export function renderCostRetentionChart(options: { title: string; points: readonly CostRetentionPoint[]; yLabel?: string; yName?: string }): string {
+  const { title, points, yLabel = "artifact retention", yName = "retention" } = options;
   const { width, height, left, right, top, bottom } = COST_RETENTION_LAYOUT;
   const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
@@ -147,7 +147,7 @@ export function renderCostRetentionChart(options: { title: string; points: reado
   parts.push(`<line x1="${left}" y1="${top + plotHeight}" x2="${left + plotWidth}" y2="${top + plotHeight}" stroke="#374151"/>`);
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotHeight}" stroke="#374151"/>`);
   parts.push(`<text x="${left + plotWidth / 2}" y="${height - 12}" text-anchor="middle">cost as a multiple of no compaction (reference prices)</text>`);
-  parts.push(`<text transform="translate(18 ${top + plotHeight / 2}) rotate(-90)" text-anchor="middle">artifact retention</text>`);
+  parts.push(`<text transform="translate(18 ${top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escapeXml(yLabel)}</text>`);
   // Top to bottom, so a label pushed down moves away from the ones already placed; labels keep off every marker too.
   const order = points.map((point) => ({ point, px: x(point.costRatio), py: y(point.retention) })).sort((a, b) => a.py - b.py || a.px - b.px);
   const placed: Box[] = order.map(({ px, py }) => ({ x1: px - 6, x2: px + 6, y1: py - 6, y2: py + 6 }));
@@ -159,7 +159,7 @@ export function renderCostRetentionChart(options: { title: string; points: reado
         : point.kind === "ours"
           ? `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="#2563eb"/>`
           : `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="#ffffff" stroke="#d97706" stroke-width="1.8"/>`;
-    parts.push(`<g data-system="${name}" data-kind="${point.kind}" data-x="${px.toFixed(1)}" data-y="${py.toFixed(1)}"><title>${name}: ${point.costRatio.toFixed(3)}×, retention ${point.retention.toFixed(3)}</title>${marker}`);
+    parts.push(`<g data-system="${name}" data-kind="${point.kind}" data-x="${px.toFixed(1)}" data-y="${py.toFixed(1)}"><title>${name}: ${point.costRatio.toFixed(3)}×, ${escapeXml(yName)} ${point.retention.toFixed(3)}</title>${marker}`);
     const labelWidth = point.system.length * CHAR_WIDTH;
     const toLeft = px + 9 + labelWidth > width - 4;
     const [x1, x2] = toLeft ? [px - 9 - labelWidth, px - 9] : [px + 9, px + 9 + labelWidth];

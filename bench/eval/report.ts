@@ -1,6 +1,6 @@
 /**
  * The evaluation's markdown report (bench/EVAL.md): how it was measured, per window the headline
- * table, the cost under every price set, the cost-retention chart and retention per trace source,
+ * table, the cost under every price set, the cost-retention and cost-grounding charts and retention per trace source,
  * then the goal check, the probes and the input-tokens chart.
  */
 import type { Prices } from "./metrics.js";
@@ -47,8 +47,8 @@ export interface EvalReport {
   readonly windows: readonly WindowResult[];
   readonly probes: ProbeSection;
   readonly chart: { readonly file: string; readonly trace: string; readonly window: number } | undefined;
-  /** The cost-retention chart of each window (file name relative to the report). */
-  readonly costRetentionCharts: readonly { readonly window: number; readonly file: string }[];
+  /** The cost-retention and cost-grounding charts of each window (file names relative to the report). */
+  readonly costRetentionCharts: readonly { readonly window: number; readonly file: string; readonly groundingFile?: string }[];
   readonly wallTimeMs: number;
 }
 
@@ -121,6 +121,7 @@ export function renderMarkdown(report: EvalReport): string {
     lines.push(presetCostTable(presetCosts), "");
     const chart = report.costRetentionCharts.find((candidate) => candidate.window === window);
     if (chart) lines.push(`![cost vs retention at ${fmtInt(window)} tokens](${chart.file})`, "");
+    if (chart?.groundingFile) lines.push(`![cost vs reply grounding at ${fmtInt(window)} tokens](${chart.groundingFile})`, "");
     if (sources.length > 0) {
       lines.push(`Retention and reply grounding per trace source at ${fmtInt(window)} tokens:`, "");
       lines.push(retentionBySourceTable(sources), "");

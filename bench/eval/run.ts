@@ -3,7 +3,7 @@
  * side by side, in one process. Not a test. Flags: see `USAGE` in cli.ts.
  *
  * Writes <out>/EVAL.md, <out>/eval-results.json, <out>/eval-chart.svg and one
- * <out>/eval-cost-retention-<window>.svg per window (default out: bench/).
+ * <out>/eval-cost-retention-<window>.svg and eval-cost-grounding-<window>.svg per window (default out: bench/).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
@@ -181,7 +181,13 @@ async function main(): Promise<void> {
     const baseline = rows.find((row) => row.kind === "baseline")!;
     const points = rows.map((row) => ({ system: row.system, kind: row.kind, costRatio: row.cost / baseline.cost, retention: row.retention }));
     writeAtomically(join(args.out, file), renderCostRetentionChart({ title: `Cost vs retention, window ${window.toLocaleString("en-US")} (reference prices)`, points }));
-    return { window, file };
+    const groundingFile = `eval-cost-grounding-${window}.svg`;
+    const groundingPoints = rows.map((row) => ({ system: row.system, kind: row.kind, costRatio: row.cost / baseline.cost, retention: row.grounding }));
+    writeAtomically(
+      join(args.out, groundingFile),
+      renderCostRetentionChart({ title: `Cost vs reply grounding, window ${window.toLocaleString("en-US")} (reference prices)`, points: groundingPoints, yLabel: "reply grounding", yName: "grounding" }),
+    );
+    return { window, file, groundingFile };
   });
   const revision = sourceRevision();
   const cpuList = cpus();
@@ -222,7 +228,7 @@ async function main(): Promise<void> {
     `${summaryJson.slice(0, -2)},\n  "perTrace": ${lines(perTrace)},\n  "chartSeries": ${lines(chartSeries)}\n}\n`,
   );
   if (!args.quiet) console.log(markdown);
-  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${costRetentionCharts.map((chart) => chart.file).join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${costRetentionCharts.flatMap((chart) => [chart.file, chart.groundingFile]).join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 main().catch((error: unknown) => {

@@ -55,4 +55,11 @@ describe("renderCostRetentionChart", () => {
     // it moves a line (14) down; hidingThenSummary's label stays beside its point.
     expect([labelY["autoCompaction"], labelY["hidingThenSummary"], (svg.match(/stroke="#9ca3af"/g) ?? []).length]).toEqual([298, 284, 1]);
   });
+
+  it("names another share on the y axis and in each point's tooltip when asked (the cost-grounding chart)", () => {
+    const grounding = renderCostRetentionChart({ title: "Cost vs reply grounding", points, yLabel: "reply grounding", yName: "grounding" });
+    const axis = (chart: string) => /rotate\(-90\)" text-anchor="middle">([^<]*)</.exec(chart)![1];
+    const tooltip = (chart: string) => /<title>autoCompaction: ([^<]*)<\/title>/.exec(chart)![1];
+    expect([axis(svg), tooltip(svg), axis(grounding), tooltip(grounding)]).toEqual(["artifact retention", "0.550×, retention 0.975", "reply grounding", "0.550×, grounding 0.975"]);
+  });
 });
