@@ -12,7 +12,10 @@ export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
  * autoCompaction compacts when the history reaches this many tokens, or `threshold` of the window if
  * that comes first: a smaller history costs less at every later call, and beyond this size a
- * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md).
+ * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md). It does not grow
+ * with the window, so with a large window the agent works from a smaller context than a trigger at
+ * 0.8 of the window would leave it (docs/evaluation.md, "Reply grounding"); a `trigger` of
+ * `{ fraction: 0.6 }` keeps more for more cost.
  */
 export const DEFAULT_AUTO_TRIGGER_TOKENS = 14_000;
 /**
