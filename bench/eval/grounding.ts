@@ -7,11 +7,14 @@
  * rewards a design that renders that index. Grounding asks a different question of the recording
  * itself: the agent went on to write this reply (a command naming a function it read, an edit
  * quoting a line it was shown); was what it reused still in front of it? A word counts when the
- * reply has it and some earlier message of the recording had it (so words the agent coins are left
- * out); it is grounded when a message of the model's input has it. Words are whole runs of letters,
- * digits and underscores of at least {@link GROUNDING_MIN_WORD} characters that do not start with a
- * digit, read from each message's content text and its tool calls' names and argument values (not
- * the argument names, which every call of a tool repeats), each distinct word once per reply.
+ * reply has it and some earlier message of the recording had it: the system prompt, the user's, a
+ * tool's, or the agent's own earlier replies (a word new in this reply is left out, and so is one
+ * that only a summary or a placeholder put in the context); it is grounded when a message of the
+ * model's input has it. Words are whole runs of ASCII letters, digits and underscores of at least
+ * {@link GROUNDING_MIN_WORD} characters that do not start with a digit, case-sensitive, read from
+ * each message's text (`messageText`: string content, text blocks, `tool_result` text) and its
+ * `tool_calls`' names and argument values (not the argument names, which every call of a tool
+ * repeats), each distinct word once per reply. The recorded traces hold string content only.
  *
  * No compaction grounds every reused word by construction. A lower figure means the agent's next
  * step used something its compacted context no longer had: it would have had to fetch it again or
@@ -61,14 +64,20 @@ export interface Grounding {
  * grounding.measure(recordedReply, modelInput); // { grounded: 12, reused: 14 }
  * grounding.show([recordedReply]);
  */
+/**
+ * The words of each message object, shared by every tracker: the recording's messages are the same
+ * objects for every system and window, so each is read once per run. A message's words depend on
+ * its content and tool calls only, which no system changes in place (a compaction makes new messages).
+ */
+const WORDS = new WeakMap<BaseMessage, ReadonlySet<string>>();
+
 export class GroundingTracker {
   readonly #seen = new Set<string>();
-  readonly #words = new WeakMap<BaseMessage, ReadonlySet<string>>();
 
   /** The words of a message ({@link groundingTextOf}), read once per message object. */
   wordsOf(message: BaseMessage): ReadonlySet<string> {
-    let words = this.#words.get(message);
-    if (words === undefined) this.#words.set(message, (words = groundingWords(groundingTextOf(message))));
+    let words = WORDS.get(message);
+    if (words === undefined) WORDS.set(message, (words = groundingWords(groundingTextOf(message))));
     return words;
   }
 
@@ -79,10 +88,14 @@ export class GroundingTracker {
 
   /** How many of `reply`'s words the stream had shown, and how many of those `input` holds. */
   measure(reply: BaseMessage, input: readonly BaseMessage[]): Grounding {
-    const reused = [...this.wordsOf(reply)].filter((word) => this.#seen.has(word));
-    if (reused.length === 0) return { grounded: 0, reused: 0 };
-    const inputWords = input.map((message) => this.wordsOf(message));
-    const grounded = reused.filter((word) => inputWords.some((words) => words.has(word))).length;
-    return { grounded, reused: reused.length };
+    const missing = new Set([...this.wordsOf(reply)].filter((word) => this.#seen.has(word)));
+    const reused = missing.size;
+    // One pass over the input, stopping once every reused word is found.
+    for (const message of input) {
+      if (missing.size === 0) break;
+      const words = this.wordsOf(message);
+      for (const word of missing) if (words.has(word)) missing.delete(word);
+    }
+    return { grounded: reused - missing.size, reused };
   }
 }

@@ -1,10 +1,10 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { BUNDLED_TRACES_PATH, loadTraceSessions, type TraceSession } from "../../examples/traces.js";
 import { GroundingTracker, groundingTextOf, groundingWords } from "../../bench/eval/grounding.js";
 import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
 import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
-import { ALL_SYSTEMS, noCompaction } from "../../bench/eval/systems.js";
+import { ALL_SYSTEMS, noCompaction, type EvalSystem } from "../../bench/eval/systems.js";
 import { createTokenCounter } from "../../src/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
@@ -79,7 +79,7 @@ describe("reply grounding in a replay", () => {
     });
   }
 
-  it("no compaction grounds every reused word; a system that compacts this session grounds fewer", async () => {
+  it("no compaction grounds every reused word; a system that compacts this session grounds fewer of the same words", async () => {
     const totals = async (spec: (typeof ALL_SYSTEMS)[number]) => {
       const run = await replayTrace(shortest, spec.create({ window, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window, tokenCounter });
       const { groundedWords, reusedWords } = totalsOf(run);
@@ -87,10 +87,36 @@ describe("reply grounding in a replay", () => {
     };
     const none = await totals(noCompaction);
     const auto = await totals(ALL_SYSTEMS.find((spec) => spec.name === "autoCompaction")!);
-    expect({ noneGroundsAll: none.groundedWords === none.reusedWords, sameReplies: auto.reusedWords === none.reusedWords, autoMisses: auto.groundedWords < auto.reusedWords }).toEqual({
-      noneGroundsAll: true,
-      sameReplies: true,
-      autoMisses: true,
-    });
+    expect(none.groundedWords).toBe(none.reusedWords);
+    expect(auto.reusedWords).toBe(none.reusedWords);
+    expect(auto.groundedWords).toBeLessThan(auto.reusedWords);
+  });
+
+  it("does not count a word that only the system put in the context (a summary's, a placeholder's) as reused", async () => {
+    const session: TraceSession = {
+      source: "test",
+      id: "test/injected",
+      messages: [
+        user("u1", "Please inspect config_loader"),
+        assistant("a1", "", [{ id: "c1", args: { command: "cat config_loader.py" } }]),
+        toolResult("t1", "c1", "def load_settings(): pass"),
+        assistant("a2", "Calling load_settings from config_loader, as zyxwvut_note says"),
+      ],
+    };
+    // Puts a message naming zyxwvut_note, a word the recording never showed, before every call.
+    const injecting: EvalSystem = {
+      name: "injecting",
+      step: async (history) => {
+        const input = [new HumanMessage({ id: "injected", content: "summary: zyxwvut_note" }), ...history];
+        return { persisted: history, input, compacted: false, originals: [] };
+      },
+      drainSummaryCalls: () => [],
+    };
+    const run = await replayTrace(session, injecting, { window, tokenCounter });
+    // Second reply: load_settings and config_loader are reused; Calling and zyxwvut_note were not in the recording before it.
+    expect(run.steps.map((step) => step.grounding)).toEqual([
+      { grounded: 1, reused: 1 },
+      { grounded: 2, reused: 2 },
+    ]);
   });
 });

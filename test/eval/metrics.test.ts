@@ -15,7 +15,7 @@ import {
 } from "../../bench/eval/metrics.js";
 import { PRICE_PRESETS } from "../../src/cost/prices.js";
 import { EMPTY_TOTALS, totalsOf, type StepRecord, type TraceReplay } from "../../bench/eval/replay.js";
-import { NEVER_COMPACTED, kindRetention, retentionBySourceTable, rowOf, traceSourceOf } from "../../bench/eval/report-tables.js";
+import { NEVER_COMPACTED, kindRetention, retentionBySourceTable, rowOf, traceSourceOf, windowTable } from "../../bench/eval/report-tables.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 describe("commonPrefixLength", () => {
@@ -242,6 +242,13 @@ describe("retention per kind and per trace source", () => {
       "tau-bench-airline",
       "plain",
     ]);
+  });
+
+  it("gives reply grounding its own column in the headline table, after retention per kind", () => {
+    const row = rowOf("s", "ours", { ...totals({ files: { present: 3, total: 4, afterCompaction: 2 } }, 1), groundedWords: 9, reusedWords: 12 }, DEFAULT_PRICES);
+    const [header, align, line] = windowTable([row]).split("\n").map((text) => text.split("|").slice(1, -1).map((cell) => cell.trim()));
+    const at = header!.indexOf("reply grounding");
+    expect([at, header![at - 1], align![at], line![at], line!.length]).toEqual([15, "retention files / ids / errors", "---:", "0.750", 17]);
   });
 
   it("tabulates retention and grounding per source, never compacted where a system did not compact that source", () => {
