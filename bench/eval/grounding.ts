@@ -54,6 +54,13 @@ export interface Grounding {
 }
 
 /**
+ * The words of each message object, shared by every tracker: the recording's messages are the same
+ * objects for every system and window, so each is read once per run. A message's words depend on
+ * its content and tool calls only, which no system changes in place (a compaction makes new messages).
+ */
+const WORDS = new WeakMap<BaseMessage, ReadonlySet<string>>();
+
+/**
  * Grounding over a replay: the recording's messages are shown as the original stream reaches them,
  * and each message object's words are read once (a message kept from call to call is not read
  * again).
@@ -64,13 +71,6 @@ export interface Grounding {
  * grounding.measure(recordedReply, modelInput); // { grounded: 12, reused: 14 }
  * grounding.show([recordedReply]);
  */
-/**
- * The words of each message object, shared by every tracker: the recording's messages are the same
- * objects for every system and window, so each is read once per run. A message's words depend on
- * its content and tool calls only, which no system changes in place (a compaction makes new messages).
- */
-const WORDS = new WeakMap<BaseMessage, ReadonlySet<string>>();
-
 export class GroundingTracker {
   readonly #seen = new Set<string>();
 
