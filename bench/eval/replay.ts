@@ -17,6 +17,7 @@ import {
   trackedArtifacts,
   type Retention,
 } from "./metrics.js";
+import { AnthropicAutomaticCache } from "./anthropic-cache.js";
 import { GroundingTracker, type Grounding } from "./grounding.js";
 import type { EvalSystem } from "./systems.js";
 import type { SummaryCall } from "./summary-model.js";
@@ -39,6 +40,11 @@ export interface StepRecord {
    * previous step's model input (what the provider has cached when the summary call is made).
    */
   readonly summaryCachedTokens: number;
+  /**
+   * Cached input tokens of this step (model call and summary calls) under Anthropic's automatic
+   * caching, one breakpoint at the end of each request (see anthropic-cache.ts).
+   */
+  readonly anthropicCachedTokens: number;
   readonly compacted: boolean;
   /** Time the system took before this call (compaction, summary calls, applying the update). */
   readonly compactionMs: number;
@@ -92,6 +98,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   const { tokenCounter } = options;
   const retention = new RetentionTracker();
   const grounding = new GroundingTracker();
+  const anthropic = new AnthropicAutomaticCache();
   const steps: StepRecord[] = [];
   let persisted: BaseMessage[] = [];
   let pending: BaseMessage[] = [];
@@ -119,12 +126,17 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const summaryCachedTokens = summaryCallsCachedTokens(summaryCalls, previousInput);
     const measurement = await tokenCounter.measure(result.input);
     const prefix = commonPrefixLength(previousInput, result.input);
+    let anthropicCachedTokens = 0;
+    for (const call of summaryCalls) anthropicCachedTokens += anthropic.read(call.messages, call.perMessage);
+    anthropicCachedTokens += anthropic.read(result.input, measurement.perMessage);
+    anthropic.write(result.input);
     steps.push({
       position,
       inputTokens: measurement.total,
       messages: result.input.length,
       cachedTokens: cachedPrefixTokens(measurement.perMessage, prefix) + summaryCachedTokens,
       summaryCachedTokens,
+      anthropicCachedTokens,
       compacted: result.compacted,
       compactionMs,
       retention: retention.measure(result.input),

@@ -33,9 +33,17 @@ export interface SystemRow {
   readonly pairingShare: number;
 }
 
-/** The cost of a row's tokens at `prices`: model and summary calls, cached input at the cached price. */
-export function rowCost(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "totals">, prices: Prices): number {
-  return costOf({ input: row.inputTokens, cached: row.totals.cachedTokens, output: row.outputTokens }, prices);
+/**
+ * How a price set reads a call's cached input: `"prefix"`, the longest run of leading messages shared
+ * with the previous call (a provider that caches every prefix); `"anthropic-automatic"`, what
+ * Anthropic's automatic caching reads (see anthropic-cache.ts).
+ */
+export type CacheReading = "prefix" | "anthropic-automatic";
+
+/** The cost of a row's tokens at `prices`: model and summary calls, cached input (read as `cache` says) at the cached price. */
+export function rowCost(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "totals">, prices: Prices, cache: CacheReading = "prefix"): number {
+  const cached = cache === "prefix" ? row.totals.cachedTokens : row.totals.anthropicCachedTokens;
+  return costOf({ input: row.inputTokens, cached, output: row.outputTokens }, prices);
 }
 
 /** The row of a system from its totals, its cost at `prices` (the reference prices). */
@@ -60,17 +68,26 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
 
 /** A set of prices the report costs every row with: the reference prices or a provider preset. */
 export interface PriceSet {
-  readonly id: "reference" | PricePresetId;
+  readonly id: "reference" | PricePresetId | typeof ANTHROPIC_AUTOMATIC;
   readonly label: string;
   readonly rates: PriceRates;
+  /** How cached input is read. @default "prefix" */
+  readonly cache?: CacheReading;
   /** Where a preset's prices come from, and when they were read. */
   readonly source?: string;
   readonly checked?: string;
   readonly note?: string;
 }
 
-/** The reference prices (the headline table's), then every preset of `PRICE_PRESETS` in its order. */
+/** The id of the price set with Anthropic's prices and its automatic caching. */
+export const ANTHROPIC_AUTOMATIC = "anthropic-claude-automatic";
+
+/**
+ * The reference prices (the headline table's), then every preset of `PRICE_PRESETS` in its order,
+ * then Anthropic's prices again with the cache read as its automatic caching reads it.
+ */
 export function priceSetsOf(reference: Prices): PriceSet[] {
+  const claude = PRICE_PRESETS["anthropic-claude"];
   return [
     { id: "reference", label: "reference", rates: reference },
     ...Object.values(PRICE_PRESETS).map((preset) => ({
@@ -81,6 +98,12 @@ export function priceSetsOf(reference: Prices): PriceSet[] {
       checked: preset.checked,
       ...(preset.note === undefined ? {} : { note: preset.note }),
     })),
+    {
+      id: ANTHROPIC_AUTOMATIC,
+      label: `${claude.label}, automatic caching`,
+      rates: { input: claude.input, cacheWrite: claude.cacheWrite, cachedInput: claude.cachedInput, output: claude.output },
+      cache: "anthropic-automatic",
+    },
   ];
 }
 
@@ -110,7 +133,7 @@ export interface PresetCosts {
 /** The cost of every row under every price set, with its multiples of no compaction and of the cheapest LangChain row. */
 export function presetCostsOf(rows: readonly SystemRow[], priceSets: readonly PriceSet[]): PresetCosts[] {
   return priceSets.map((priceSet) => {
-    const costs = rows.map((row) => rowCost(row, priceSet.rates));
+    const costs = rows.map((row) => rowCost(row, priceSet.rates, priceSet.cache));
     const baseline = rows.findIndex((row) => row.kind === "baseline");
     let cheapest: number | undefined;
     rows.forEach((row, index) => {

@@ -4,6 +4,7 @@
  * then the goal check, the probes and the input-tokens chart.
  */
 import type { Prices } from "./metrics.js";
+import { ANTHROPIC_LOOKBACK_BLOCKS } from "./anthropic-cache.js";
 import { fmtInt, markdownTable } from "./report-format.js";
 import { goalSection } from "./report-goals.js";
 import { presetCostTable, retentionBySourceTable, windowTable, type PresetCosts, type PriceSet, type SourceRows, type SystemRow } from "./report-tables.js";
@@ -108,6 +109,12 @@ export function renderMarkdown(report: EvalReport): string {
     ...report.priceSets
       .filter((set) => set.source !== undefined)
       .map((set) => `  - ${set.label}: cache write ${set.rates.cacheWrite}, cached input ${set.rates.cachedInput}, output ${set.rates.output} (input = 1); ${set.source}, checked ${set.checked}${set.note ? `; ${set.note}` : ""}`),
+    ...report.priceSets
+      .filter((set) => set.cache === "anthropic-automatic")
+      .map(
+        (set) =>
+          `  - ${set.label}: the same prices, the cache read as Anthropic's automatic caching reads it (one breakpoint at the end of each request, as \`ChatAnthropic\`'s \`cache_control\` call option sets it): a call (or a summary call) reads the longest earlier prompt that is a prefix of its own and ends within ${ANTHROPIC_LOOKBACK_BLOCKS} content blocks of its end (content blocks as \`ChatAnthropic\`'s converter sends them), else nothing. A change further back than that (a hidden result, a summary) writes the whole prompt again at the cache-write price, system prompt included; the prefix reading of the other price sets holds for Anthropic only with a breakpoint placed at every break.`,
+      ),
     "- Retention: at each call, of the file paths, identifiers and error lines the original stream has shown so far (the package's `extractArtifacts`, unbounded), the share present as substrings of the model's input (contents and tool-call arguments, summaries included), averaged over calls. Per-kind figures pool every call; a kind that no call after a compaction tracked reads n/a (never compacted), as it would be 1 by construction. The offline deterministic summarizer's artifact index uses the same extractor as this metric: symmetric for every summarizing system offline, but it favours a design that renders the index into the context. Retention is also given per trace source (session id prefix), since only the tau-bench traces have identifiers.",
     "- Reply grounding: at each call, the words of the recorded reply (runs of ASCII letters, digits and underscores of at least 5 characters, not starting with a digit, case-sensitive; from its text and its tool calls' names and argument values) that some earlier message of the recording had (system prompt, user, tools, the agent's own earlier replies; not a word only a summary or a placeholder brought), and the share of them some message of the model's input has, pooled over calls (no compaction: 1 by construction). It asks whether what the agent went on to reuse (a function it read, a line it quotes in an edit) was still in its context, whatever extractor built a receipt or a summary's index; lexical, so a summary that paraphrases scores lower than one that quotes.",
     "- Calls over the window: model calls whose input exceeds the window / summary calls whose prompt does. Compactions: steps at which the system changed the history (ClearToolUsesEdit (view): the request). Compaction ms: time spent before the model calls, summary calls included.",

@@ -17,6 +17,8 @@ export interface ReplayTotals {
   readonly cachedTokens: number;
   /** Of `cachedTokens`, the summary calls' part. */
   readonly summaryCachedTokens: number;
+  /** Cached input tokens under Anthropic's automatic caching (model and summary calls; see anthropic-cache.ts). */
+  readonly anthropicCachedTokens: number;
   readonly peakInputTokens: number;
   /** The largest summary prompt, in tokens. */
   readonly peakSummaryInputTokens: number;
@@ -62,6 +64,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let summaryOutputTokens = 0;
   let cachedTokens = 0;
   let summaryCachedTokens = 0;
+  let anthropicCachedTokens = 0;
   let peakInputTokens = 0;
   let peakSummaryInputTokens = 0;
   let callsOverWindow = 0;
@@ -78,6 +81,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     modelInputTokens += step.inputTokens;
     cachedTokens += step.cachedTokens;
     summaryCachedTokens += step.summaryCachedTokens;
+    anthropicCachedTokens += step.anthropicCachedTokens;
     peakInputTokens = Math.max(peakInputTokens, step.inputTokens);
     if (step.inputTokens > replay.window) callsOverWindow++;
     if (step.compacted) compactions++;
@@ -112,6 +116,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     agentOutputTokens: replay.agentOutputTokens,
     cachedTokens,
     summaryCachedTokens,
+    anthropicCachedTokens,
     peakInputTokens,
     peakSummaryInputTokens,
     callsOverWindow,
@@ -144,6 +149,7 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     agentOutputTokens: a.agentOutputTokens + b.agentOutputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
     summaryCachedTokens: a.summaryCachedTokens + b.summaryCachedTokens,
+    anthropicCachedTokens: a.anthropicCachedTokens + b.anthropicCachedTokens,
     peakInputTokens: Math.max(a.peakInputTokens, b.peakInputTokens),
     peakSummaryInputTokens: Math.max(a.peakSummaryInputTokens, b.peakSummaryInputTokens),
     callsOverWindow: a.callsOverWindow + b.callsOverWindow,
@@ -170,6 +176,7 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   agentOutputTokens: 0,
   cachedTokens: 0,
   summaryCachedTokens: 0,
+  anthropicCachedTokens: 0,
   peakInputTokens: 0,
   peakSummaryInputTokens: 0,
   callsOverWindow: 0,

@@ -129,6 +129,7 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     messages: 1,
     cachedTokens: 0,
     summaryCachedTokens: 0,
+    anthropicCachedTokens: 0,
     compacted: false,
     compactionMs: 0,
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
@@ -147,7 +148,7 @@ describe("totals and rows of a replay", () => {
     agentOutputTokens: 30,
     steps: [
       stepOf({ inputTokens: 400, cachedTokens: 0 }),
-      stepOf({ inputTokens: 1200, cachedTokens: 390, pairingValid: false }),
+      stepOf({ inputTokens: 1200, cachedTokens: 390, anthropicCachedTokens: 200, pairingValid: false }),
       stepOf({
         inputTokens: 300,
         cachedTokens: 0,
@@ -171,6 +172,7 @@ describe("totals and rows of a replay", () => {
       summaryOutputTokens: 20,
       agentOutputTokens: 30,
       cachedTokens: 390,
+      anthropicCachedTokens: 200,
       peakInputTokens: 1200,
       peakSummaryInputTokens: 1100,
       callsOverWindow: 1,

@@ -45,6 +45,16 @@ describe("presetCostsOf", () => {
     });
   });
 
+  it("costs the automatic-caching set with the cached tokens Anthropic's automatic caching reads, at Claude's prices", () => {
+    const sets = priceSetsOf(DEFAULT_PRICES).filter((set) => set.id === "anthropic-claude" || set.id === "anthropic-claude-automatic");
+    const totals = { ...EMPTY_TOTALS, traces: 1, modelCalls: 1, modelInputTokens: 1_000_000, cachedTokens: 800_000, anthropicCachedTokens: 500_000 };
+    const [prefix, automatic] = presetCostsOf([rowOf("autoCompaction", "ours", totals, DEFAULT_PRICES)], sets);
+    expect([prefix!.label, automatic!.label]).toEqual(["Anthropic Claude (Sonnet 4)", "Anthropic Claude (Sonnet 4), automatic caching"]);
+    // Uncached input at the cache-write price 1.25, cached at 0.1.
+    expect(prefix!.rows[0]!.cost).toBeCloseTo(200_000 * 1.25 + 800_000 * 0.1, 6);
+    expect(automatic!.rows[0]!.cost).toBeCloseTo(500_000 * 1.25 + 500_000 * 0.1, 6);
+  });
+
   it("tabulates three columns per price set, ours in bold", () => {
     const lines = presetCostTable(window.presetCosts).split("\n");
     expect([lines[0], lines[5]]).toEqual([

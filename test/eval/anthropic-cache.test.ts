@@ -1,0 +1,90 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
+import { ANTHROPIC_LOOKBACK_BLOCKS, AnthropicAutomaticCache, anthropicBlocks } from "../../bench/eval/anthropic-cache.js";
+import { replayTrace } from "../../bench/eval/replay.js";
+import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
+import { ALL_SYSTEMS, noCompaction } from "../../bench/eval/systems.js";
+import { createTokenCounter } from "../../src/index.js";
+import { convertForAnthropic } from "../support/wire/anthropic-converter.js";
+import { assistant, step, system, toolResult, user } from "../support/builders.js";
+
+const tokenCounter = createTokenCounter();
+const shortest = loadTraceSessions(BUNDLED_TRACES_PATH).reduce((best, session) => (session.messages.length < best.messages.length ? session : best));
+
+/** The content blocks of the request ChatAnthropic's own converter builds: system blocks, then every message's. */
+function wireBlocks(messages: readonly BaseMessage[]): number {
+  const payload = convertForAnthropic(messages);
+  const count = (content: unknown) => (typeof content === "string" ? (content === "" ? 0 : 1) : Array.isArray(content) ? content.length : 0);
+  return count(payload.system) + payload.messages.reduce((sum, message) => sum + count(message.content), 0);
+}
+
+describe("anthropicBlocks", () => {
+  it("counts a text as one block, each tool call as one, a content array by its elements, a tool result as one even when empty", () => {
+    const parallel = assistant("a1", "", [{ id: "c1" }, { id: "c2" }]);
+    const textAndCall = assistant("a2", "Reading", [{ id: "c3" }]);
+    const blocks = new HumanMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] });
+    const toolUse = new AIMessage({ content: [{ type: "text", text: "x" }, { type: "tool_use", id: "c4", name: "bash", input: {} }], tool_calls: [{ id: "c4", name: "bash", args: {}, type: "tool_call" }] });
+    const results = [new ToolMessage({ content: "out", tool_call_id: "c1" }), new ToolMessage({ content: "", tool_call_id: "c2" })];
+    expect([parallel, textAndCall, blocks, toolUse, ...results, user("u")].map(anthropicBlocks)).toEqual([2, 2, 2, 2, 1, 1, 1]);
+  });
+
+  it("gives the block count ChatAnthropic's own converter sends, for every prompt of a recorded session", () => {
+    const prompts = shortest.messages.flatMap((message, position) => (message.type === "ai" ? [shortest.messages.slice(0, position)] : []));
+    const ours = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + anthropicBlocks(message), 0);
+    expect(prompts.map(ours)).toEqual(prompts.map(wireBlocks));
+  });
+});
+
+describe("AnthropicAutomaticCache", () => {
+  const history = [system("s"), user("u"), ...Array.from({ length: 12 }, (_, index) => step(index + 1)).flat()];
+  const tokens = (messages: readonly BaseMessage[]) => messages.map((_, index) => 10 + index);
+  const sum = (messages: readonly BaseMessage[], length: number) => tokens(messages).slice(0, length).reduce((a, b) => a + b, 0);
+
+  it("reads the previous prompt whole while the history only grew", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 20));
+    expect(cache.read(history, tokens(history))).toBe(sum(history, 20));
+  });
+
+  it("reads nothing after a change further back than the lookback, though the prefix before it is unchanged", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 24));
+    // Hide the first tool result (position 3): 23 blocks before the end of this 26-message prompt.
+    const hidden = [...history.slice(0, 3), toolResult("t1", "c1", "[hidden]"), ...history.slice(4)];
+    expect(cache.read(hidden, tokens(hidden))).toBe(0);
+  });
+
+  it("reads an older prompt that is still a prefix and ends within the lookback", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 20));
+    cache.write(history.slice(0, 24));
+    // The newest result is rewritten: the prompt of 24 messages is no prefix, the one of 20 is, 6 blocks back.
+    const rewritten = [...history.slice(0, 23), toolResult("t11", "c11", "[hidden]"), ...history.slice(24)];
+    expect(cache.read(rewritten, tokens(rewritten))).toBe(sum(rewritten, 20));
+  });
+
+  it(`reads nothing when the prompt grew by more than ${ANTHROPIC_LOOKBACK_BLOCKS} blocks since the entry`, () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 4));
+    expect([history.length - 4 > ANTHROPIC_LOOKBACK_BLOCKS, cache.read(history, tokens(history))]).toEqual([true, 0]);
+  });
+});
+
+// A third of the session, as in replay.test.ts: every system with a trigger compacts.
+const window = Math.floor((await tokenCounter.countMessages(shortest.messages)) / 3);
+
+describe("automatic caching in a replay", () => {
+  it("no compaction: every call reads what the prefix model reads (each step adds a few blocks)", async () => {
+    const run = await replayTrace(shortest, noCompaction.create({ window, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window, tokenCounter });
+    expect(run.steps.map((step) => step.anthropicCachedTokens)).toEqual(run.steps.map((step) => step.cachedTokens));
+  });
+
+  for (const spec of ALL_SYSTEMS.filter((candidate) => candidate.kind !== "baseline")) {
+    it(`${spec.name}: never reads more than the prefix model, and reads less on some compacting call`, async () => {
+      const run = await replayTrace(shortest, spec.create({ window, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window, tokenCounter });
+      expect(run.steps.filter((step) => step.anthropicCachedTokens > step.cachedTokens)).toEqual([]);
+      expect(run.steps.some((step) => step.compacted && step.anthropicCachedTokens < step.cachedTokens)).toBe(true);
+    });
+  }
+});
