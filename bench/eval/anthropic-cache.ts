@@ -1,11 +1,15 @@
 /**
  * The cached input of a call as Anthropic's automatic caching gives it: one cache breakpoint on the
  * request's last block (`ChatAnthropic`'s `cache_control` call option, or a `cache_control` on the
- * last message, the usual setup), which writes the whole prompt to the cache; a later request reads
- * a cached prefix only where an earlier request ended, and only if that end is within
- * {@link ANTHROPIC_LOOKBACK_BLOCKS} content blocks of its own breakpoint
- * (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching: "automatic prefix
- * checking", about 20 blocks back).
+ * last message, the usual setup), which writes the whole prompt to the cache (writes happen only at
+ * the breakpoint, no entry for any earlier position); a later request reads a cached prefix only
+ * where an earlier request ended, and only if that end is among the
+ * {@link ANTHROPIC_LOOKBACK_BLOCKS} block positions its breakpoint checks, the breakpoint itself
+ * counted first (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching: the lookback
+ * "checks at most 20 positions per breakpoint"). A summary call reads the same way; the entry its
+ * own breakpoint writes is never a prefix of the agent's later calls, so it is not kept. The
+ * 1,024-token minimum below which nothing is cached and the 5-minute lifetime are left out, as in
+ * the prefix reading.
  *
  * So in an agent loop the previous call's prompt is read whole while the history only grew. A
  * change further back than that (a hidden tool result, a summary) leaves no readable entry: the
@@ -17,11 +21,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { cachedPrefixTokens, commonPrefixLength } from "./metrics.js";
 
-/** How far back from its breakpoint Anthropic looks for a cached prefix, in content blocks. */
+/** How many block positions Anthropic checks for a cached prefix, from its breakpoint back (the breakpoint counted first). */
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
-
-/** Earlier prompts of a replay kept as cache entries: more than any loop step reaches back within the lookback. */
-const ENTRIES_KEPT = 8;
 
 /**
  * The content blocks `ChatAnthropic` sends for a message: a tool result is one `tool_result` block
@@ -58,14 +59,15 @@ export class AnthropicAutomaticCache {
 
   /**
    * The tokens `messages` reads from the cache: those of the longest earlier prompt that is a prefix
-   * of it (same messages) and ends within {@link ANTHROPIC_LOOKBACK_BLOCKS} blocks of its end; 0
-   * when there is none.
+   * of it (same messages) and ends fewer than {@link ANTHROPIC_LOOKBACK_BLOCKS} blocks before its
+   * end; 0 when there is none. Every earlier prompt is kept: the block counts rule most of them out
+   * before any message is compared.
    */
   read(messages: readonly BaseMessage[], perMessage: readonly number[]): number {
     const blocks = blocksOf(messages);
     let best = 0;
     for (const entry of this.#entries) {
-      const within = blocks - entry.blocks <= ANTHROPIC_LOOKBACK_BLOCKS && entry.blocks <= blocks;
+      const within = entry.blocks <= blocks && blocks - entry.blocks < ANTHROPIC_LOOKBACK_BLOCKS;
       if (!within || entry.messages.length <= best || entry.messages.length > messages.length) continue;
       if (commonPrefixLength(entry.messages, messages) === entry.messages.length) best = entry.messages.length;
     }
@@ -74,8 +76,7 @@ export class AnthropicAutomaticCache {
 
   /** A call sent `messages` with its breakpoint at the end: an entry for the whole prompt. */
   write(messages: readonly BaseMessage[]): void {
-    this.#entries.unshift({ messages, blocks: blocksOf(messages) });
-    if (this.#entries.length > ENTRIES_KEPT) this.#entries.pop();
+    this.#entries.push({ messages, blocks: blocksOf(messages) });
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The goal check of the evaluation, at every window and under every price set (the reference prices
- * and each provider preset):
+ * The goal check of the evaluation, at every window and under every price set (the reference prices,
+ * each provider preset, and Claude's prices with Anthropic's automatic caching):
  * - the recommended default (`autoCompaction`, and variants of it): no model or summary call over
  *   the window, cost at most {@link RECOMMENDED_COST_FACTOR}× the cheapest LangChain row, retention
  *   at least {@link RECOMMENDED_RETENTION}, tool pairing valid at every call;
@@ -171,7 +171,7 @@ export function goalSection(windows: readonly GoalWindow[], priceSets: readonly 
   const matrix = goalMatrix(windows, targets);
   const langChain = windows[0]?.rows.filter((row) => row.kind === "peer").map((row) => row.system) ?? [];
   lines.push(
-    `Targets, at every window and under every price set (${priceSets.map((set) => set.label).join(", ")}):`,
+    `Targets, at every window and under every price set (${priceSets.map((set) => set.label).join("; ")}):`,
     "",
     `- ${targets.recommended} (the recommended default): no model or summary call over the window; cost at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row (${langChain.join(", ")}); artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call.`,
     `- ${targets.hiding}: cost below no compaction and not above ${targets.createAgent}.`,

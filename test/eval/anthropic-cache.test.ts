@@ -29,11 +29,21 @@ describe("anthropicBlocks", () => {
     expect([parallel, textAndCall, blocks, toolUse, ...results, user("u")].map(anthropicBlocks)).toEqual([2, 2, 2, 2, 1, 1, 1]);
   });
 
+  const ours = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + anthropicBlocks(message), 0);
+
   it("gives the block count ChatAnthropic's own converter sends, for every prompt of a recorded session", () => {
     const prompts = shortest.messages.flatMap((message, position) => (message.type === "ai" ? [shortest.messages.slice(0, position)] : []));
-    const ours = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + anthropicBlocks(message), 0);
     expect(prompts.map(ours)).toEqual(prompts.map(wireBlocks));
   });
+
+  for (const name of ["autoCompaction", "ClearToolUsesEdit (createAgent)", "stateSnapshotSummary"]) {
+    it(`gives the converter's block count for every input ${name} sends (hidden results, summaries)`, async () => {
+      const inputs: (readonly BaseMessage[])[] = [];
+      const spec = ALL_SYSTEMS.find((candidate) => candidate.name === name)!;
+      await replayTrace(shortest, spec.create({ window, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window, tokenCounter, onInput: (input) => inputs.push(input) });
+      expect(inputs.map(ours)).toEqual(inputs.map(wireBlocks));
+    });
+  }
 });
 
 describe("AnthropicAutomaticCache", () => {
@@ -47,8 +57,19 @@ describe("AnthropicAutomaticCache", () => {
     expect(cache.read(history, tokens(history))).toBe(sum(history, 20));
   });
 
-  it("reads nothing after a change further back than the lookback, though the prefix before it is unchanged", () => {
+  // Blocks: system and user 1 each, then per step the assistant's text and tool_use 2, its result 1.
+  it("reads an entry 19 block positions back, not one 20 back (the breakpoint counts as the first of 20)", () => {
+    const near = new AnthropicAutomaticCache();
+    near.write(history.slice(0, 13)); // 19 blocks; the whole history has 38
+    const far = new AnthropicAutomaticCache();
+    far.write(history.slice(0, 12)); // 17 blocks; the prompt of 25 messages has 37
+    const prompt = history.slice(0, 25);
+    expect([near.read(history, tokens(history)), far.read(prompt, tokens(prompt))]).toEqual([sum(history, 13), 0]);
+  });
+
+  it("reads nothing after a change further back than the lookback, though an entry before it is a prefix", () => {
     const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 3)); // a prefix of the hidden prompt below, 34 blocks back
     cache.write(history.slice(0, 24));
     // Hide the first tool result (position 3): 23 blocks before the end of this 26-message prompt.
     const hidden = [...history.slice(0, 3), toolResult("t1", "c1", "[hidden]"), ...history.slice(4)];
@@ -62,6 +83,13 @@ describe("AnthropicAutomaticCache", () => {
     // The newest result is rewritten: the prompt of 24 messages is no prefix, the one of 20 is, 6 blocks back.
     const rewritten = [...history.slice(0, 23), toolResult("t11", "c11", "[hidden]"), ...history.slice(24)];
     expect(cache.read(rewritten, tokens(rewritten))).toBe(sum(rewritten, 20));
+  });
+
+  it("keeps every entry: one written before a dozen others is still read", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 20));
+    for (let position = 2; position < 14; position++) cache.write([...history.slice(0, position), user(`other ${position}`)]);
+    expect(cache.read(history, tokens(history))).toBe(sum(history, 20));
   });
 
   it(`reads nothing when the prompt grew by more than ${ANTHROPIC_LOOKBACK_BLOCKS} blocks since the entry`, () => {
