@@ -23,7 +23,8 @@ export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save co
  * The default trigger of `toolResultHiding`, in tokens of the whole history: `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }`.
  * Chosen on recorded agent sessions (docs/evaluation.md): with `clearAtLeast` 2000 and 3 groups kept
  * it costs 0.86× no compaction at reference prices, where hiding at every run cost 1.07× (each new
- * group broke the cached prefix).
+ * group broke the cached prefix). Priced as Anthropic's automatic caching reads the cache (one
+ * breakpoint at the end of each request), each firing rewrites the whole prompt and it costs 1.12×.
  */
 export const DEFAULT_HIDING_TRIGGER_TOKENS = 10_000;
 
