@@ -80,8 +80,15 @@ export class AnthropicAutomaticCache {
   }
 }
 
+/** Blocks of each prompt array, so a call's prompt is counted once for its read and its write. */
+const PROMPT_BLOCKS = new WeakMap<readonly BaseMessage[], number>();
+
 function blocksOf(messages: readonly BaseMessage[]): number {
-  let blocks = 0;
-  for (const message of messages) blocks += anthropicBlocks(message);
+  let blocks = PROMPT_BLOCKS.get(messages);
+  if (blocks === undefined) {
+    blocks = 0;
+    for (const message of messages) blocks += anthropicBlocks(message);
+    PROMPT_BLOCKS.set(messages, blocks);
+  }
   return blocks;
 }
