@@ -73,6 +73,14 @@ export {
 } from "./strategies/tool-result-hiding.js";
 export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isLangChainCleared } from "./strategies/hiding-pass.js";
 export {
+  ANTHROPIC_MAX_BREAKPOINTS,
+  EPHEMERAL_CACHE_CONTROL,
+  anthropicCacheAnchors,
+  anthropicCacheAnchorsRunnable,
+  cacheAnchorPositions,
+  type CacheAnchorOptions,
+} from "./cache/cache-anchors.js";
+export {
   AssistantTextTrimming,
   DEFAULT_TRIM_KEEP_CHARS,
   assistantTextTrimming,

@@ -101,6 +101,12 @@ export interface CompactionMarker {
   readonly strategy: string;
   /** The tool result's content was replaced by a placeholder. */
   readonly hidden?: boolean;
+  /**
+   * For a hidden result: the id (`tool_call_id`, or a block's `tool_use_id`) of the oldest result
+   * hidden by the same run, so where that run's change to the history began can be read from the
+   * history alone (`cacheAnchorPositions` places a cache breakpoint just before it).
+   */
+  readonly batch?: string;
   /** The message's text was cut to fit a hard limit. */
   readonly truncated?: boolean;
   /** An assistant message's text was shortened (its tool calls kept). */

@@ -60,6 +60,7 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "chat-history", []],
       ["docs/reference.md", "token-counting", []],
       ["docs/strategies.md", "summaries", []],
+      ["docs/strategies.md", "cache-anchors", []],
       ["docs/strategies.md", "prompt-caching", []],
     ]);
     const outputs = readdirSync(join(root, "examples", "readme-output")).sort();

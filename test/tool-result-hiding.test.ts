@@ -55,7 +55,8 @@ describe("toolResultHiding", () => {
     const hidden = result.messages[3] as ToolMessage;
     expect({ id: hidden.id, tool_call_id: hidden.tool_call_id, name: hidden.name }).toEqual({ id: "t1", tool_call_id: "c1", name: "bash" });
     const originalTokens = await tokenCounter.countMessage(input[3]!);
-    expect(hidden.response_metadata["compaction"]).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens, artifacts: extractArtifacts([input[3]!]) });
+    // `batch`: the oldest result this run hid, here the only one.
+    expect(hidden.response_metadata["compaction"]).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens, artifacts: extractArtifacts([input[3]!]), batch: "c1" });
   });
 
   it("reports each hidden result as a before/after pair", async () => {
@@ -253,7 +254,8 @@ describe("toolResultHiding on tool_result blocks in human messages (Anthropic's 
       ["h3", input[7]!.content],
     ]);
     expect(result.replaced.map((entry) => entry.index)).toEqual([3, 5]);
-    expect(compactionMarkerOf(result.messages[3]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[3]!), artifacts: extractArtifacts([input[3]!]) });
+    expect(compactionMarkerOf(result.messages[3]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[3]!), artifacts: extractArtifacts([input[3]!]), batch: "toolu_1" });
+    expect(compactionMarkerOf(result.messages[5]!)?.batch).toBe("toolu_1");
     expect(validateToolPairing(result.messages)).toEqual([]);
     expect(input[3]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: out(1), is_error: true }, { type: "text", text: "keep going" }]);
   });

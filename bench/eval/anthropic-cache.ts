@@ -19,7 +19,7 @@
  * placed at the point of every break.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { cachedPrefixTokens, commonPrefixLength } from "./metrics.js";
+import { cachedPrefixTokens, messageFingerprint } from "./metrics.js";
 
 /** How many block positions Anthropic checks for a cached prefix, from its breakpoint back (the breakpoint counted first). */
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
@@ -40,55 +40,74 @@ export function anthropicBlocks(message: BaseMessage): number {
   return contentBlocks + (hasToolUse ? 0 : calls);
 }
 
-/** One earlier prompt, as a cache entry. */
+/** One earlier prompt's prefix up to a breakpoint, as a cache entry. */
 interface Entry {
   readonly messages: readonly BaseMessage[];
+  /** How many leading messages of `messages` the entry holds. */
+  readonly length: number;
   readonly blocks: number;
 }
 
 /**
- * The prompts a replay has sent, and what each new one reads from them under automatic caching.
+ * The prompts a replay has sent, and what each new one reads from them under automatic caching,
+ * with more breakpoints where a request has them (cache anchors, `src/cache/cache-anchors.ts`).
  *
  * @example
  * const cache = new AnthropicAutomaticCache();
- * const read = cache.read(input, perMessageTokens); // tokens read from the cache
- * cache.write(input);                                // the call's breakpoint writes its prompt
+ * const read = cache.read(input, perMessage);      // tokens read from the cache
+ * cache.write(input);                               // the call's breakpoint writes its prompt
+ * const anchored = cache.read(input, perMessage, [58, input.length]); // breakpoints after messages 57 and the last
  */
 export class AnthropicAutomaticCache {
   readonly #entries: Entry[] = [];
 
   /**
-   * The tokens `messages` reads from the cache: those of the longest earlier prompt that is a prefix
-   * of it (same messages) and ends fewer than {@link ANTHROPIC_LOOKBACK_BLOCKS} blocks before its
-   * end; 0 when there is none. Every earlier prompt is kept: the block counts rule most of them out
-   * before any message is compared.
+   * The tokens `messages` reads from the cache with breakpoints after the first `p` messages for each
+   * `p` of `breakpoints` (default: the end only). Each breakpoint reads the longest earlier entry
+   * that is a prefix of the messages before it (same messages) and ends fewer than
+   * {@link ANTHROPIC_LOOKBACK_BLOCKS} blocks before it; the call reads the longest any breakpoint
+   * reads, 0 when none does. Every entry is kept: the block counts rule most of them out before any
+   * message is compared.
    */
-  read(messages: readonly BaseMessage[], perMessage: readonly number[]): number {
-    const blocks = blocksOf(messages);
+  read(messages: readonly BaseMessage[], perMessage: readonly number[], breakpoints: readonly number[] = [messages.length]): number {
+    const cumulative = blocksOf(messages);
     let best = 0;
-    for (const entry of this.#entries) {
-      const within = entry.blocks <= blocks && blocks - entry.blocks < ANTHROPIC_LOOKBACK_BLOCKS;
-      if (!within || entry.messages.length <= best || entry.messages.length > messages.length) continue;
-      if (commonPrefixLength(entry.messages, messages) === entry.messages.length) best = entry.messages.length;
+    for (const end of breakpoints) {
+      const blocks = cumulative[end]!;
+      for (const entry of this.#entries) {
+        const within = entry.blocks <= blocks && blocks - entry.blocks < ANTHROPIC_LOOKBACK_BLOCKS;
+        if (!within || entry.length <= best || entry.length > end) continue;
+        if (samePrefix(entry.messages, messages, entry.length)) best = entry.length;
+      }
     }
     return best === 0 ? 0 : cachedPrefixTokens(perMessage, best);
   }
 
-  /** A call sent `messages` with its breakpoint at the end: an entry for the whole prompt. */
-  write(messages: readonly BaseMessage[]): void {
-    this.#entries.push({ messages, blocks: blocksOf(messages) });
+  /** A call sent `messages` with breakpoints after the first `p` messages for each `p` of `breakpoints` (default: the end only): an entry for each. */
+  write(messages: readonly BaseMessage[], breakpoints: readonly number[] = [messages.length]): void {
+    const cumulative = blocksOf(messages);
+    for (const end of breakpoints) this.#entries.push({ messages, length: end, blocks: cumulative[end]! });
   }
 }
 
-/** Blocks of each prompt array, so a call's prompt is counted once for its read and its write. */
-const PROMPT_BLOCKS = new WeakMap<readonly BaseMessage[], number>();
-
-function blocksOf(messages: readonly BaseMessage[]): number {
-  let blocks = PROMPT_BLOCKS.get(messages);
-  if (blocks === undefined) {
-    blocks = 0;
-    for (const message of messages) blocks += anthropicBlocks(message);
-    PROMPT_BLOCKS.set(messages, blocks);
+/** Whether the first `length` messages of `a` and `b` are the same messages. */
+function samePrefix(a: readonly BaseMessage[], b: readonly BaseMessage[], length: number): boolean {
+  if (a === b) return true;
+  for (let position = 0; position < length; position++) {
+    if (a[position] !== b[position] && messageFingerprint(a[position]!) !== messageFingerprint(b[position]!)) return false;
   }
-  return blocks;
+  return true;
+}
+
+/** Per prompt array, the blocks of its first `p` messages at `[p]`: counted once per prompt for its reads and writes. */
+const PROMPT_BLOCKS = new WeakMap<readonly BaseMessage[], number[]>();
+
+function blocksOf(messages: readonly BaseMessage[]): number[] {
+  let cumulative = PROMPT_BLOCKS.get(messages);
+  if (cumulative === undefined) {
+    cumulative = [0];
+    for (const message of messages) cumulative.push(cumulative.at(-1)! + anthropicBlocks(message));
+    PROMPT_BLOCKS.set(messages, cumulative);
+  }
+  return cumulative;
 }

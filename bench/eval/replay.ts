@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { performance } from "node:perf_hooks";
-import { extractArtifacts, type ArtifactIndex, type TokenCounter } from "../../src/index.js";
+import { cacheAnchorPositions, extractArtifacts, type ArtifactIndex, type TokenCounter } from "../../src/index.js";
 import type { TraceSession } from "../../examples/traces.js";
 import {
   RetentionTracker,
@@ -45,6 +45,11 @@ export interface StepRecord {
    * caching, one breakpoint at the end of each request (see anthropic-cache.ts).
    */
   readonly anthropicCachedTokens: number;
+  /**
+   * The same with the package's cache anchors on the model call (`cacheAnchorPositions`): the
+   * request's breakpoints are those anchors and its end.
+   */
+  readonly anchoredCachedTokens: number;
   readonly compacted: boolean;
   /** Time the system took before this call (compaction, summary calls, applying the update). */
   readonly compactionMs: number;
@@ -99,6 +104,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   const retention = new RetentionTracker();
   const grounding = new GroundingTracker();
   const anthropic = new AnthropicAutomaticCache();
+  const anchored = new AnthropicAutomaticCache();
   const steps: StepRecord[] = [];
   let persisted: BaseMessage[] = [];
   let pending: BaseMessage[] = [];
@@ -130,6 +136,11 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     for (const call of summaryCalls) anthropicCachedTokens += anthropic.read(call.messages, call.perMessage);
     anthropicCachedTokens += anthropic.read(result.input, measurement.perMessage);
     anthropic.write(result.input);
+    let anchoredCachedTokens = 0;
+    for (const call of summaryCalls) anchoredCachedTokens += anchored.read(call.messages, call.perMessage);
+    const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
+    anchoredCachedTokens += anchored.read(result.input, measurement.perMessage, breakpoints);
+    anchored.write(result.input, breakpoints);
     steps.push({
       position,
       inputTokens: measurement.total,
@@ -137,6 +148,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       cachedTokens: cachedPrefixTokens(measurement.perMessage, prefix) + summaryCachedTokens,
       summaryCachedTokens,
       anthropicCachedTokens,
+      anchoredCachedTokens,
       compacted: result.compacted,
       compactionMs,
       retention: retention.measure(result.input),

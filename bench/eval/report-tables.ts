@@ -36,13 +36,20 @@ export interface SystemRow {
 /**
  * How a price set reads a call's cached input: `"prefix"`, the longest run of leading messages shared
  * with the previous call (a provider that caches every prefix); `"anthropic-automatic"`, what
- * Anthropic's automatic caching reads (see anthropic-cache.ts).
+ * Anthropic's automatic caching reads (see anthropic-cache.ts); `"anthropic-anchored"`, the same
+ * with the package's cache anchors on every model call (`anthropicCacheAnchors`).
  */
-export type CacheReading = "prefix" | "anthropic-automatic";
+export type CacheReading = "prefix" | "anthropic-automatic" | "anthropic-anchored";
+
+const CACHED_BY_READING: Record<CacheReading, (totals: ReplayTotals) => number> = {
+  prefix: (totals) => totals.cachedTokens,
+  "anthropic-automatic": (totals) => totals.anthropicCachedTokens,
+  "anthropic-anchored": (totals) => totals.anchoredCachedTokens,
+};
 
 /** The cost of a row's tokens at `prices`: model and summary calls, cached input (read as `cache` says) at the cached price. */
 export function rowCost(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "totals">, prices: Prices, cache: CacheReading = "prefix"): number {
-  const cached = cache === "prefix" ? row.totals.cachedTokens : row.totals.anthropicCachedTokens;
+  const cached = CACHED_BY_READING[cache](row.totals);
   return costOf({ input: row.inputTokens, cached, output: row.outputTokens }, prices);
 }
 
@@ -68,7 +75,7 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
 
 /** A set of prices the report costs every row with: the reference prices or a provider preset. */
 export interface PriceSet {
-  readonly id: "reference" | PricePresetId | typeof ANTHROPIC_AUTOMATIC;
+  readonly id: "reference" | PricePresetId | typeof ANTHROPIC_AUTOMATIC | typeof ANTHROPIC_ANCHORED;
   readonly label: string;
   readonly rates: PriceRates;
   /** How cached input is read. @default "prefix" */
@@ -82,9 +89,13 @@ export interface PriceSet {
 /** The id of the price set with Anthropic's prices and its automatic caching. */
 export const ANTHROPIC_AUTOMATIC = "anthropic-claude-automatic";
 
+/** The id of the price set with Anthropic's prices, its automatic caching and the package's cache anchors on every call. */
+export const ANTHROPIC_ANCHORED = "anthropic-claude-anchored";
+
 /**
  * The reference prices (the headline table's), then every preset of `PRICE_PRESETS` in its order,
- * then Anthropic's prices again with the cache read as its automatic caching reads it.
+ * then Anthropic's prices again with the cache read as its automatic caching reads it, and once more
+ * with the package's cache anchors on every model call.
  */
 export function priceSetsOf(reference: Prices): PriceSet[] {
   const claude = PRICE_PRESETS["anthropic-claude"];
@@ -103,6 +114,12 @@ export function priceSetsOf(reference: Prices): PriceSet[] {
       label: `${claude.label}, automatic caching`,
       rates: { input: claude.input, cacheWrite: claude.cacheWrite, cachedInput: claude.cachedInput, output: claude.output },
       cache: "anthropic-automatic",
+    },
+    {
+      id: ANTHROPIC_ANCHORED,
+      label: `${claude.label}, automatic caching + cache anchors`,
+      rates: { input: claude.input, cacheWrite: claude.cacheWrite, cachedInput: claude.cachedInput, output: claude.output },
+      cache: "anthropic-anchored",
     },
   ];
 }

@@ -19,6 +19,8 @@ export interface ReplayTotals {
   readonly summaryCachedTokens: number;
   /** Cached input tokens under Anthropic's automatic caching (model and summary calls; see anthropic-cache.ts). */
   readonly anthropicCachedTokens: number;
+  /** Of the input, cached under Anthropic's automatic caching with the package's cache anchors (see replay.ts). */
+  readonly anchoredCachedTokens: number;
   readonly peakInputTokens: number;
   /** The largest summary prompt, in tokens. */
   readonly peakSummaryInputTokens: number;
@@ -65,6 +67,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let cachedTokens = 0;
   let summaryCachedTokens = 0;
   let anthropicCachedTokens = 0;
+  let anchoredCachedTokens = 0;
   let peakInputTokens = 0;
   let peakSummaryInputTokens = 0;
   let callsOverWindow = 0;
@@ -82,6 +85,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     cachedTokens += step.cachedTokens;
     summaryCachedTokens += step.summaryCachedTokens;
     anthropicCachedTokens += step.anthropicCachedTokens;
+    anchoredCachedTokens += step.anchoredCachedTokens;
     peakInputTokens = Math.max(peakInputTokens, step.inputTokens);
     if (step.inputTokens > replay.window) callsOverWindow++;
     if (step.compacted) compactions++;
@@ -117,6 +121,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     cachedTokens,
     summaryCachedTokens,
     anthropicCachedTokens,
+    anchoredCachedTokens,
     peakInputTokens,
     peakSummaryInputTokens,
     callsOverWindow,
@@ -150,6 +155,7 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     cachedTokens: a.cachedTokens + b.cachedTokens,
     summaryCachedTokens: a.summaryCachedTokens + b.summaryCachedTokens,
     anthropicCachedTokens: a.anthropicCachedTokens + b.anthropicCachedTokens,
+    anchoredCachedTokens: a.anchoredCachedTokens + b.anchoredCachedTokens,
     peakInputTokens: Math.max(a.peakInputTokens, b.peakInputTokens),
     peakSummaryInputTokens: Math.max(a.peakSummaryInputTokens, b.peakSummaryInputTokens),
     callsOverWindow: a.callsOverWindow + b.callsOverWindow,
@@ -177,6 +183,7 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   cachedTokens: 0,
   summaryCachedTokens: 0,
   anthropicCachedTokens: 0,
+  anchoredCachedTokens: 0,
   peakInputTokens: 0,
   peakSummaryInputTokens: 0,
   callsOverWindow: 0,

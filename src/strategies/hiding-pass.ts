@@ -79,6 +79,8 @@ export class HidingPass {
   /** Per assistant index: the tokens its inputs hiding freed so far (replaced when it is redone). */
   readonly #inputSavings = new Map<number, number>();
   readonly #calls = new Map<number, Map<string | undefined, AssistantCall>>();
+  /** The oldest result this run hid: its index and id (see {@link stampBatch}). */
+  #first: { readonly index: number; readonly id: string } | undefined;
 
   constructor(
     private readonly settings: HidingSettings,
@@ -131,6 +133,7 @@ export class HidingPass {
       if (hidden?.after !== undefined) {
         this.saved += hidden.saved;
         this.replacements.set(resultIndex, hidden.after);
+        this.#noteFirst(resultIndex, hidden.callIds[0] ?? "");
       }
       return;
     }
@@ -156,6 +159,31 @@ export class HidingPass {
     this.#noteHidden(assistantIndex, [result.tool_call_id]);
     this.saved += before - afterTokens;
     this.replacements.set(resultIndex, after);
+    this.#noteFirst(resultIndex, result.tool_call_id);
+  }
+
+  #noteFirst(index: number, id: string): void {
+    if (this.#first === undefined || index < this.#first.index) this.#first = { index, id };
+  }
+
+  /**
+   * Record in each hidden copy's marker (`batch`) the id of the oldest result this run hid, where
+   * the run's change to the history begins (with `hideToolInputs`, at that result's assistant
+   * message). Called once the run's replacements are final; a copy already stamped so is kept.
+   */
+  stampBatch(): void {
+    const first = this.#first;
+    if (first === undefined) return;
+    for (const [index, after] of this.replacements) {
+      const marker = compactionMarkerOf(after);
+      if (!marker?.hidden || marker.batch === first.id) continue;
+      const stamped = cloneMessage(after, { response_metadata: { ...after.response_metadata, [COMPACTION_METADATA_KEY]: { ...marker, batch: first.id } } });
+      this.replacements.set(index, stamped);
+      // A later run of the same batch takes the stamped copy as it is.
+      const original = this.messages[index]!;
+      const made = this.settings.hiddenCopies.get(original);
+      if (made?.after === after) this.settings.hiddenCopies.set(original, { ...made, after: stamped });
+    }
   }
 
   /** The result's hidden copy: the placeholder and its receipt, the marker recording what was hidden. */

@@ -97,7 +97,7 @@ describe("ClearToolUsesEdit's markers and history", () => {
     const result = ours[2] as ToolMessage;
     expect([result.id, result.name, result.tool_call_id, result.content]).toEqual(["t1", "search", "call_1", "[cleared]"]);
     expect(result.response_metadata["context_editing"]).toEqual({ cleared: true, strategy: "clear_tool_uses" });
-    expect(compactionMarkerOf(result)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: countTokensApproximately([history[2]!]) });
+    expect(compactionMarkerOf(result)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: countTokensApproximately([history[2]!]), batch: "call_1" });
     const call = ours[1] as AIMessage;
     expect(call.response_metadata["context_editing"]).toEqual({ cleared_tool_inputs: ["call_1"] });
     expect(compactionMarkerOf(call)?.hiddenToolInputs).toEqual(["call_1"]);

@@ -92,6 +92,20 @@ describe("AnthropicAutomaticCache", () => {
     expect(cache.read(history, tokens(history))).toBe(sum(history, 20));
   });
 
+  it("reads the entry of an earlier request's breakpoint where this request has a breakpoint too, however far back from its end", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 24), [3, 24]); // an anchor after message 3, and the end
+    const hidden = [...history.slice(0, 3), toolResult("t1", "c1", "[hidden]"), ...history.slice(4)];
+    // Without a breakpoint at 3 the entry is 34 blocks back from the end: out of reach.
+    expect([cache.read(hidden, tokens(hidden), [3, hidden.length]), cache.read(hidden, tokens(hidden)), cache.read(hidden, tokens(hidden), [4, hidden.length])]).toEqual([sum(hidden, 3), 0, sum(hidden, 3)]);
+  });
+
+  it("gives a call the longest read of any of its breakpoints", () => {
+    const cache = new AnthropicAutomaticCache();
+    cache.write(history.slice(0, 9), [3, 9]);
+    expect(cache.read(history.slice(0, 12), tokens(history), [3, 9, 12])).toBe(sum(history, 9));
+  });
+
   it(`reads nothing when the prompt grew by more than ${ANTHROPIC_LOOKBACK_BLOCKS} blocks since the entry`, () => {
     const cache = new AnthropicAutomaticCache();
     cache.write(history.slice(0, 4));
@@ -115,4 +129,28 @@ describe("automatic caching in a replay", () => {
       expect(run.steps.some((step) => step.compacted && step.anthropicCachedTokens < step.cachedTokens)).toBe(true);
     });
   }
+});
+
+describe("automatic caching with the package's cache anchors in a replay", () => {
+  for (const spec of ALL_SYSTEMS) {
+    it(`${spec.name}: reads at least what automatic caching alone reads, and never more than the prefix model`, async () => {
+      const run = await replayTrace(shortest, spec.create({ window, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window, tokenCounter });
+      expect(run.steps.filter((step) => step.anchoredCachedTokens < step.anthropicCachedTokens || step.anchoredCachedTokens > step.cachedTokens)).toEqual([]);
+    });
+  }
+
+  it("toolResultHiding: at each firing, where automatic caching alone reads nothing, the anchors read the prefix before the change", async () => {
+    const coding = loadTraceSessions(BUNDLED_TRACES_PATH).find((session) => session.id.startsWith("mini-swe-agent/"))!;
+    const spec = ALL_SYSTEMS.find((candidate) => candidate.name === "toolResultHiding")!;
+    const run = await replayTrace(coding, spec.create({ window: 16_000, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window: 16_000, tokenCounter });
+    const firings = run.steps.filter((step) => step.compacted);
+    // The anchors read up to where the requests before the run put their next anchor. Short results
+    // the run left as they were (not worth hiding) can lie between that anchor and the run's oldest
+    // hidden result; the prefix model reads them too, hence "at least 0.9".
+    expect({
+      firings: firings.length,
+      automatic: firings.map((step) => step.anthropicCachedTokens),
+      anchored: firings.map((step) => step.anchoredCachedTokens >= 0.9 * step.cachedTokens && step.anchoredCachedTokens > 0),
+    }).toEqual({ firings: 4, automatic: [0, 0, 0, 0], anchored: [true, true, true, true] });
+  });
 });

@@ -130,6 +130,7 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     cachedTokens: 0,
     summaryCachedTokens: 0,
     anthropicCachedTokens: 0,
+    anchoredCachedTokens: 0,
     compacted: false,
     compactionMs: 0,
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },

@@ -202,7 +202,7 @@ describe("toolResultHiding's receipts", () => {
     // The marker is all that is added besides the content, and a provider never sees it: it keeps the
     // original's artifact index for a later summary.
     const marker = compactionMarkerOf(result.messages[2]!);
-    expect(marker).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!), artifacts: extractArtifacts([input[2]!]) });
+    expect(marker).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!), artifacts: extractArtifacts([input[2]!]), batch: "c1" });
     expect(marker?.artifacts?.errors).toEqual(["Traceback (most recent call last):", "TypeError: x"]);
   });
 
@@ -217,7 +217,7 @@ describe("toolResultHiding's receipts", () => {
       P,
     ]);
     // Without receipts the original is not read again: the marker keeps no artifact index.
-    expect(compactionMarkerOf(off.messages[2]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!) });
+    expect(compactionMarkerOf(off.messages[2]!)).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens: await tokenCounter.countMessage(input[2]!), batch: "c1" });
   });
 
   it("keep the call's files in the marker when hideToolInputs empties the call's arguments", async () => {

@@ -8,36 +8,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, ty
 import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_OPENAI_MODEL, convertForAnthropic, openaiWire } from "../support/wire/index.js";
-
-/** A `fetch` that records each request's JSON body and answers with `reply`. */
-function capturingFetch(reply: unknown): { fetch: typeof fetch; bodies: unknown[] } {
-  const bodies: unknown[] = [];
-  const fake = async (_input: unknown, init?: { body?: unknown }) => {
-    bodies.push(JSON.parse(String(init?.body)));
-    return new Response(JSON.stringify(reply), { status: 200, headers: { "content-type": "application/json" } });
-  };
-  return { fetch: fake as unknown as typeof fetch, bodies };
-}
-
-const OPENAI_REPLY = {
-  id: "chatcmpl-1",
-  object: "chat.completion",
-  created: 0,
-  model: DEFAULT_OPENAI_MODEL,
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", logprobs: null }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-};
-
-const ANTHROPIC_REPLY = {
-  id: "msg_1",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-5",
-  content: [{ type: "text", text: "ok" }],
-  stop_reason: "end_turn",
-  stop_sequence: null,
-  usage: { input_tokens: 1, output_tokens: 1 },
-};
+import { ANTHROPIC_REPLY, OPENAI_REPLY, capturingFetch } from "../support/recording-models.js";
 
 const call = (id: string, args: Record<string, unknown>) => ({ id, name: "bash", args, type: "tool_call" as const });
 

@@ -1,0 +1,58 @@
+import { createMiddleware } from "langchain";
+import { z } from "zod/v4";
+import { anthropicCacheAnchors } from "../cache/cache-anchors.js";
+import { parseOptions } from "../options.js";
+
+/** Options of {@link anthropicCacheAnchorsMiddleware}. */
+export interface CacheAnchorsMiddlewareOptions {
+  /**
+   * Whether the request also carries automatic caching's breakpoint (LangChain's
+   * `anthropicPromptCachingMiddleware`, or `cache_control` in the model's call options): it takes one
+   * of the request's 4 breakpoints. @default true
+   */
+  automaticCaching?: boolean;
+  /** The middleware's name (unique among an agent's middleware). @default "CacheAnchorsMiddleware" */
+  name?: string;
+}
+
+const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), name: z.string().min(1).optional() }).strict();
+
+/** Whether the request goes to Anthropic: `ChatAnthropic`, or `initChatModel`'s model with the anthropic provider. */
+function isAnthropic(model: unknown): boolean {
+  const named = model as { getName?: () => string; _defaultConfig?: { modelProvider?: string } } | undefined;
+  const name = named?.getName?.();
+  return name === "ChatAnthropic" || (name === "ConfigurableModel" && named?._defaultConfig?.modelProvider === "anthropic");
+}
+
+/**
+ * `createAgent` middleware that adds cache anchors (`anthropicCacheAnchors`) to each request sent to
+ * an Anthropic model, so a request after older tool results were hidden (by this package's
+ * `toolResultHiding` or `autoCompaction`, or by LangChain's `ClearToolUsesEdit`) reads the cached
+ * prompt up to where the change began instead of writing the whole prompt again. It edits the
+ * request only: the agent's state keeps no `cache_control`. Requests to other models pass through
+ * unchanged. Put it after the middleware that compacts, next to LangChain's
+ * `anthropicPromptCachingMiddleware` (the breakpoint at the end of each request).
+ *
+ * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
+ *
+ * @example
+ * import { anthropicPromptCachingMiddleware, createAgent } from "langchain";
+ * import { anthropicCacheAnchorsMiddleware, compactionMiddleware } from "langchain-compaction/middleware";
+ *
+ * const agent = createAgent({
+ *   model: "anthropic:claude-sonnet-4-5",
+ *   tools,
+ *   middleware: [compactionMiddleware(toolResultHiding()), anthropicPromptCachingMiddleware(), anthropicCacheAnchorsMiddleware()],
+ * });
+ * @throws {InvalidOptionError} for an invalid option.
+ */
+export function anthropicCacheAnchorsMiddleware(options: CacheAnchorsMiddlewareOptions = {}) {
+  const { name, automaticCaching } = parseOptions("anthropicCacheAnchorsMiddleware", optionsSchema, options);
+  return createMiddleware({
+    name: name ?? "CacheAnchorsMiddleware",
+    wrapModelCall: (request, handler) => {
+      if (!isAnthropic(request.model)) return handler(request);
+      return handler({ ...request, messages: anthropicCacheAnchors(request.messages, automaticCaching === undefined ? {} : { automaticCaching }) });
+    },
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * `anthropicCacheAnchorsMiddleware` in a real `createAgent`, after `compactionMiddleware` and beside
+ * LangChain's `anthropicPromptCachingMiddleware`: the request a real `ChatAnthropic` sends carries
+ * the anchors, the agent's state does not, and a request to another provider is left alone.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { anthropicPromptCachingMiddleware, createAgent } from "langchain";
+import { describe, expect, it } from "vitest";
+import { InvalidOptionError, compactionMarkerOf, createTokenCounter, toolResultHiding } from "../../src/index.js";
+import { anthropicCacheAnchorsMiddleware, compactionMiddleware } from "../../src/middleware/index.js";
+import { caught } from "../support/errors.js";
+import { EVERY_RUN } from "../support/hiding.js";
+import { step, user } from "../support/builders.js";
+import { bodyBreakpoints, recordingAnthropic, recordingOpenAI } from "../support/recording-models.js";
+
+const tokenCounter = createTokenCounter();
+const history = (): BaseMessage[] => [user("u"), ...[1, 2, 3, 4].flatMap((n) => step(n))];
+const hiding = () => compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }));
+
+describe("anthropicCacheAnchorsMiddleware", () => {
+  it("anchors the request ChatAnthropic sends after the hiding, and leaves the agent's state without cache_control", async () => {
+    const { model, bodies } = recordingAnthropic();
+    const agent = createAgent({ model, tools: [], middleware: [hiding(), anthropicPromptCachingMiddleware(), anthropicCacheAnchorsMiddleware()] });
+    const state = await agent.invoke({ messages: history() });
+    // Wire messages: u, a1, t1, ..., a4, t4: the anchors are on a1 (the run's oldest hidden result) and a4 (the first result after).
+    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "7/1"]);
+    expect(state.messages.map((message) => compactionMarkerOf(message)?.batch ?? null).slice(0, 9)).toEqual([null, null, "c1", null, "c1", null, "c1", null, null]);
+    expect(JSON.stringify(state.messages)).not.toContain("cache_control");
+  });
+
+  it("leaves a request to another provider as it is", async () => {
+    const sent = async (middleware: ReturnType<typeof anthropicCacheAnchorsMiddleware>[]) => {
+      const { model, bodies } = recordingOpenAI();
+      await createAgent({ model, tools: [], middleware: [hiding(), ...middleware] }).invoke({ messages: history() });
+      return bodies[0];
+    };
+    expect(await sent([anthropicCacheAnchorsMiddleware()])).toEqual(await sent([]));
+  });
+
+  it("rejects an unknown option with a typed error", async () => {
+    expect(await caught(() => anthropicCacheAnchorsMiddleware({ automatic: true } as never))).toBeInstanceOf(InvalidOptionError);
+  });
+});

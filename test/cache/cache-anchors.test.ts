@@ -1,0 +1,153 @@
+/**
+ * Cache anchors: where they go (from the history alone), what `ChatAnthropic`'s own converter sends
+ * for an anchored history (the same blocks, `cache_control` on the anchored ones), and what a real
+ * `ChatAnthropic` puts in its request body.
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import {
+  anthropicCacheAnchors,
+  anthropicCacheAnchorsRunnable,
+  cacheAnchorPositions,
+  compactionMarkerOf,
+  createTokenCounter,
+  toolResultHiding,
+} from "../../src/index.js";
+import { convertForAnthropic } from "../support/wire/anthropic-converter.js";
+import { anthropicRejections, anthropicWire } from "../messages/wire.js";
+import { EVERY_RUN } from "../support/hiding.js";
+import { assistant, step, system, toolResult, user } from "../support/builders.js";
+import { bodyBreakpoints, recordingAnthropic } from "../support/recording-models.js";
+
+const tokenCounter = createTokenCounter();
+const steps = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, offset) => step(from + offset)).flat();
+const hide = (messages: BaseMessage[], keepRecentGroups = 1, extra: Parameters<typeof toolResultHiding>[0] = {}) =>
+  toolResultHiding({ ...EVERY_RUN, keepRecentGroups, tokenCounter, ...extra }).compact(messages);
+const idsAt = (messages: readonly BaseMessage[], positions: readonly number[]) => positions.map((position) => messages[position]!.id);
+
+/** Paths (`message/block`) of the `cache_control` fields in a converted payload, and the payload without them. */
+function breakpoints(messages: readonly BaseMessage[]): { paths: string[]; stripped: unknown } {
+  const payload = JSON.parse(JSON.stringify(convertForAnthropic(messages))) as { messages: { content: unknown }[]; system?: unknown };
+  const paths: string[] = [];
+  payload.messages.forEach((message, index) => {
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((block: Record<string, unknown>, position: number) => {
+      if (block["cache_control"] === undefined) return;
+      paths.push(`${index}/${position}`);
+      delete block["cache_control"];
+    });
+  });
+  return { paths, stripped: payload };
+}
+
+describe("cacheAnchorPositions", () => {
+  it("with nothing hidden: one anchor, on the assistant message of the first result", () => {
+    const history = [system("s"), user("u"), ...steps(1, 3)];
+    expect(idsAt(history, cacheAnchorPositions(history))).toEqual(["a1"]);
+  });
+
+  it("after a hiding run: on the assistant messages of the run's oldest hidden result and of the first result after the hidden ones", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
+    expect(messages.map((message) => compactionMarkerOf(message)?.batch ?? null)).toEqual([null, null, null, "c1", null, "c1", null, "c1", null, null]);
+    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a4"]);
+  });
+
+  it("the request after a run is anchored where the requests before it wrote: their next anchor is its previous one", async () => {
+    const first = (await hide([system("s"), user("u"), ...steps(1, 3)])).messages;
+    const grown = [...first, ...steps(4, 6)];
+    const before = idsAt(grown, cacheAnchorPositions(grown));
+    const after = (await hide(grown)).messages;
+    expect({ before, batch: compactionMarkerOf(after[9]!)?.batch, after: idsAt(after, cacheAnchorPositions(after)) }).toEqual({
+      before: ["a1", "a3"],
+      batch: "c3",
+      after: ["a3", "a6"],
+    });
+    // Everything before the anchor both requests share is unchanged.
+    const shared = after.findIndex((message) => message.id === "a3");
+    expect(after.slice(0, shared + 1).every((message, position) => message === grown[position])).toBe(true);
+  });
+
+  it("with emptied call arguments (hideToolInputs), anchors move to the assistant message before, which the run left alone", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)], 1, { hideToolInputs: true });
+    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a3"]);
+    const grown = [...messages, ...steps(5, 6)];
+    const after = (await hide(grown, 1, { hideToolInputs: true })).messages;
+    // a3 (the previous request's next anchor) stood before a4, whose arguments this run emptied.
+    expect({ changed: after.findIndex((message, position) => message !== grown[position]), anchors: idsAt(after, cacheAnchorPositions(after)) }).toEqual({ changed: 8, anchors: ["a3", "a5"] });
+  });
+
+  it("finds results given as tool_result blocks (Anthropic's form)", async () => {
+    const anthropicStep = (n: number): BaseMessage[] => [
+      new AIMessage({ id: `a${n}`, content: [{ type: "tool_use", id: `toolu_${n}`, name: "bash", input: { command: `cmd ${n}` } }], tool_calls: [{ id: `toolu_${n}`, name: "bash", args: { command: `cmd ${n}` }, type: "tool_call" }] }),
+      new HumanMessage({ id: `h${n}`, content: [{ type: "tool_result", tool_use_id: `toolu_${n}`, content: `output ${n} `.repeat(30) }] }),
+    ];
+    const { messages } = await hide([user("u"), ...anthropicStep(1), ...anthropicStep(2), ...anthropicStep(3)]);
+    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a3"]);
+  });
+
+  it("results cleared without a batch (LangChain's ClearToolUsesEdit): only the next anchor", () => {
+    const cleared = (id: string, callId: string) =>
+      new ToolMessage({ id, tool_call_id: callId, content: "[cleared]", response_metadata: { context_editing: { cleared: true, strategy: "clear_tool_uses" } } });
+    const history = [user("u"), assistant("a1", "", [{ id: "c1" }]), cleared("t1", "c1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2"), assistant("a3", "done")];
+    expect(idsAt(history, cacheAnchorPositions(history))).toEqual(["a2"]);
+  });
+
+  it("none without a tool result", () => {
+    expect(cacheAnchorPositions([system("s"), user("u"), assistant("a1", "hello")])).toEqual([]);
+  });
+});
+
+describe("anthropicCacheAnchors", () => {
+  it("sends what ChatAnthropic sends without anchors, cache_control on the last block of each anchored message, and never changes its input", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
+    const snapshot = JSON.stringify(messages);
+    const anchored = anthropicCacheAnchors(messages);
+    const plain = breakpoints(messages);
+    const marked = breakpoints(anchored);
+    // Wire messages: u, a1, t1, a2, t2, ...: a1 is message 1, a4 is message 7; each sends a text and a tool_use block.
+    expect({ plain: plain.paths, marked: marked.paths, same: marked.stripped }).toEqual({ plain: [], marked: ["1/1", "7/1"], same: plain.stripped });
+    expect(anthropicRejections(anthropicWire(anchored))).toEqual([]);
+    expect(JSON.stringify(messages)).toBe(snapshot);
+    expect(anchored.filter((message, position) => message !== messages[position]).map((message) => message.id)).toEqual(["a1", "a4"]);
+  });
+
+  const shapes: [string, AIMessage, string[]][] = [
+    ["empty text and two calls", new AIMessage({ id: "x", content: "", tool_calls: [{ id: "c1", name: "bash", args: { a: 1 }, type: "tool_call" }, { id: "c2", name: "bash", args: {}, type: "tool_call" }] }), ["tool_use", "tool_use"]],
+    ["tool_use blocks in the content", new AIMessage({ id: "x", content: [{ type: "text", text: "Reading" }, { type: "tool_use", id: "c1", name: "bash", input: { a: 1 } }, { type: "tool_use", id: "c2", name: "bash", input: {} }], tool_calls: [{ id: "c1", name: "bash", args: { a: 1 }, type: "tool_call" }, { id: "c2", name: "bash", args: {}, type: "tool_call" }] }), ["text", "tool_use", "tool_use"]],
+    ["a text block and calls not in the content", new AIMessage({ id: "x", content: [{ type: "text", text: "Reading" }], tool_calls: [{ id: "c1", name: "bash", args: { a: 1 }, type: "tool_call" }, { id: "c2", name: "bash", args: {}, type: "tool_call" }] }), ["text", "tool_use", "tool_use"]],
+  ];
+  for (const [name, shape, types] of shapes) {
+    it(`anchors an assistant message with ${name}: the converter's blocks, the last marked`, () => {
+      const history = [user("u"), shape, toolResult("t1", "c1", "x".repeat(400)), toolResult("t2", "c2", "y".repeat(400))];
+      const marked = breakpoints(anthropicCacheAnchors(history));
+      const sent = (convertForAnthropic(anthropicCacheAnchors(history)).messages[1]!.content as { type: string }[]).map((block) => block.type);
+      expect({ paths: marked.paths, same: marked.stripped, sent }).toEqual({ paths: [`1/${types.length - 1}`], same: breakpoints(history).stripped, sent: types });
+    });
+  }
+
+  it("leaves an assistant message whose last block takes no cache_control (thinking) or that ChatAnthropic formats apart (v1)", () => {
+    const thinking = new AIMessage({ id: "x", content: [{ type: "tool_use", id: "c1", name: "bash", input: {} }, { type: "thinking", thinking: "hm", signature: "s" }], tool_calls: [{ id: "c1", name: "bash", args: {}, type: "tool_call" }] });
+    const v1 = new AIMessage({ id: "y", content: "", tool_calls: [{ id: "c1", name: "bash", args: {}, type: "tool_call" }], response_metadata: { output_version: "v1" } });
+    for (const message of [thinking, v1]) {
+      const history = [user("u"), message, toolResult("t1", "c1")];
+      expect(anthropicCacheAnchors(history)).toEqual(history);
+    }
+  });
+
+  it("adds none when the request has fewer than two breakpoints left", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
+    const withOwn = [...messages, new HumanMessage({ id: "own", content: [{ type: "text", text: "a", cache_control: { type: "ephemeral" } }, { type: "text", text: "b", cache_control: { type: "ephemeral" } }] })];
+    // 4 - automatic caching's 1 - the history's own 2 = 1 left; without automatic caching, 2 are left.
+    expect([breakpoints(anthropicCacheAnchors(withOwn)).paths.length, breakpoints(anthropicCacheAnchors(withOwn, { automaticCaching: false })).paths.length]).toEqual([2, 4]);
+  });
+});
+
+describe("a real ChatAnthropic", () => {
+  it("sends the anchors with automatic caching's breakpoint: three of the four a request may have", async () => {
+    const { model, bodies } = recordingAnthropic();
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter });
+    const chain = hiding.pipe(anthropicCacheAnchorsRunnable()).pipe(model.withConfig({ cache_control: { type: "ephemeral" } }));
+    await chain.invoke([system("s"), user("u"), ...steps(1, 4)]);
+    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "7/1"]);
+  });
+});
