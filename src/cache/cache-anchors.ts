@@ -1,5 +1,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
+import { z } from "zod/v4";
+import { parseOptions } from "../options.js";
 import { isV1Message } from "../messages/assistant-calls.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { isAssistantMessage, isBlock, isToolResultMessage, type Block } from "../messages/message-types.js";
@@ -44,7 +46,15 @@ export interface CacheAnchorOptions {
    * the request's {@link ANTHROPIC_MAX_BREAKPOINTS}. @default true
    */
   automaticCaching?: boolean;
+  /**
+   * The anchors' cache lifetime. Anthropic wants a breakpoint with a longer lifetime never after
+   * one with a shorter, so give the lifetime of the request's other breakpoints (automatic caching's
+   * `ttl`): with `"1h"` there, `"1h"` here. @default "5m" (no `ttl` field sent)
+   */
+  ttl?: "5m" | "1h";
 }
+
+const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional() }).strict();
 
 /** Where a history's results are, as the anchors need them: one pass. */
 interface ResultScan {
@@ -115,7 +125,7 @@ function breakpointsIn(messages: readonly BaseMessage[]): number {
  * `messages` with cache breakpoints added for Anthropic (see the module's description): the
  * assistant messages at {@link cacheAnchorPositions} are replaced by copies whose content is the
  * list of blocks `ChatAnthropic` sends for them anyway (their text, then a `tool_use` block per call)
- * with `cache_control: { type: "ephemeral" }` on the last block. What the converter sends is
+ * with `cache_control: { type: "ephemeral" }` (and `ttl` when `"1h"`) on the last block. What the converter sends is
  * otherwise unchanged, byte for byte, so the cached prefix is the same with or without anchors.
  * Never mutates its input; returns it as it is when there is nothing to anchor, or when the
  * request has fewer than two breakpoints left (Anthropic allows {@link ANTHROPIC_MAX_BREAKPOINTS};
@@ -128,13 +138,16 @@ function breakpointsIn(messages: readonly BaseMessage[]): number {
  * @example
  * const model = new ChatAnthropic({ model: "claude-sonnet-4-5" }).withConfig({ cache_control: { type: "ephemeral" } });
  * const reply = await model.invoke(anthropicCacheAnchors(hiddenHistory));
+ * @throws {InvalidOptionError} for an invalid option.
  */
 export function anthropicCacheAnchors(messages: readonly BaseMessage[], options: CacheAnchorOptions = {}): BaseMessage[] {
+  parseOptions("anthropicCacheAnchors", optionsSchema, options);
   const positions = cacheAnchorPositions(messages);
   const free = ANTHROPIC_MAX_BREAKPOINTS - ((options.automaticCaching ?? true) ? 1 : 0) - breakpointsIn(messages);
   if (positions.length === 0 || free < 2) return [...messages];
+  const cacheControl = options.ttl === undefined || options.ttl === "5m" ? EPHEMERAL_CACHE_CONTROL : { ...EPHEMERAL_CACHE_CONTROL, ttl: options.ttl };
   const output = [...messages];
-  for (const index of positions) output[index] = cloneMessage(messages[index]!, { content: anchorBlocks(messages[index] as AIMessage)! });
+  for (const index of positions) output[index] = cloneMessage(messages[index]!, { content: anchorBlocks(messages[index] as AIMessage, cacheControl)! });
   return output;
 }
 
@@ -147,6 +160,7 @@ export function anthropicCacheAnchors(messages: readonly BaseMessage[], options:
  * const chain = toolResultHiding().pipe(anthropicCacheAnchorsRunnable()).pipe(model);
  */
 export function anthropicCacheAnchorsRunnable(options: CacheAnchorOptions = {}): Runnable<BaseMessage[], BaseMessage[]> {
+  parseOptions("anthropicCacheAnchorsRunnable", optionsSchema, options);
   return RunnableLambda.from((messages: BaseMessage[]) => anthropicCacheAnchors(messages, options)).withConfig({ runName: "anthropicCacheAnchors" });
 }
 
@@ -158,7 +172,7 @@ const ANCHORABLE_BLOCKS: ReadonlySet<unknown> = new Set(["text", "tool_use"]);
  * `undefined` when it cannot be marked so (a v1 message, which the converter formats apart; no
  * block; a last block of another kind, such as thinking, which takes no `cache_control`).
  */
-function anchorBlocks(message: AIMessage): Block[] | undefined {
+function anchorBlocks(message: AIMessage, cacheControl: Readonly<Record<string, string>> = EPHEMERAL_CACHE_CONTROL): Block[] | undefined {
   if (isV1Message(message)) return undefined;
   const calls = message.tool_calls ?? [];
   const blocks: Block[] =
@@ -175,6 +189,6 @@ function anchorBlocks(message: AIMessage): Block[] | undefined {
   }
   const last = blocks.at(-1);
   if (last === undefined || !ANCHORABLE_BLOCKS.has(last["type"]) || (last["type"] === "text" && last["text"] === "")) return undefined;
-  blocks[blocks.length - 1] = { ...last, cache_control: { ...EPHEMERAL_CACHE_CONTROL } };
+  blocks[blocks.length - 1] = { ...last, cache_control: { ...cacheControl } };
   return blocks;
 }

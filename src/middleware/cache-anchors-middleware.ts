@@ -11,11 +11,22 @@ export interface CacheAnchorsMiddlewareOptions {
    * of the request's 4 breakpoints. @default true
    */
   automaticCaching?: boolean;
+  /**
+   * The anchors' cache lifetime (see `anthropicCacheAnchors`). @default the `ttl` of the request's
+   * `cache_control` model setting (as `anthropicPromptCachingMiddleware` sets it), else `"5m"`
+   */
+  ttl?: "5m" | "1h";
   /** The middleware's name (unique among an agent's middleware). @default "CacheAnchorsMiddleware" */
   name?: string;
 }
 
-const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), name: z.string().min(1).optional() }).strict();
+const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional(), name: z.string().min(1).optional() }).strict();
+
+/** The `ttl` of the request's own breakpoint, when a model setting gives one. */
+function settingsTtl(settings: unknown): "5m" | "1h" | undefined {
+  const ttl = (settings as { cache_control?: { ttl?: unknown } } | undefined)?.cache_control?.ttl;
+  return ttl === "5m" || ttl === "1h" ? ttl : undefined;
+}
 
 /** Whether the request goes to Anthropic: `ChatAnthropic`, or `initChatModel`'s model with the anthropic provider. */
 function isAnthropic(model: unknown): boolean {
@@ -47,12 +58,14 @@ function isAnthropic(model: unknown): boolean {
  * @throws {InvalidOptionError} for an invalid option.
  */
 export function anthropicCacheAnchorsMiddleware(options: CacheAnchorsMiddlewareOptions = {}) {
-  const { name, automaticCaching } = parseOptions("anthropicCacheAnchorsMiddleware", optionsSchema, options);
+  const { name, automaticCaching, ttl } = parseOptions("anthropicCacheAnchorsMiddleware", optionsSchema, options);
   return createMiddleware({
     name: name ?? "CacheAnchorsMiddleware",
     wrapModelCall: (request, handler) => {
       if (!isAnthropic(request.model)) return handler(request);
-      return handler({ ...request, messages: anthropicCacheAnchors(request.messages, automaticCaching === undefined ? {} : { automaticCaching }) });
+      const lifetime = ttl ?? settingsTtl(request.modelSettings);
+      const anchorOptions = { ...(automaticCaching === undefined ? {} : { automaticCaching }), ...(lifetime === undefined ? {} : { ttl: lifetime }) };
+      return handler({ ...request, messages: anthropicCacheAnchors(request.messages, anchorOptions) });
     },
   });
 }

@@ -28,6 +28,18 @@ describe("anthropicCacheAnchorsMiddleware", () => {
     expect(JSON.stringify(state.messages)).not.toContain("cache_control");
   });
 
+  it("gives the anchors the lifetime of the request's own breakpoint (1 hour here)", async () => {
+    const { model, bodies } = recordingAnthropic();
+    await createAgent({ model, tools: [], middleware: [hiding(), anthropicPromptCachingMiddleware({ ttl: "1h" }), anthropicCacheAnchorsMiddleware()] }).invoke({ messages: history() });
+    const body = bodies[0]!;
+    const blocks = (body["messages"] as { content: { cache_control?: unknown }[] }[]).flatMap((message) => (Array.isArray(message.content) ? message.content : []));
+    expect([body["cache_control"], ...blocks.flatMap((block) => (block.cache_control === undefined ? [] : [block.cache_control]))]).toEqual([
+      { type: "ephemeral", ttl: "1h" },
+      { type: "ephemeral", ttl: "1h" },
+      { type: "ephemeral", ttl: "1h" },
+    ]);
+  });
+
   it("leaves a request to another provider as it is", async () => {
     const sent = async (middleware: ReturnType<typeof anthropicCacheAnchorsMiddleware>[]) => {
       const { model, bodies } = recordingOpenAI();

@@ -6,6 +6,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
+  InvalidOptionError,
   anthropicCacheAnchors,
   anthropicCacheAnchorsRunnable,
   cacheAnchorPositions,
@@ -15,6 +16,7 @@ import {
 } from "../../src/index.js";
 import { convertForAnthropic } from "../support/wire/anthropic-converter.js";
 import { anthropicRejections, anthropicWire } from "../messages/wire.js";
+import { caught } from "../support/errors.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
 import { bodyBreakpoints, recordingAnthropic } from "../support/recording-models.js";
@@ -132,6 +134,17 @@ describe("anthropicCacheAnchors", () => {
       const history = [user("u"), message, toolResult("t1", "c1")];
       expect(anthropicCacheAnchors(history)).toEqual(history);
     }
+  });
+
+  it("gives the anchors a 1-hour lifetime when asked (a request's breakpoints must not grow longer-lived towards its end), and rejects a bad option", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
+    const content = (ttl: "5m" | "1h") => (anthropicCacheAnchors(messages, { ttl })[2]!.content as { cache_control?: unknown }[]).at(-1)!.cache_control;
+    expect([content("1h"), content("5m")]).toEqual([{ type: "ephemeral", ttl: "1h" }, { type: "ephemeral" }]);
+    const errors = await Promise.all([caught(() => anthropicCacheAnchors(messages, { ttl: "2h" } as never)), caught(() => anthropicCacheAnchorsRunnable({ anchors: 3 } as never))]);
+    expect(errors.map((error) => [error instanceof InvalidOptionError, (error as Error).message])).toEqual([
+      [true, expect.stringContaining("ttl")],
+      [true, expect.stringContaining("anchors")],
+    ]);
   });
 
   it("adds none when the request has fewer than two breakpoints left", async () => {
