@@ -77,9 +77,9 @@ export {
   EPHEMERAL_CACHE_CONTROL,
   anthropicCacheAnchors,
   anthropicCacheAnchorsRunnable,
-  cacheAnchorPositions,
   type CacheAnchorOptions,
 } from "./cache/cache-anchors.js";
+export { cacheAnchorPositions } from "./cache/cache-anchor-positions.js";
 export {
   AssistantTextTrimming,
   DEFAULT_TRIM_KEEP_CHARS,

@@ -103,8 +103,8 @@ export interface CompactionMarker {
   readonly hidden?: boolean;
   /**
    * For a hidden result: the id (`tool_call_id`, or a block's `tool_use_id`) of the oldest result
-   * hidden by the same run, so where that run's change to the history began can be read from the
-   * history alone (`cacheAnchorPositions` places a cache breakpoint just before it).
+   * hidden by the same run, which tells the results of one run from another's in the history alone
+   * (`cacheAnchorPositions` anchors the request after a run where the requests before it anchored).
    */
   readonly batch?: string;
   /** The message's text was cut to fit a hard limit. */

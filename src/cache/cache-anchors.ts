@@ -4,32 +4,19 @@ import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { isV1Message } from "../messages/assistant-calls.js";
 import { cloneMessage } from "../messages/clone-message.js";
-import { isAssistantMessage, isBlock, isToolResultMessage, type Block } from "../messages/message-types.js";
-import { carriesToolResults, toolResultBlocksOf } from "../messages/tool-result-blocks.js";
-import { isLangChainCleared } from "../strategies/hiding-pass.js";
-import { compactionMarkerOf } from "../types.js";
+import { isBlock, type Block } from "../messages/message-types.js";
+import { cacheAnchorPositions } from "./cache-anchor-positions.js";
 
 /**
- * Cache anchors for Anthropic's prompt cache.
+ * Cache anchors for Anthropic's prompt cache: `cache_control` breakpoints on the assistant messages
+ * that `cacheAnchorPositions` finds (see cache-anchor-positions.ts for the rule).
  *
- * Anthropic reads a cached prefix only where a request put a cache breakpoint (`cache_control`), and
- * a breakpoint finds an earlier entry only among the 20 content blocks before it. With one
- * breakpoint at the end of each request (automatic caching), an agent loop reads the previous
- * call's whole prompt while the history only grows; when older tool results are hidden, the
- * changed result is far more than 20 blocks back and the whole prompt is written again at the
- * cache-write price. Two extra breakpoints, both computed from the history alone, keep the part
- * before the change readable:
- *
- * - **next**: on the assistant message whose call the first result after the newest hidden one
- *   answers (the first result of the history when none is hidden). A later hiding run starts there
- *   or later, so every request between runs writes (and refreshes) the prefix that run keeps.
- * - **previous**: on the assistant message of the oldest result hidden by the newest run (its
- *   hidden copies record it in `response_metadata.compaction.batch`). That is where the previous
- *   request's **next** anchor stood, so the request after a hiding run reads everything before it.
- *
- * When a history shows emptied call arguments (`hideToolInputs`: an assistant message's marker
- * lists `hiddenToolInputs`), a run also changes the assistant message of its oldest result, so both
- * anchors move to the assistant message before it.
+ * Anthropic reads a cached prefix only where a request put a cache breakpoint, and a breakpoint finds
+ * an earlier entry only among the 20 content blocks before it. With one breakpoint at the end of each
+ * request (automatic caching), an agent loop reads the previous call's whole prompt while the
+ * history only grows; when older tool results are hidden, the change is far more than 20 blocks back
+ * and the whole prompt is written again at the cache-write price. The anchors keep the part before
+ * the change readable.
  */
 
 /** `cache_control` as Anthropic takes it: the 5-minute ephemeral cache. */
@@ -52,85 +39,61 @@ export interface CacheAnchorOptions {
    * `ttl`): with `"1h"` there, `"1h"` here. @default "5m" (no `ttl` field sent)
    */
   ttl?: "5m" | "1h";
+  /**
+   * The lifetimes of the breakpoints the request carries outside these messages, in order: on tool
+   * definitions, or on a system prompt kept apart (`createAgent`'s). They count towards the 4 and
+   * come first. @default []
+   */
+  externalBreakpoints?: readonly ("5m" | "1h")[];
 }
 
-const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional() }).strict();
+const optionsSchema = z
+  .object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional(), externalBreakpoints: z.array(z.enum(["5m", "1h"])).optional() })
+  .strict();
 
-/** Where a history's results are, as the anchors need them: one pass. */
-interface ResultScan {
-  /** Per result message (in order): its index and the index of the assistant message before it. */
-  readonly results: { readonly index: number; readonly assistant: number; readonly previousAssistant: number; readonly ids: readonly string[] }[];
-  /** Position in `results` of the newest hidden result, -1 when none is. */
-  readonly newestHidden: number;
-  /** Some assistant message has emptied call arguments. */
-  readonly inputsHidden: boolean;
-}
+/** A breakpoint's lifetime, by rank: a request must not rank one above an earlier one. */
+type Ttl = "5m" | "1h";
+const TTL_RANK: Record<Ttl, number> = { "5m": 1, "1h": 2 };
 
-function scan(messages: readonly BaseMessage[]): ResultScan {
-  const results: ResultScan["results"] = [];
-  let assistant = -1;
-  let previousAssistant = -1;
-  let newestHidden = -1;
-  let inputsHidden = false;
-  messages.forEach((message, index) => {
-    if (isAssistantMessage(message)) {
-      previousAssistant = assistant;
-      assistant = index;
-      if ((compactionMarkerOf(message)?.hiddenToolInputs?.length ?? 0) > 0) inputsHidden = true;
-      return;
-    }
-    const ids = isToolResultMessage(message) ? [message.tool_call_id] : carriesToolResults(message) ? toolResultBlocksOf(message).map((ref) => ref.toolUseId) : undefined;
-    if (ids === undefined) return;
-    if (compactionMarkerOf(message)?.hidden || isLangChainCleared(message)) newestHidden = results.length;
-    results.push({ index, assistant, previousAssistant, ids });
-  });
-  return { results, newestHidden, inputsHidden };
+/** The lifetime a `cache_control` asks for: `"1h"`, else Anthropic's default `"5m"`. */
+export function ttlOf(cacheControl: unknown): Ttl {
+  return (cacheControl as { ttl?: unknown } | null)?.ttl === "1h" ? "1h" : "5m";
 }
 
 /**
- * The indices of the assistant messages that {@link anthropicCacheAnchors} marks, in history order
- * (none, one or two): see the module's description for the rule. Linear in the history.
+ * The lifetimes of the breakpoints in a message's `content`, in order: `cache_control` on a block,
+ * or on a block nested in a block's `content` (a tool result's).
  *
  * @example
- * cacheAnchorPositions(history); // e.g. [57, 212]: anchors after messages 57 and 212
+ * contentBreakpoints([{ type: "text", text: "rules", cache_control: { type: "ephemeral", ttl: "1h" } }]); // ["1h"]
  */
-export function cacheAnchorPositions(messages: readonly BaseMessage[]): number[] {
-  const { results, newestHidden, inputsHidden } = scan(messages);
-  const anchorOf = (result: ResultScan["results"][number] | undefined): number => (result === undefined ? -1 : inputsHidden ? result.previousAssistant : result.assistant);
-  const anchors = new Set<number>();
-  if (newestHidden >= 0) {
-    const batch = compactionMarkerOf(messages[results[newestHidden]!.index]!)?.batch;
-    if (batch !== undefined) {
-      let position = newestHidden;
-      while (position >= 0 && !results[position]!.ids.includes(batch)) position--;
-      anchors.add(anchorOf(results[position]));
-    }
-  }
-  anchors.add(anchorOf(results[newestHidden + 1]));
-  anchors.delete(-1);
-  return [...anchors].sort((a, b) => a - b).filter((index) => anchorBlocks(messages[index] as AIMessage) !== undefined);
+export function contentBreakpoints(content: unknown): ("5m" | "1h")[] {
+  return breakpointsOf(content, []);
 }
 
-/** Breakpoints (`cache_control` blocks) a history already carries: each takes one of the request's. */
-function breakpointsIn(messages: readonly BaseMessage[]): number {
-  let count = 0;
-  for (const message of messages) {
-    if (typeof message.content === "string") continue;
-    for (const block of message.content) if (isBlock(block) && block["cache_control"] !== undefined) count++;
+function breakpointsOf(content: unknown, into: Ttl[]): Ttl[] {
+  if (!Array.isArray(content)) return into;
+  for (const block of content) {
+    if (!isBlock(block)) continue;
+    if (block["cache_control"] !== undefined && block["cache_control"] !== null) into.push(ttlOf(block["cache_control"]));
+    breakpointsOf(block["content"], into);
   }
-  return count;
+  return into;
 }
 
 /**
- * `messages` with cache breakpoints added for Anthropic (see the module's description): the
- * assistant messages at {@link cacheAnchorPositions} are replaced by copies whose content is the
- * list of blocks `ChatAnthropic` sends for them anyway (their text, then a `tool_use` block per call)
- * with `cache_control: { type: "ephemeral" }` (and `ttl` when `"1h"`) on the last block. What the converter sends is
- * otherwise unchanged, byte for byte, so the cached prefix is the same with or without anchors.
- * Never mutates its input; returns it as it is when there is nothing to anchor, or when the
- * request has fewer than two breakpoints left (Anthropic allows {@link ANTHROPIC_MAX_BREAKPOINTS};
- * `cache_control` blocks already in the messages and automatic caching's take theirs), since one
- * anchor alone reads nothing.
+ * `messages` with cache breakpoints added for Anthropic (see `cacheAnchorPositions` for where): the
+ * assistant messages there are replaced by copies whose content is the list of blocks `ChatAnthropic`
+ * sends for them anyway (their text, then a `tool_use` block per call; a streamed reply's deltas
+ * left out, as the converter leaves them out) with `cache_control: { type: "ephemeral" }` (and `ttl`
+ * when `"1h"`) on the last block. What the converter sends is otherwise unchanged, byte for byte, so
+ * the cached prefix is the same with or without anchors. Never mutates its input.
+ *
+ * The messages are returned as they are when there is nothing to anchor, or when the anchors would
+ * make a request Anthropic rejects: more than {@link ANTHROPIC_MAX_BREAKPOINTS} breakpoints (those
+ * outside the messages, `externalBreakpoints`, those in the messages, nested ones included, and
+ * automatic caching's count), or a breakpoint with a longer lifetime after one with a shorter.
+ * An assistant message whose last block takes no `cache_control` (thinking) is not anchored.
  *
  * For `ChatAnthropic` only: other providers do not take `tool_use` blocks or `cache_control`.
  * Apply it to the request, not to the stored history: breakpoints belong to one request.
@@ -142,10 +105,21 @@ function breakpointsIn(messages: readonly BaseMessage[]): number {
  */
 export function anthropicCacheAnchors(messages: readonly BaseMessage[], options: CacheAnchorOptions = {}): BaseMessage[] {
   parseOptions("anthropicCacheAnchors", optionsSchema, options);
-  const positions = cacheAnchorPositions(messages);
-  const free = ANTHROPIC_MAX_BREAKPOINTS - ((options.automaticCaching ?? true) ? 1 : 0) - breakpointsIn(messages);
-  if (positions.length === 0 || free < 2) return [...messages];
-  const cacheControl = options.ttl === undefined || options.ttl === "5m" ? EPHEMERAL_CACHE_CONTROL : { ...EPHEMERAL_CACHE_CONTROL, ttl: options.ttl };
+  const ttl = options.ttl ?? "5m";
+  const positions = cacheAnchorPositions(messages).filter((index) => anchorBlocks(messages[index] as AIMessage, EPHEMERAL_CACHE_CONTROL) !== undefined);
+  if (positions.length === 0) return [...messages];
+  // Every breakpoint of the request in order: outside the messages (tools, a system prompt kept
+  // apart), the messages' own and the anchors, then automatic caching's at the end.
+  const order: Ttl[] = [...(options.externalBreakpoints ?? [])];
+  const anchored = new Set(positions);
+  messages.forEach((message, index) => {
+    breakpointsOf(message.content, order);
+    if (anchored.has(index)) order.push(ttl);
+  });
+  if (options.automaticCaching ?? true) order.push(ttl);
+  const fits = order.length <= ANTHROPIC_MAX_BREAKPOINTS && order.every((current, position) => position === 0 || TTL_RANK[current] <= TTL_RANK[order[position - 1]!]);
+  if (!fits) return [...messages];
+  const cacheControl = ttl === "5m" ? EPHEMERAL_CACHE_CONTROL : { ...EPHEMERAL_CACHE_CONTROL, ttl };
   const output = [...messages];
   for (const index of positions) output[index] = cloneMessage(messages[index]!, { content: anchorBlocks(messages[index] as AIMessage, cacheControl)! });
   return output;
@@ -172,17 +146,22 @@ const ANCHORABLE_BLOCKS: ReadonlySet<unknown> = new Set(["text", "tool_use"]);
  * `undefined` when it cannot be marked so (a v1 message, which the converter formats apart; no
  * block; a last block of another kind, such as thinking, which takes no `cache_control`).
  */
-function anchorBlocks(message: AIMessage, cacheControl: Readonly<Record<string, string>> = EPHEMERAL_CACHE_CONTROL): Block[] | undefined {
+function anchorBlocks(message: AIMessage, cacheControl: Readonly<Record<string, string>>): Block[] | undefined {
   if (isV1Message(message)) return undefined;
   const calls = message.tool_calls ?? [];
-  const blocks: Block[] =
-    typeof message.content === "string"
-      ? message.content === "" && calls.length > 0
-        ? []
-        : [{ type: "text", text: message.content }]
-      : (message.content as unknown[]).filter(isBlock);
-  if (typeof message.content !== "string" && blocks.length !== message.content.length) return undefined;
-  const sent = new Set(blocks.filter((block) => block["type"] === "tool_use" || block["type"] === "server_tool_use" || block["type"] === "input_json_delta").map((block) => block["id"]));
+  if (typeof message.content !== "string" && !message.content.every(isBlock)) return undefined;
+  const content: Block[] = typeof message.content === "string" ? (message.content === "" && calls.length > 0 ? [] : [{ type: "text", text: message.content }]) : (message.content as Block[]);
+  const blocks: Block[] = [];
+  for (const block of content) {
+    // A streamed reply: the converter drops the deltas and takes a tool_use's input from its call.
+    if (block["type"] === "input_json_delta") continue;
+    if (block["type"] === "tool_use" && typeof block["input"] === "string") {
+      const call = calls.find((candidate) => candidate.id === block["id"]);
+      if (call === undefined) return undefined;
+      blocks.push({ ...block, input: call.args });
+    } else blocks.push(block);
+  }
+  const sent = new Set(blocks.filter((block) => block["type"] === "tool_use" || block["type"] === "server_tool_use").map((block) => block["id"]));
   for (const call of calls) {
     if (call.id === undefined) return undefined;
     if (!sent.has(call.id)) blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.args });

@@ -1,6 +1,6 @@
 import { createMiddleware } from "langchain";
 import { z } from "zod/v4";
-import { anthropicCacheAnchors } from "../cache/cache-anchors.js";
+import { anthropicCacheAnchors, contentBreakpoints, ttlOf } from "../cache/cache-anchors.js";
 import { parseOptions } from "../options.js";
 
 /** Options of {@link anthropicCacheAnchorsMiddleware}. */
@@ -28,6 +28,21 @@ function settingsTtl(settings: unknown): "5m" | "1h" | undefined {
   return ttl === "5m" || ttl === "1h" ? ttl : undefined;
 }
 
+/**
+ * The lifetimes of the request's breakpoints outside its messages, in the order Anthropic reads them:
+ * tools (an Anthropic tool definition's `cache_control`, or a LangChain tool's `extras`), then the
+ * system prompt `createAgent` keeps apart.
+ */
+function externalBreakpoints(tools: readonly unknown[] | undefined, system: { content?: unknown } | undefined): ("5m" | "1h")[] {
+  const ttls: ("5m" | "1h")[] = [];
+  for (const tool of tools ?? []) {
+    const fields = tool as { cache_control?: unknown; extras?: { cache_control?: unknown; providerToolDefinition?: { cache_control?: unknown } } } | undefined;
+    const cacheControl = fields?.cache_control ?? fields?.extras?.providerToolDefinition?.cache_control ?? fields?.extras?.cache_control;
+    if (cacheControl !== undefined && cacheControl !== null) ttls.push(ttlOf(cacheControl));
+  }
+  return [...ttls, ...contentBreakpoints(system?.content)];
+}
+
 /** Whether the request goes to Anthropic: `ChatAnthropic`, or `initChatModel`'s model with the anthropic provider. */
 function isAnthropic(model: unknown): boolean {
   const named = model as { getName?: () => string; _defaultConfig?: { modelProvider?: string } } | undefined;
@@ -41,8 +56,9 @@ function isAnthropic(model: unknown): boolean {
  * `toolResultHiding` or `autoCompaction`, or by LangChain's `ClearToolUsesEdit`) reads the cached
  * prompt up to where the change began instead of writing the whole prompt again. It edits the
  * request only: the agent's state keeps no `cache_control`. Requests to other models pass through
- * unchanged. Put it after the middleware that compacts, next to LangChain's
- * `anthropicPromptCachingMiddleware` (the breakpoint at the end of each request).
+ * unchanged. Put it after the middleware that compacts and after LangChain's
+ * `anthropicPromptCachingMiddleware` (the breakpoint at the end of each request), whose `ttl` it then
+ * gives the anchors; the breakpoints of the tools and of the system prompt count towards the 4.
  *
  * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
  *
@@ -64,7 +80,11 @@ export function anthropicCacheAnchorsMiddleware(options: CacheAnchorsMiddlewareO
     wrapModelCall: (request, handler) => {
       if (!isAnthropic(request.model)) return handler(request);
       const lifetime = ttl ?? settingsTtl(request.modelSettings);
-      const anchorOptions = { ...(automaticCaching === undefined ? {} : { automaticCaching }), ...(lifetime === undefined ? {} : { ttl: lifetime }) };
+      const anchorOptions = {
+        ...(automaticCaching === undefined ? {} : { automaticCaching }),
+        ...(lifetime === undefined ? {} : { ttl: lifetime }),
+        externalBreakpoints: externalBreakpoints(request.tools, request.systemMessage),
+      };
       return handler({ ...request, messages: anthropicCacheAnchors(request.messages, anchorOptions) });
     },
   });

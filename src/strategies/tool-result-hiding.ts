@@ -125,7 +125,7 @@ const optionsSchema = z
  * `receipts`), unless that frees fewer than `clearAtLeast` tokens (see `clearAtLeastMode`). Hidden
  * results keep `tool_call_id`, `name`, `id` and every other field, and carry
  * `response_metadata.compaction.hidden` (with `originalTokens`, and `batch`: the id of the oldest
- * result the same run hid, where `cacheAnchorPositions` anchors the next request) and LangChain's marker
+ * result the same run hid, which tells one run's results from another's for `cacheAnchorPositions`) and LangChain's marker
  * `response_metadata.context_editing` (`{ cleared: true, strategy: "clear_tool_uses" }`), so they are
  * never hidden twice; a result either marker flags is left as it is. With `hideToolInputs` the
  * assistant message lists the emptied calls in `compaction.hiddenToolInputs` and in LangChain's

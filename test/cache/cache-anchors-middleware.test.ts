@@ -3,7 +3,7 @@
  * LangChain's `anthropicPromptCachingMiddleware`: the request a real `ChatAnthropic` sends carries
  * the anchors, the agent's state does not, and a request to another provider is left alone.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { anthropicPromptCachingMiddleware, createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError, compactionMarkerOf, createTokenCounter, toolResultHiding } from "../../src/index.js";
@@ -22,8 +22,8 @@ describe("anthropicCacheAnchorsMiddleware", () => {
     const { model, bodies } = recordingAnthropic();
     const agent = createAgent({ model, tools: [], middleware: [hiding(), anthropicPromptCachingMiddleware(), anthropicCacheAnchorsMiddleware()] });
     const state = await agent.invoke({ messages: history() });
-    // Wire messages: u, a1, t1, ..., a4, t4: the anchors are on a1 (the run's oldest hidden result) and a4 (the first result after).
-    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "7/1"]);
+    // Wire messages: u, a1, t1, ..., a4, t4: the anchors are on a1 (the first group, where earlier requests anchored) and a3 (the newest hidden result's).
+    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "5/1"]);
     expect(state.messages.map((message) => compactionMarkerOf(message)?.batch ?? null).slice(0, 9)).toEqual([null, null, "c1", null, "c1", null, "c1", null, null]);
     expect(JSON.stringify(state.messages)).not.toContain("cache_control");
   });
@@ -38,6 +38,15 @@ describe("anthropicCacheAnchorsMiddleware", () => {
       { type: "ephemeral", ttl: "1h" },
       { type: "ephemeral", ttl: "1h" },
     ]);
+  });
+
+  it("counts the breakpoints of the system prompt createAgent keeps apart: none added past Anthropic's 4", async () => {
+    const { model, bodies } = recordingAnthropic();
+    const systemPrompt = new SystemMessage({ content: [{ type: "text", text: "rules", cache_control: { type: "ephemeral" } }, { type: "text", text: "more rules", cache_control: { type: "ephemeral" } }] });
+    await createAgent({ model, tools: [], systemPrompt, middleware: [hiding(), anthropicPromptCachingMiddleware(), anthropicCacheAnchorsMiddleware()] }).invoke({ messages: history() });
+    const system = bodies[0]!["system"] as { cache_control?: unknown }[];
+    // The system prompt's 2 and the request's own: 2 anchors would make 5.
+    expect({ system: system.filter((block) => block.cache_control !== undefined).length, rest: bodyBreakpoints(bodies[0]!) }).toEqual({ system: 2, rest: ["top"] });
   });
 
   it("leaves a request to another provider as it is", async () => {

@@ -3,13 +3,15 @@
  * for an anchored history (the same blocks, `cache_control` on the anchored ones), and what a real
  * `ChatAnthropic` puts in its request body.
  */
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
   InvalidOptionError,
   anthropicCacheAnchors,
   anthropicCacheAnchorsRunnable,
   cacheAnchorPositions,
+  assistantTextTrimming,
+  cloneMessage,
   compactionMarkerOf,
   createTokenCounter,
   toolResultHiding,
@@ -43,39 +45,65 @@ function breakpoints(messages: readonly BaseMessage[]): { paths: string[]; strip
 }
 
 describe("cacheAnchorPositions", () => {
+  /** Before a run, after it, and the first message the run changed. */
+  async function acrossRuns(first: BaseMessage[], added: BaseMessage[], run: (messages: BaseMessage[]) => Promise<BaseMessage[]>) {
+    const grown = [...(await run(first)), ...added];
+    const after = await run(grown);
+    return {
+      before: idsAt(grown, cacheAnchorPositions(grown)),
+      after: idsAt(after, cacheAnchorPositions(after)),
+      changed: after.findIndex((message, position) => message !== grown[position]),
+      grown,
+    };
+  }
+  /** The request after a run reads at its previous anchor only if the requests before it anchored there and nothing up to there changed. */
+  const readsAtPrevious = ({ before, after, changed, grown }: Awaited<ReturnType<typeof acrossRuns>>) =>
+    before.at(-1) === after[0] && grown.findIndex((message) => message.id === after[0]) < changed;
+  const hidingRun = (extra: Parameters<typeof toolResultHiding>[0] = {}) => {
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter, ...extra });
+    return async (messages: BaseMessage[]) => (await hiding.compact(messages)).messages;
+  };
+
   it("with nothing hidden: one anchor, on the assistant message of the first result", () => {
     const history = [system("s"), user("u"), ...steps(1, 3)];
     expect(idsAt(history, cacheAnchorPositions(history))).toEqual(["a1"]);
   });
 
-  it("after a hiding run: on the assistant messages of the run's oldest hidden result and of the first result after the hidden ones", async () => {
+  it("after a first hiding run: on the first result's group (where the requests before it anchored) and on the newest hidden result's", async () => {
     const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
     expect(messages.map((message) => compactionMarkerOf(message)?.batch ?? null)).toEqual([null, null, null, "c1", null, "c1", null, "c1", null, null]);
-    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a4"]);
+    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a3"]);
   });
 
-  it("the request after a run is anchored where the requests before it wrote: their next anchor is its previous one", async () => {
-    const first = (await hide([system("s"), user("u"), ...steps(1, 3)])).messages;
-    const grown = [...first, ...steps(4, 6)];
-    const before = idsAt(grown, cacheAnchorPositions(grown));
-    const after = (await hide(grown)).messages;
-    expect({ before, batch: compactionMarkerOf(after[9]!)?.batch, after: idsAt(after, cacheAnchorPositions(after)) }).toEqual({
-      before: ["a1", "a3"],
-      batch: "c3",
-      after: ["a3", "a6"],
+  it("the request after a run is anchored where the requests before it wrote, before anything the run changed", async () => {
+    const across = await acrossRuns([system("s"), user("u"), ...steps(1, 3)], steps(4, 6), hidingRun());
+    expect({ before: across.before, after: across.after, reads: readsAtPrevious(across) }).toEqual({ before: ["a1", "a2"], after: ["a2", "a5"], reads: true });
+  });
+
+  it("holds with emptied call arguments (hideToolInputs): the run changes the assistant messages of the groups it hides, never an earlier run's", async () => {
+    const across = await acrossRuns([system("s"), user("u"), ...steps(1, 4)], steps(5, 6), hidingRun({ hideToolInputs: true }));
+    expect({ after: across.after, changed: across.grown[across.changed]!.id, reads: readsAtPrevious(across) }).toEqual({ after: ["a3", "a5"], changed: "a4", reads: true });
+  });
+
+  it("holds with the assistant text trimmed in the same batch, as autoCompaction does", async () => {
+    const hiding = hidingRun();
+    const trimming = assistantTextTrimming({ keepRecentGroups: 1, keepChars: 10, tokenCounter });
+    const run = async (messages: BaseMessage[]) => (await trimming.compact(await hiding(messages))).messages;
+    const talkative = (from: number, to: number) => steps(from, to).map((message) => (message.type === "ai" ? cloneMessage(message, { content: `thinking about step ${message.id} `.repeat(20) }) : message));
+    const across = await acrossRuns([system("s"), user("u"), ...talkative(1, 3)], talkative(4, 6), run);
+    expect({ after: across.after, changed: across.grown[across.changed]!.id, trimmed: compactionMarkerOf(across.grown[across.changed]!)?.trimmedText ?? false, reads: readsAtPrevious(across) }).toEqual({
+      after: ["a2", "a5"],
+      changed: "a3",
+      trimmed: false,
+      reads: true,
     });
-    // Everything before the anchor both requests share is unchanged.
-    const shared = after.findIndex((message) => message.id === "a3");
-    expect(after.slice(0, shared + 1).every((message, position) => message === grown[position])).toBe(true);
   });
 
-  it("with emptied call arguments (hideToolInputs), anchors move to the assistant message before, which the run left alone", async () => {
-    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)], 1, { hideToolInputs: true });
-    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a3"]);
-    const grown = [...messages, ...steps(5, 6)];
-    const after = (await hide(grown, 1, { hideToolInputs: true })).messages;
-    // a3 (the previous request's next anchor) stood before a4, whose arguments this run emptied.
-    expect({ changed: after.findIndex((message, position) => message !== grown[position]), anchors: idsAt(after, cacheAnchorPositions(after)) }).toEqual({ changed: 8, anchors: ["a3", "a5"] });
+  it("holds when short or excluded results follow the newest hidden one (the next run starts after them)", async () => {
+    // The first run hides t1 and t2; t3 is too short to hide and t4's tool is excluded, t5 is kept.
+    const first = [system("s"), user("u"), ...steps(1, 2), ...step(3, "ok"), assistant("a4", "plan", [{ id: "c4", name: "read_plan" }]), toolResult("t4", "c4", "plan ".repeat(100), "read_plan"), ...step(5)];
+    const across = await acrossRuns(first, steps(6, 8), hidingRun({ excludeTools: ["read_plan"] }));
+    expect({ before: across.before, after: across.after, changed: across.grown[across.changed]!.id, reads: readsAtPrevious(across) }).toEqual({ before: ["a1", "a2"], after: ["a2", "a7"], changed: "t5", reads: true });
   });
 
   it("finds results given as tool_result blocks (Anthropic's form)", async () => {
@@ -84,14 +112,14 @@ describe("cacheAnchorPositions", () => {
       new HumanMessage({ id: `h${n}`, content: [{ type: "tool_result", tool_use_id: `toolu_${n}`, content: `output ${n} `.repeat(30) }] }),
     ];
     const { messages } = await hide([user("u"), ...anthropicStep(1), ...anthropicStep(2), ...anthropicStep(3)]);
-    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a3"]);
+    expect(idsAt(messages, cacheAnchorPositions(messages))).toEqual(["a1", "a2"]);
   });
 
   it("results cleared without a batch (LangChain's ClearToolUsesEdit): only the next anchor", () => {
     const cleared = (id: string, callId: string) =>
       new ToolMessage({ id, tool_call_id: callId, content: "[cleared]", response_metadata: { context_editing: { cleared: true, strategy: "clear_tool_uses" } } });
     const history = [user("u"), assistant("a1", "", [{ id: "c1" }]), cleared("t1", "c1"), assistant("a2", "", [{ id: "c2" }]), toolResult("t2", "c2"), assistant("a3", "done")];
-    expect(idsAt(history, cacheAnchorPositions(history))).toEqual(["a2"]);
+    expect(idsAt(history, cacheAnchorPositions(history))).toEqual(["a1"]);
   });
 
   it("none without a tool result", () => {
@@ -106,11 +134,11 @@ describe("anthropicCacheAnchors", () => {
     const anchored = anthropicCacheAnchors(messages);
     const plain = breakpoints(messages);
     const marked = breakpoints(anchored);
-    // Wire messages: u, a1, t1, a2, t2, ...: a1 is message 1, a4 is message 7; each sends a text and a tool_use block.
-    expect({ plain: plain.paths, marked: marked.paths, same: marked.stripped }).toEqual({ plain: [], marked: ["1/1", "7/1"], same: plain.stripped });
+    // Wire messages: u, a1, t1, a2, t2, ...: a1 is message 1, a3 is message 5; each sends a text and a tool_use block.
+    expect({ plain: plain.paths, marked: marked.paths, same: marked.stripped }).toEqual({ plain: [], marked: ["1/1", "5/1"], same: plain.stripped });
     expect(anthropicRejections(anthropicWire(anchored))).toEqual([]);
     expect(JSON.stringify(messages)).toBe(snapshot);
-    expect(anchored.filter((message, position) => message !== messages[position]).map((message) => message.id)).toEqual(["a1", "a4"]);
+    expect(anchored.filter((message, position) => message !== messages[position]).map((message) => message.id)).toEqual(["a1", "a3"]);
   });
 
   const shapes: [string, AIMessage, string[]][] = [
@@ -126,6 +154,31 @@ describe("anthropicCacheAnchors", () => {
       expect({ paths: marked.paths, same: marked.stripped, sent }).toEqual({ paths: [`1/${types.length - 1}`], same: breakpoints(history).stripped, sent: types });
     });
   }
+
+  it("anchors a streamed reply (text, tool_use with its input as a string, input_json_delta) as ChatAnthropic sends it", () => {
+    const streamed = new AIMessageChunk({
+      id: "x",
+      content: [{ type: "text", text: "Reading", index: 0 }, { type: "tool_use", id: "c1", name: "bash", input: "", index: 1 }, { type: "input_json_delta", input: '{"a":1}', index: 1 }],
+      tool_call_chunks: [{ id: "c1", name: "bash", args: '{"a":1}', index: 1, type: "tool_call_chunk" }],
+    });
+    const history = [user("u"), streamed, toolResult("t1", "c1", "x".repeat(400))];
+    const marked = breakpoints(anthropicCacheAnchors(history));
+    expect({ paths: marked.paths, same: marked.stripped }).toEqual({ paths: ["1/1"], same: breakpoints(history).stripped });
+  });
+
+  it("adds none where a breakpoint with a longer lifetime would follow a shorter one", async () => {
+    const { messages } = await hide([system("s"), user("u"), ...steps(1, 4)]);
+    const own = (ttl: "5m" | "1h") => new HumanMessage({ id: "own", content: [{ type: "text", text: "note", cache_control: { type: "ephemeral", ...(ttl === "1h" ? { ttl } : {}) } }] });
+    const count = (history: BaseMessage[], options: Parameters<typeof anthropicCacheAnchors>[1]) => breakpoints(anthropicCacheAnchors(history, options)).paths.length;
+    expect({
+      // A 1-hour breakpoint after 5-minute anchors: rejected by Anthropic, so none.
+      laterLonger: count([...messages, own("1h")], {}),
+      laterSame: count([...messages, own("1h")], { ttl: "1h" }),
+      // 1-hour anchors after a 5-minute breakpoint on a tool definition: none.
+      earlierShorter: count(messages, { ttl: "1h", externalBreakpoints: ["5m"] }),
+      earlierLonger: count(messages, { externalBreakpoints: ["1h"] }),
+    }).toEqual({ laterLonger: 1, laterSame: 3, earlierShorter: 0, earlierLonger: 2 });
+  });
 
   it("leaves an assistant message whose last block takes no cache_control (thinking) or that ChatAnthropic formats apart (v1)", () => {
     const thinking = new AIMessage({ id: "x", content: [{ type: "tool_use", id: "c1", name: "bash", input: {} }, { type: "thinking", thinking: "hm", signature: "s" }], tool_calls: [{ id: "c1", name: "bash", args: {}, type: "tool_call" }] });
@@ -161,6 +214,6 @@ describe("a real ChatAnthropic", () => {
     const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter });
     const chain = hiding.pipe(anthropicCacheAnchorsRunnable()).pipe(model.withConfig({ cache_control: { type: "ephemeral" } }));
     await chain.invoke([system("s"), user("u"), ...steps(1, 4)]);
-    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "7/1"]);
+    expect(bodyBreakpoints(bodies[0]!)).toEqual(["top", "1/1", "5/1"]);
   });
 });

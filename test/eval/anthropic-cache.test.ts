@@ -144,9 +144,9 @@ describe("automatic caching with the package's cache anchors in a replay", () =>
     const spec = ALL_SYSTEMS.find((candidate) => candidate.name === "toolResultHiding")!;
     const run = await replayTrace(coding, spec.create({ window: 16_000, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window: 16_000, tokenCounter });
     const firings = run.steps.filter((step) => step.compacted);
-    // The anchors read up to where the requests before the run put their next anchor. Short results
-    // the run left as they were (not worth hiding) can lie between that anchor and the run's oldest
-    // hidden result; the prefix model reads them too, hence "at least 0.9".
+    // The anchors read up to where the requests before the run put their next anchor: the assistant
+    // message of the newest result an earlier run hid. The prefix model also reads that hidden result
+    // and any short results after it that the run left as they were, hence "at least 0.9".
     expect({
       firings: firings.length,
       automatic: firings.map((step) => step.anthropicCachedTokens),
