@@ -80,9 +80,17 @@ describe("cacheAnchorPositions", () => {
     expect({ before: across.before, after: across.after, reads: readsAtPrevious(across) }).toEqual({ before: ["a1", "a2"], after: ["a2", "a5"], reads: true });
   });
 
-  it("holds with emptied call arguments (hideToolInputs): the run changes the assistant messages of the groups it hides, never an earlier run's", async () => {
+  it("holds with emptied call arguments (hideToolInputs): anchors stand one group back", async () => {
     const across = await acrossRuns([system("s"), user("u"), ...steps(1, 4)], steps(5, 6), hidingRun({ hideToolInputs: true }));
-    expect({ after: across.after, changed: across.grown[across.changed]!.id, reads: readsAtPrevious(across) }).toEqual({ after: ["a3", "a5"], changed: "a4", reads: true });
+    expect({ before: across.before, after: across.after, changed: across.grown[across.changed]!.id, reads: readsAtPrevious(across) }).toEqual({ before: ["a2"], after: ["a2", "a4"], changed: "a4", reads: true });
+  });
+
+  it("holds when a run hides the rest of a parallel group an earlier run began, emptying its arguments in the group's assistant message", async () => {
+    const long = (id: string) => `output of ${id} `.repeat(30);
+    const parallel = [assistant("a2", "", ["c2a", "c2b", "c2c", "c2d"].map((id) => ({ id }))), ...["c2a", "c2b", "c2c", "c2d"].map((id) => toolResult(`t${id.slice(1)}`, id, long(id)))];
+    // Keep the 3 newest results: the first run hides t1 and t2a, the second (after a3's result) t2b, changing a2.
+    const across = await acrossRuns([system("s"), user("u"), ...step(1), ...parallel], step(3), hidingRun({ keepRecentGroups: undefined, keepRecentResults: 3, hideToolInputs: true }));
+    expect({ before: across.before, after: across.after, changed: across.grown[across.changed]!.id, reads: readsAtPrevious(across) }).toEqual({ before: ["a1"], after: ["a1"], changed: "a2", reads: true });
   });
 
   it("holds with the assistant text trimmed in the same batch, as autoCompaction does", async () => {
