@@ -147,8 +147,11 @@ export class HidingPass {
     if (settings.excludeTools.size > 0 && settings.excludeTools.has(result.name ?? call?.name ?? "")) return;
     const before = this.perMessage[resultIndex]!;
     const assistant = this.messages[assistantIndex]!;
+    // The run's batch: its oldest hidden result, this one while none is hidden yet (results go oldest first).
+    const batch = this.#first?.id ?? result.tool_call_id;
     const made = settings.hiddenCopies.get(result);
-    const after = made !== undefined && made.assistant === assistant && made.before === before ? made.after : this.#hiddenCopy(result, call, before);
+    const reusable = made !== undefined && made.assistant === assistant && made.before === before && compactionMarkerOf(made.after)?.batch === batch;
+    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch);
     if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, after });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     // A result shorter than its hidden form stays: hiding it would cost tokens.
@@ -167,9 +170,10 @@ export class HidingPass {
   }
 
   /**
-   * Record in each hidden copy's marker (`batch`) the id of the oldest result this run hid, where
-   * the run's change to the history begins (with `hideToolInputs`, at that result's assistant
-   * message). Called once the run's replacements are final; a copy already stamped so is kept.
+   * Give every hidden copy of this run the run's batch, the id of its oldest hidden result, once its
+   * replacements are final. Copies are made with it already when results go oldest first; only
+   * those made before an older result was hidden (kept results hidden newest first, in
+   * `clearAtLeastMode: "extend"`) are copied again.
    */
   stampBatch(): void {
     const first = this.#first;
@@ -187,14 +191,14 @@ export class HidingPass {
   }
 
   /** The result's hidden copy: the placeholder and its receipt, the marker recording what was hidden. */
-  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number): ToolMessage {
+  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string): ToolMessage {
     const { settings } = this;
     // With receipts, the original is read once: its artifacts make the receipt and stay in the
     // marker, where a later summary's artifact index merges them.
     const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
     // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
     const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
-    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}) };
+    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}), batch };
     const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
     return cloneMessage(result, {
       content: hiddenContent(settings.placeholder, receipt),
@@ -264,7 +268,7 @@ export class HidingPass {
     }
     if (callIds.length === 0) return undefined;
     const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([message]);
-    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}) };
+    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(artifacts ? { artifacts } : {}), batch: this.#first?.id ?? callIds[0]! };
     const after = cloneMessage(message, { content, response_metadata: { ...message.response_metadata, [COMPACTION_METADATA_KEY]: marker } });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     if (afterTokens >= before) {

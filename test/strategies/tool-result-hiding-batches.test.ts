@@ -297,3 +297,20 @@ describe("toolResultHiding's receipts", () => {
     }
   });
 });
+
+describe("toolResultHiding's batch marker", () => {
+  const batches = (messages: readonly BaseMessage[]) => messages.flatMap((message) => (compactionMarkerOf(message)?.hidden ? [[message.id, compactionMarkerOf(message)!.batch]] : []));
+
+  it("names the oldest result each run hid; an earlier run's results keep theirs", async () => {
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter });
+    const first = (await hiding.compact([user("u"), ...step(1), ...step(2), ...step(3)])).messages;
+    const second = (await hiding.compact([...first, ...step(4), ...step(5)])).messages;
+    expect(batches(second)).toEqual([["t1", "c1"], ["t2", "c1"], ["t3", "c3"], ["t4", "c3"]]);
+  });
+
+  it("names the oldest even when kept results are hidden newest first (clearAtLeastMode extend)", async () => {
+    const hiding = toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 3, clearAtLeast: 1_000_000, clearAtLeastMode: "extend", tokenCounter });
+    const { messages } = await hiding.compact([user("u"), ...step(1), ...step(2), ...step(3)]);
+    expect(batches(messages)).toEqual([["t1", "c1"], ["t2", "c1"], ["t3", "c1"]]);
+  });
+});
