@@ -19,7 +19,7 @@
  * placed at the point of every break.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { cachedPrefixTokens, messageFingerprint } from "./metrics.js";
+import { cachedPrefixTokens, commonPrefixLength } from "./metrics.js";
 
 /** How many block positions Anthropic checks for a cached prefix, from its breakpoint back (the breakpoint counted first). */
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
@@ -77,7 +77,7 @@ export class AnthropicAutomaticCache {
       for (const entry of this.#entries) {
         const within = entry.blocks <= blocks && blocks - entry.blocks < ANTHROPIC_LOOKBACK_BLOCKS;
         if (!within || entry.length <= best || entry.length > end) continue;
-        if (samePrefix(entry.messages, messages, entry.length)) best = entry.length;
+        if (commonPrefixLength(entry.messages, messages, entry.length) === entry.length) best = entry.length;
       }
     }
     return best === 0 ? 0 : cachedPrefixTokens(perMessage, best);
@@ -88,15 +88,6 @@ export class AnthropicAutomaticCache {
     const cumulative = blocksOf(messages);
     for (const end of breakpoints) this.#entries.push({ messages, length: end, blocks: cumulative[end]! });
   }
-}
-
-/** Whether the first `length` messages of `a` and `b` are the same messages. */
-function samePrefix(a: readonly BaseMessage[], b: readonly BaseMessage[], length: number): boolean {
-  if (a === b) return true;
-  for (let position = 0; position < length; position++) {
-    if (a[position] !== b[position] && messageFingerprint(a[position]!) !== messageFingerprint(b[position]!)) return false;
-  }
-  return true;
 }
 
 /** Per prompt array, the blocks of its first `p` messages at `[p]`: counted once per prompt for its reads and writes. */

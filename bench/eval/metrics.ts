@@ -74,9 +74,10 @@ export function messageFingerprint(message: BaseMessage): string {
  *
  * @example
  * commonPrefixLength([a, b, c], [a, b, d, e]); // 2
+ * commonPrefixLength([a, b, c], [a, b, c], 1);    // 1: compared no further than `upTo`
  */
-export function commonPrefixLength(previous: readonly BaseMessage[], current: readonly BaseMessage[]): number {
-  const limit = Math.min(previous.length, current.length);
+export function commonPrefixLength(previous: readonly BaseMessage[], current: readonly BaseMessage[], upTo = Infinity): number {
+  const limit = Math.min(previous.length, current.length, upTo);
   let length = 0;
   while (length < limit) {
     const before = previous[length]!;

@@ -132,15 +132,9 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const summaryCachedTokens = summaryCallsCachedTokens(summaryCalls, previousInput);
     const measurement = await tokenCounter.measure(result.input);
     const prefix = commonPrefixLength(previousInput, result.input);
-    let anthropicCachedTokens = 0;
-    for (const call of summaryCalls) anthropicCachedTokens += anthropic.read(call.messages, call.perMessage);
-    anthropicCachedTokens += anthropic.read(result.input, measurement.perMessage);
-    anthropic.write(result.input);
-    let anchoredCachedTokens = 0;
-    for (const call of summaryCalls) anchoredCachedTokens += anchored.read(call.messages, call.perMessage);
+    const anthropicCachedTokens = callsRead(anthropic, summaryCalls, result.input, measurement.perMessage, [result.input.length]);
     const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
-    anchoredCachedTokens += anchored.read(result.input, measurement.perMessage, breakpoints);
-    anchored.write(result.input, breakpoints);
+    const anchoredCachedTokens = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
     steps.push({
       position,
       inputTokens: measurement.total,
@@ -169,6 +163,19 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     pending = [];
   }
   return { trace: session.id, system: system.name, window: options.window, steps, agentOutputTokens };
+}
+
+/**
+ * What a step reads from Anthropic's cache: its summary calls (a breakpoint at their end), then the
+ * model call with breakpoints after the first `p` messages for each `p` of `breakpoints`, whose
+ * entries it then writes.
+ */
+function callsRead(cache: AnthropicAutomaticCache, summaryCalls: readonly SummaryCall[], input: readonly BaseMessage[], perMessage: readonly number[], breakpoints: readonly number[]): number {
+  let read = 0;
+  for (const call of summaryCalls) read += cache.read(call.messages, call.perMessage);
+  read += cache.read(input, perMessage, breakpoints);
+  cache.write(input, breakpoints);
+  return read;
 }
 
 /**

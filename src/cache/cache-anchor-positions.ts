@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
 import { carriesToolResults } from "../messages/tool-result-blocks.js";
-import { CONTEXT_EDITING_METADATA_KEY, isLangChainCleared } from "../strategies/hiding-pass.js";
+import { isLangChainCleared, langChainClearedInputs } from "../strategies/hiding-pass.js";
 import { compactionMarkerOf } from "../types.js";
 
 /**
@@ -91,7 +91,5 @@ export function cacheAnchorPositions(messages: readonly BaseMessage[]): number[]
 /** Whether an assistant message had call arguments emptied (this package's marker or LangChain's). */
 function emptiedArguments(message: BaseMessage | undefined): boolean {
   if (message === undefined) return false;
-  if ((compactionMarkerOf(message)?.hiddenToolInputs?.length ?? 0) > 0) return true;
-  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: unknown[] } | undefined;
-  return (entry?.cleared_tool_inputs?.length ?? 0) > 0;
+  return (compactionMarkerOf(message)?.hiddenToolInputs?.length ?? 0) > 0 || langChainClearedInputs(message).length > 0;
 }

@@ -47,9 +47,10 @@ export interface CacheAnchorOptions {
   externalBreakpoints?: readonly ("5m" | "1h")[];
 }
 
-const optionsSchema = z
-  .object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional(), externalBreakpoints: z.array(z.enum(["5m", "1h"])).optional() })
-  .strict();
+/** The options a request's anchors share with the middleware's. @internal */
+export const anchorOptionsShape = { automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional() };
+
+const optionsSchema = z.object({ ...anchorOptionsShape, externalBreakpoints: z.array(z.enum(["5m", "1h"])).optional() }).strict();
 
 /** A breakpoint's lifetime, by rank: a request must not rank one above an earlier one. */
 type Ttl = "5m" | "1h";
@@ -106,22 +107,26 @@ function breakpointsOf(content: unknown, into: Ttl[]): Ttl[] {
 export function anthropicCacheAnchors(messages: readonly BaseMessage[], options: CacheAnchorOptions = {}): BaseMessage[] {
   parseOptions("anthropicCacheAnchors", optionsSchema, options);
   const ttl = options.ttl ?? "5m";
-  const positions = cacheAnchorPositions(messages).filter((index) => anchorBlocks(messages[index] as AIMessage, EPHEMERAL_CACHE_CONTROL) !== undefined);
-  if (positions.length === 0) return [...messages];
+  // Each anchored message's blocks as ChatAnthropic sends them, worked out once.
+  const sent = new Map<number, Block[]>();
+  for (const index of cacheAnchorPositions(messages)) {
+    const blocks = sentBlocks(messages[index] as AIMessage);
+    if (blocks !== undefined) sent.set(index, blocks);
+  }
+  if (sent.size === 0) return [...messages];
   // Every breakpoint of the request in order: outside the messages (tools, a system prompt kept
   // apart), the messages' own and the anchors, then automatic caching's at the end.
   const order: Ttl[] = [...(options.externalBreakpoints ?? [])];
-  const anchored = new Set(positions);
   messages.forEach((message, index) => {
     breakpointsOf(message.content, order);
-    if (anchored.has(index)) order.push(ttl);
+    if (sent.has(index)) order.push(ttl);
   });
   if (options.automaticCaching ?? true) order.push(ttl);
   const fits = order.length <= ANTHROPIC_MAX_BREAKPOINTS && order.every((current, position) => position === 0 || TTL_RANK[current] <= TTL_RANK[order[position - 1]!]);
   if (!fits) return [...messages];
   const cacheControl = ttl === "5m" ? EPHEMERAL_CACHE_CONTROL : { ...EPHEMERAL_CACHE_CONTROL, ttl };
   const output = [...messages];
-  for (const index of positions) output[index] = cloneMessage(messages[index]!, { content: anchorBlocks(messages[index] as AIMessage, cacheControl)! });
+  for (const [index, blocks] of sent) output[index] = cloneMessage(messages[index]!, { content: [...blocks.slice(0, -1), { ...blocks.at(-1)!, cache_control: { ...cacheControl } }] });
   return output;
 }
 
@@ -142,11 +147,11 @@ export function anthropicCacheAnchorsRunnable(options: CacheAnchorOptions = {}):
 const ANCHORABLE_BLOCKS: ReadonlySet<unknown> = new Set(["text", "tool_use"]);
 
 /**
- * The content blocks `ChatAnthropic` sends for `message`, the last one marked with `cache_control`;
- * `undefined` when it cannot be marked so (a v1 message, which the converter formats apart; no
- * block; a last block of another kind, such as thinking, which takes no `cache_control`).
+ * The content blocks `ChatAnthropic` sends for `message`, whose last one can take `cache_control`;
+ * `undefined` when there are none such (a v1 message, which the converter formats apart; no block;
+ * a last block of another kind, such as thinking, which takes no `cache_control`).
  */
-function anchorBlocks(message: AIMessage, cacheControl: Readonly<Record<string, string>>): Block[] | undefined {
+function sentBlocks(message: AIMessage): Block[] | undefined {
   if (isV1Message(message)) return undefined;
   const calls = message.tool_calls ?? [];
   if (typeof message.content !== "string" && !message.content.every(isBlock)) return undefined;
@@ -168,6 +173,5 @@ function anchorBlocks(message: AIMessage, cacheControl: Readonly<Record<string, 
   }
   const last = blocks.at(-1);
   if (last === undefined || !ANCHORABLE_BLOCKS.has(last["type"]) || (last["type"] === "text" && last["text"] === "")) return undefined;
-  blocks[blocks.length - 1] = { ...last, cache_control: { ...cacheControl } };
   return blocks;
 }

@@ -1,6 +1,6 @@
 import { createMiddleware } from "langchain";
 import { z } from "zod/v4";
-import { anthropicCacheAnchors, contentBreakpoints, ttlOf } from "../cache/cache-anchors.js";
+import { anchorOptionsShape, anthropicCacheAnchors, contentBreakpoints, ttlOf } from "../cache/cache-anchors.js";
 import { parseOptions } from "../options.js";
 
 /** Options of {@link anthropicCacheAnchorsMiddleware}. */
@@ -20,12 +20,12 @@ export interface CacheAnchorsMiddlewareOptions {
   name?: string;
 }
 
-const optionsSchema = z.object({ automaticCaching: z.boolean().optional(), ttl: z.enum(["5m", "1h"]).optional(), name: z.string().min(1).optional() }).strict();
+const optionsSchema = z.object({ ...anchorOptionsShape, name: z.string().min(1).optional() }).strict();
 
-/** The `ttl` of the request's own breakpoint, when a model setting gives one. */
+/** The lifetime of the request's own breakpoint, when a model setting gives one. */
 function settingsTtl(settings: unknown): "5m" | "1h" | undefined {
-  const ttl = (settings as { cache_control?: { ttl?: unknown } } | undefined)?.cache_control?.ttl;
-  return ttl === "5m" || ttl === "1h" ? ttl : undefined;
+  const cacheControl = (settings as { cache_control?: unknown } | undefined)?.cache_control;
+  return cacheControl === undefined || cacheControl === null ? undefined : ttlOf(cacheControl);
 }
 
 /**

@@ -26,6 +26,12 @@ export function isLangChainCleared(message: BaseMessage): boolean {
   return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
 }
 
+/** The call ids whose arguments LangChain's context editing (or this package) emptied in an assistant message: its `cleared_tool_inputs`. */
+export function langChainClearedInputs(message: BaseMessage): readonly string[] {
+  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
+  return entry?.cleared_tool_inputs ?? [];
+}
+
 /** The results of a history: `resultIndices[n]` answers the assistant message at `assistantIndices[n]`. @internal */
 export interface ResultPositions {
   readonly resultIndices: readonly number[];
@@ -226,8 +232,8 @@ export class HidingPass {
     const cleared = editToolCalls(assistant, { clearArgsPositions: toClear });
     const hiddenInputs = [...alreadyHidden, ...[...toClear].map((callPosition) => calls[callPosition]!.id!)].sort();
     const marker: CompactionMarker = { ...existing, strategy: this.settings.strategyName, hiddenToolInputs: hiddenInputs };
-    const previousEntry = cleared.response_metadata?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
-    const langchainInputs = [...new Set([...(previousEntry?.cleared_tool_inputs ?? []), ...hiddenInputs])].sort();
+    const previousEntry = cleared.response_metadata?.[CONTEXT_EDITING_METADATA_KEY] as Record<string, unknown> | undefined;
+    const langchainInputs = [...new Set([...langChainClearedInputs(cleared), ...hiddenInputs])].sort();
     const after = cloneMessage(cleared, {
       response_metadata: {
         ...cleared.response_metadata,
