@@ -14,6 +14,7 @@ import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type 
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
 import { autoCompaction, compactingNode, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
+import { settledValue } from "../../src/strategies/settled-promise.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -189,16 +190,30 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   // The status of each thread's last compaction (for the in-model run, whose node cannot see the update).
   const lastStatus = new Map<string, string>();
   const timedCompactor: Compactor = {
-    async compact(messages, context) {
+    compact(messages, context) {
       const started = performance.now();
       const thread = context?.threadId ?? "";
-      try {
-        const result = await compactor.compact(messages, context);
-        lastStatus.set(thread, result.status);
-        return result;
-      } finally {
+      const done = (status: string | undefined) => {
+        if (status !== undefined) lastStatus.set(thread, status);
         compactorMs.set(thread, (compactorMs.get(thread) ?? 0) + performance.now() - started);
+      };
+      const compacting = compactor.compact(messages, context);
+      // A run decided at once is handed on as it is, so the adapters can go on without an await.
+      const decided = settledValue(compacting);
+      if (decided) {
+        done(decided.value.status);
+        return compacting;
       }
+      return compacting.then(
+        (result) => {
+          done(result.status);
+          return result;
+        },
+        (error: unknown) => {
+          done(undefined);
+          throw error;
+        },
+      );
     },
   };
   // One run of the compaction, timed from `begin` to `end`: wall time, the process's CPU, the part in compact().

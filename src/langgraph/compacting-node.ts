@@ -2,6 +2,7 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite, REMOVE_ALL_MESSAGES, Send, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionError, InvalidOptionError } from "../errors.js";
+import { settledValue } from "../strategies/settled-promise.js";
 import { compactionNodeRun, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
 
 /**
@@ -41,7 +42,11 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * The compaction behaves as the node's: same options, a broken history repaired first, a failing
  * compactor logged as `failed` and `node` run on the history as it was (`onError: "throw"` fails the
  * step instead, and `node` does not run). When nothing is compacted, `node`'s return value is
- * returned as it is. `node` gets the same config (store, signal, thread id) and a copy of the state
+ * returned as it is. A step the compactor leaves alone without counting (any strategy or policy of
+ * this package whose trigger an upper bound of the history is under, in a loop that grew from its
+ * last output) calls `node` before the node function returns: no turn of the event loop, in which
+ * the process's other work (other threads' steps, a checkpoint's write) would run first, comes
+ * between the step's start and the model call. `node` gets the same config (store, signal, thread id) and a copy of the state
  * with the compacted `messages` (the new `compactionLog` record is not in it yet), or the state as
  * it is when it runs again (see below); the state is never mutated. When `node` throws, the step fails with its error and the compaction's update is not
  * written: the retry compacts again (a new summary call, for a summarizing compactor). With
@@ -89,7 +94,7 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
     let history: BaseMessage[] | undefined;
     // The archive write to the store, which runs while `node` does.
     let archived: Promise<CompactionNodeUpdate | undefined> | undefined;
-    const compacted = await compaction(
+    const compacting = compaction(
       state,
       config,
       (compactedHistory) => (history = compactedHistory),
@@ -99,6 +104,9 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
         written.catch(() => undefined);
       },
     );
+    // A step decided at once (nothing to do under the bound): `node` runs now, with no turn of the
+    // event loop in which other work of the process would run first.
+    const compacted = settledValue(compacting)?.value ?? (await compacting);
     let output: Update;
     let own: NodeWrites;
     try {

@@ -8,6 +8,7 @@ import type { Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import type { CompactionResult } from "../types.js";
+import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
@@ -106,8 +107,8 @@ function failedRecord(compactor: Compactor, messages: readonly BaseMessage[], re
   };
 }
 
-/** One compaction step of a graph: shared by the node and the `createAgent` middleware. @internal */
-export async function runGraphCompaction(run: {
+/** What {@link runGraphCompaction} is given. @internal */
+export interface GraphCompactionRun {
   component: string;
   compactor: Compactor;
   messages: unknown;
@@ -135,7 +136,40 @@ export async function runGraphCompaction(run: {
    * The caller must wait for it before its step returns the update.
    */
   deferArchive?: ((written: Promise<CompactionStateUpdate | undefined>) => void) | undefined;
-}): Promise<CompactionStateUpdate> {
+}
+
+/**
+ * One compaction step of a graph: shared by the node and the `createAgent` middleware.
+ *
+ * A step the compactor decides synchronously to leave alone (a no-op under the bound, on a history
+ * already checked) returns a promise made by `settledPromise`: the caller can read its empty update
+ * without an await and go on in the same synchronous stretch (`compactingNode` calls the model
+ * there). @internal
+ */
+export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionStateUpdate> {
+  let begun: Begun;
+  try {
+    begun = beginGraphCompaction(run);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const decided = settledValue(begun.compacting);
+  // Nothing to repair and nothing to do: no update, and no turn of the event loop.
+  if (decided?.value.status === "noop" && !begun.repair) return settledPromise({});
+  return finishGraphCompaction(run, begun);
+}
+
+/** A step's synchronous start: its checks, the history to compact and the compactor's promise. */
+interface Begun {
+  readonly messages: BaseMessage[];
+  readonly assigned: number;
+  readonly repair: ReturnType<typeof repairBeforeCompaction>;
+  readonly useStore: boolean;
+  readonly started: number;
+  readonly compacting: Promise<CompactionResult>;
+}
+
+function beginGraphCompaction(run: GraphCompactionRun): Begun {
   const { component, compactor, options, config, signal, store, threadId, channels, keepPendingCalls, checked } = run;
   if (!Array.isArray(run.messages)) {
     throw new InvalidHistoryError(`${component}: the state's \`messages\` is not an array (got ${typeof run.messages}); is it a messages channel?`);
@@ -161,6 +195,25 @@ export async function runGraphCompaction(run: {
   // Providers reject broken tool pairing: by default the compactor, and so the model, get it repaired.
   const repair = clean ? undefined : repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
+  let compacting: Promise<CompactionResult>;
+  try {
+    compacting = compactor.compact(repair?.messages ?? messages, {
+      ...(signal ? { signal } : {}),
+      ...(config ? { config } : {}),
+      // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
+      ...(threadId !== undefined ? { threadId, ...(store ? { store } : {}) } : {}),
+    });
+  } catch (error) {
+    // A compactor of the user's that throws instead of rejecting: handled as a rejection.
+    compacting = Promise.reject(error);
+  }
+  return { messages, assigned, repair, useStore, started, compacting };
+}
+
+/** The rest of a step that compacts, repairs or may do either (the compactor's promise not settled when made). */
+async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Promise<CompactionStateUpdate> {
+  const { component, compactor, options, config, signal, store, threadId } = run;
+  const { messages, assigned, repair, useStore, started } = begun;
   // Worked out only for a step that records something (a no-op records nothing).
   let id: string | undefined;
   const idOf = () => (id ??= compactionIdOf(config, component, messages));
@@ -173,12 +226,7 @@ export async function runGraphCompaction(run: {
 
   let update: CompactionUpdate;
   try {
-    const result = await compactor.compact(repair?.messages ?? messages, {
-      ...(signal ? { signal } : {}),
-      ...(config ? { config } : {}),
-      // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
-      ...(threadId !== undefined ? { threadId, ...(store ? { store } : {}) } : {}),
-    });
+    const result = await begun.compacting;
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
+import { settledValue } from "../strategies/settled-promise.js";
 import { boundedNoopReason, boundedPosition, systemTokensOf, underThresholdReason } from "./auto-compaction-bound.js";
 import { evaluateTrigger } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
@@ -70,8 +71,10 @@ export class AutoCompaction extends CompactionStrategy {
 
   /** Never throws, except the caller's own abort. A failure is a `failed` result with the input unchanged. */
   override compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
-    // No await of its own: a no-op the base decides under the bound resolves in one turn.
-    return super.compact(messages, context).then(
+    const compacting = super.compact(messages, context);
+    // A no-op the base decides under the bound is handed on as it is: readable without an await.
+    if (settledValue(compacting)) return compacting;
+    return compacting.then(
       (result) => {
         // A compacted history is a new prefix: what was prepared for the old one is of no use.
         if (result.status === "compacted" || result.status === "summarized" || result.status === "truncated") {

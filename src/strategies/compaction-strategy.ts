@@ -8,6 +8,7 @@ import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Anal
 import { boundedNoopResult, warmCountsLater, type BoundedHistory, type BoundedNoop } from "./bounded-noop.js";
 import type { BaseStrategyOptions } from "./strategy-options.js";
 import type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
+import { settledPromise } from "./settled-promise.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
@@ -111,7 +112,8 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       // A no-op decided under the bound: no await at all (each would let other work run first), and
       // the event is sent without waiting for its handlers.
       this.#emit(begun.result, started, context).catch(() => undefined);
-      return Promise.resolve(begun.result);
+      // Its value readable without an await too: the graph adapters then run the model at once.
+      return settledPromise(begun.result);
     }
     return this.#finish(begun, messages, context, started);
   }
