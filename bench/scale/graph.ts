@@ -36,6 +36,12 @@ export interface NodeRun {
   readonly compactorMs: number;
   /** Whether it compacted (or logged a failure): it returned an update. */
   readonly compacted: boolean;
+  /**
+   * Whether the compaction was decided without an await: the node's promise was already resolved
+   * (`createCompactionNode`), or the model was called before the model node's function returned
+   * (in the model node). Its wall time is then the node's own work and the waits for a CPU.
+   */
+  readonly atOnce: boolean;
 }
 
 /** What the graph reports while it runs (all optional). */
@@ -222,11 +228,11 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     lastStatus.delete(thread);
     return { at: performance.now(), cpu: process.cpuUsage() };
   };
-  const end = (thread: string, start: ReturnType<typeof begin>, compacted: boolean) => {
+  const end = (thread: string, start: ReturnType<typeof begin>, compacted: boolean, atOnce: boolean) => {
     const wallMs = performance.now() - start.at;
     const used = process.cpuUsage(start.cpu);
     stepCompacted.set(thread, compacted);
-    hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted }, thread);
+    hooks?.onCompactionNode?.({ wallMs, cpuMs: (used.user + used.system) / 1000, compactorMs: compactorMs.get(thread) ?? 0, compacted, atOnce }, thread);
     compactorMs.delete(thread);
     lastStatus.delete(thread);
   };
@@ -244,26 +250,35 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
   const timedNode = async (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
     const thread = threadOf(config);
     const start = begin(thread);
-    const update = await node(state, config);
-    end(thread, start, update.compactionLog !== undefined);
+    const pending = node(state, config);
+    const atOnce = settledValue(pending) !== undefined;
+    const update = await pending;
+    end(thread, start, update.compactionLog !== undefined, atOnce);
     return update;
   };
   if (options.inModel && options.window !== PASS_THROUGH) {
     // Timed from the start of the model node to the call of the model: the compaction's part of it.
     const begun = new Map<string, { start: ReturnType<typeof begin>; messages: unknown }>();
+    // The threads whose model node's function is running its synchronous part.
+    const inCall = new Set<string>();
     const afterCompaction = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
       const thread = threadOf(config);
       const { start, messages } = begun.get(thread)!;
       begun.delete(thread);
       // As the separate node's: a compaction, a failure or a repair (compactingNode hands the model a new list only when the messages changed).
-      end(thread, start, (lastStatus.get(thread) ?? "noop") !== "noop" || state.messages !== messages);
+      end(thread, start, (lastStatus.get(thread) ?? "noop") !== "noop" || state.messages !== messages, inCall.has(thread));
       return callModel(state, config);
     };
     const inModel = compactingNode(afterCompaction, timedCompactor, options.compactionOptions);
     const modelNode = (state: ScaleStateValues, config: LangGraphRunnableConfig) => {
       const thread = threadOf(config);
       begun.set(thread, { start: begin(thread), messages: state.messages });
-      return inModel(state, config);
+      inCall.add(thread);
+      try {
+        return inModel(state, config);
+      } finally {
+        inCall.delete(thread);
+      }
     };
     return withWaits(
       new StateGraph(ScaleState)

@@ -40,9 +40,12 @@ export function resultsTable(results: readonly ScenarioResult[]): string {
   return renderTable(header, rows, new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]));
 }
 
+/** The rows of {@link nodeTable}: idle steps, split by whether they were decided without an await (`NodeRun.atOnce`), and compacting steps. */
+const KIND_LABELS = { idle: "idle", idleAtOnce: "idle, at once", idleAwaited: "idle, awaited", compacting: "compacting" } as const;
+
 /**
- * Where the compaction node's time goes, per backend that ran it: the steps with nothing to do and
- * those that compacted, each as p50 / p99 of the wall time, of the process's CPU time while the node
+ * Where the compaction node's time goes, per backend that ran it: the steps with nothing to do (all,
+ * then those decided without an await and those that awaited) and those that compacted, each as p50 / p99 of the wall time, of the process's CPU time while the node
  * ran (the wall time without the waits for a CPU and for the database, but with the other units'
  * work that ran in the node's awaits), of the compactor's `compact()` and of the rest (the graph
  * adapter: checks, update, archive write).
@@ -52,9 +55,9 @@ export function nodeTable(results: readonly ScenarioResult[]): string {
   const header = ["backend", "steps", "runs", "wall p50 / p99", "CPU p50 / p99", "compact() p50 / p99", "adapter p50 / p99"];
   const rows = results.flatMap((result) =>
     result.nodeMs
-      ? (["idle", "compacting"] as const).filter((kind) => result.nodeMs![kind].runs > 0).map((kind) => {
+      ? (["idle", "idleAtOnce", "idleAwaited", "compacting"] as const).filter((kind) => result.nodeMs![kind]?.runs).map((kind) => {
           const figures = result.nodeMs![kind];
-          return [`${result.backend}${result.node === "compaction" ? "" : ` (${result.node})`}`, kind, String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
+          return [`${result.backend}${result.node === "compaction" ? "" : ` (${result.node})`}`, KIND_LABELS[kind], String(figures.runs), pair(figures.wall), pair(figures.cpu), pair(figures.compactor), pair(figures.adapter)];
         })
       : [],
   );

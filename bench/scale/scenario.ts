@@ -89,6 +89,9 @@ export interface ScenarioResult {
     readonly idleP99: number;
     /** The steps that had nothing to do and those that compacted, each split by where the time went. */
     readonly idle: NodeBreakdown;
+    /** The idle runs decided without an await, and those that awaited (see `NodeRun.atOnce`). */
+    readonly idleAtOnce: NodeBreakdown;
+    readonly idleAwaited: NodeBreakdown;
     readonly compacting: NodeBreakdown;
     /** p99 of the process's CPU time during the node, over every run (see `NodeRun.cpuMs`). */
     readonly cpuP99: number;
@@ -157,6 +160,8 @@ function nodeFigures(runs: readonly NodeRun[]): NonNullable<ScenarioResult["node
     compactingP99: compacting.wall.p99,
     idleP99: idle.wall.p99,
     idle,
+    idleAtOnce: breakdown(runs.filter((run) => !run.compacted && run.atOnce)),
+    idleAwaited: breakdown(runs.filter((run) => !run.compacted && !run.atOnce)),
     compacting,
     cpuP99: percentile(runs.map((run) => run.cpuMs), 0.99),
   };
