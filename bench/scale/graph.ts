@@ -15,6 +15,7 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
 import { autoCompaction, compactingNode, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
 import { settledValue } from "../../src/strategies/settled-promise.js";
+import { DeterministicSummaryModel } from "../eval/summary-model.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -190,7 +191,9 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
     return withWaits(graph.addEdge(START, "model").addConditionalEdges("model", route, ["tools", END]).addEdge("tools", "model").compile(compile));
   }
   const compactor: Compactor =
-    options.window === PASS_THROUGH ? { compact: async (messages) => passThroughResult(messages) } : autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter });
+    options.window === PASS_THROUGH
+      ? { compact: async (messages) => passThroughResult(messages) }
+      : autoCompaction({ contextWindow: options.window, tokenCounter: options.tokenCounter, ...summaryModelOf(options.tokenCounter) });
   // Time in compact(), by thread (a thread runs one node at a time; the process runs several threads).
   const compactorMs = new Map<string, number>();
   // The status of each thread's last compaction (for the in-model run, whose node cannot see the update).
@@ -302,6 +305,19 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
 }
 
 export type ScaleGraph = ReturnType<typeof buildScaleGraph>;
+
+/**
+ * `SCALE_SUMMARY_MODEL=offline`: autoCompaction gets the evaluation's offline summary model (the
+ * package's no-model snapshot and artifact index, answered as a chat model), so its summaries are
+ * prepared in the background, as with any summary model, and the model's time is not the node's.
+ * Unset: no summary model, and the no-model snapshot is written in the step that fires.
+ */
+function summaryModelOf(tokenCounter: TokenCounter): { summaryModel?: DeterministicSummaryModel } {
+  const kind = process.env["SCALE_SUMMARY_MODEL"];
+  if (kind === undefined || kind === "") return {};
+  if (kind !== "offline") throw new Error(`SCALE_SUMMARY_MODEL must be "offline" or unset (got ${kind})`);
+  return { summaryModel: new DeterministicSummaryModel({ tokenCounter }) };
+}
 
 /** What the pass-through node's compactor returns: a no-op on the history as it is. */
 function passThroughResult(messages: readonly BaseMessage[]): CompactionResult {

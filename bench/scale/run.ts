@@ -125,7 +125,7 @@ for (const result of results) {
 if (flags.out) {
   mkdirSync(dirname(flags.out), { recursive: true });
   // The environment variables that change a run (bench/README), so the command in the file reruns it.
-  const environment = ["SCALE_FLOOR_AWAITS", "SCALE_DURABILITY"].filter((name) => process.env[name] !== undefined).map((name) => `${name}=${process.env[name]} `);
+  const environment = ["SCALE_FLOOR_AWAITS", "SCALE_DURABILITY", "SCALE_SUMMARY_MODEL"].filter((name) => process.env[name] !== undefined).map((name) => `${name}=${process.env[name]} `);
   const report = {
     command: `${environment.join("")}npm run bench:scale -- ${process.argv.slice(2).join(" ")}`.trim(),
     date: new Date().toISOString(),
