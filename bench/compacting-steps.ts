@@ -1,0 +1,52 @@
+/**
+ * The compaction's time per step in one process with nothing else running: every public trace
+ * replayed as an agent loop through `autoCompaction` (the history grows by the recorded messages
+ * before each model call, a compaction's output replaces it), a pause standing for the model call
+ * after each step (work the policy leaves to after a step runs there), each step timed with its
+ * kind. What `npm run bench:scale` measures under contention, without it.
+ *
+ *   npx tsx bench/compacting-steps.ts [--window 8000] [--model-ms 30] [--summary-model offline]
+ */
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import type { BaseMessage } from "@langchain/core/messages";
+import { autoCompaction, createTokenCounter } from "../src/index.js";
+import { defaultTracesPath, loadTraceSessions } from "../examples/traces.js";
+import { DeterministicSummaryModel } from "./eval/summary-model.js";
+import { percentile } from "./scale/scenario.js";
+
+const { values: flags } = parseArgs({ options: { window: { type: "string", default: "8000" }, "model-ms": { type: "string", default: "30" }, "summary-model": { type: "string" } } });
+const window = Number(flags.window);
+const modelMs = Number(flags["model-ms"]);
+if (flags["summary-model"] !== undefined && flags["summary-model"] !== "offline") throw new Error(`--summary-model must be "offline" (got ${flags["summary-model"]})`);
+
+const tokenCounter = createTokenCounter();
+const times = { idle: [] as number[], compacting: [] as number[] };
+for (const session of loadTraceSessions(defaultTracesPath())) {
+  const policy = autoCompaction({
+    contextWindow: window,
+    tokenCounter,
+    ...(flags["summary-model"] ? { summaryModel: new DeterministicSummaryModel({ tokenCounter }) } : {}),
+  });
+  let history: BaseMessage[] = [];
+  let added = 0;
+  for (let position = 0; position < session.messages.length; position++) {
+    if (session.messages[position]!.getType() !== "ai") continue;
+    history = [...history, ...session.messages.slice(added, position)];
+    added = position;
+    const started = performance.now();
+    const result = await policy.compact(history, { threadId: session.id });
+    const ms = performance.now() - started;
+    if (result.status === "noop") times.idle.push(ms);
+    else {
+      times.compacting.push(ms);
+      history = result.messages;
+    }
+    await new Promise((resolve) => setTimeout(resolve, modelMs));
+  }
+}
+const figures = (samples: number[]) => `${samples.length} steps, p50 ${percentile(samples, 0.5).toFixed(2)} / p90 ${percentile(samples, 0.9).toFixed(2)} / p99 ${percentile(samples, 0.99).toFixed(2)} ms`;
+console.log(`window ${window}, model calls ${modelMs} ms, summary model: ${flags["summary-model"] ?? "none (no-model snapshot in the step)"}`);
+console.log(`idle:       ${figures(times.idle)}`);
+console.log(`compacting: ${figures(times.compacting)}`);
+console.log(`all:        ${figures([...times.idle, ...times.compacting])}`);
