@@ -13,9 +13,9 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { performance } from "node:perf_hooks";
-import { autoCompaction, compactingNode, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type CompactionResult, type Compactor, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, compactingNode, createCompactionNode, validateToolPairing, type CompactionNodeOptions, type Compactor, type TokenCounter } from "../../src/index.js";
 import { settledValue } from "../../src/strategies/settled-promise.js";
-import { DeterministicSummaryModel } from "../eval/summary-model.js";
+import { passThroughResult, summaryModelOf } from "./compactors.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 
@@ -305,21 +305,3 @@ export function buildScaleGraph(options: ScaleGraphOptions) {
 }
 
 export type ScaleGraph = ReturnType<typeof buildScaleGraph>;
-
-/**
- * `SCALE_SUMMARY_MODEL=offline`: autoCompaction gets the evaluation's offline summary model (the
- * package's no-model snapshot and artifact index, answered as a chat model), so its summaries are
- * prepared in the background, as with any summary model, and the model's time is not the node's.
- * Unset: no summary model, and the no-model snapshot is written in the step that fires.
- */
-function summaryModelOf(tokenCounter: TokenCounter): { summaryModel?: DeterministicSummaryModel } {
-  const kind = process.env["SCALE_SUMMARY_MODEL"];
-  if (kind === undefined || kind === "") return {};
-  if (kind !== "offline") throw new Error(`SCALE_SUMMARY_MODEL must be "offline" or unset (got ${kind})`);
-  return { summaryModel: new DeterministicSummaryModel({ tokenCounter }) };
-}
-
-/** What the pass-through node's compactor returns: a no-op on the history as it is. */
-function passThroughResult(messages: readonly BaseMessage[]): CompactionResult {
-  return { messages: [...messages], status: "noop", strategy: "passThrough", tokensBefore: 0, tokensAfter: 0, messagesBefore: messages.length, messagesAfter: messages.length, removed: [], replaced: [], reason: "pass-through" };
-}

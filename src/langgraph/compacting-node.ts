@@ -42,11 +42,11 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * The compaction behaves as the node's: same options, a broken history repaired first, a failing
  * compactor logged as `failed` and `node` run on the history as it was (`onError: "throw"` fails the
  * step instead, and `node` does not run). When nothing is compacted, `node`'s return value is
- * returned as it is. A step the compactor leaves alone without counting (any strategy or policy of
- * this package whose trigger an upper bound of the history is under, in a loop that grew from its
- * last output) calls `node` before the node function returns: no turn of the event loop, in which
- * the process's other work (other threads' steps, a checkpoint's write) would run first, comes
- * between the step's start and the model call. `node` gets the same config (store, signal, thread id) and a copy of the state
+ * returned as it is. A step the compactor leaves alone without counting (`toolResultHiding`,
+ * `hardTruncate` or `autoCompaction` with static options, given directly, when an upper bound of
+ * the history is under its trigger and the history needs no repair) calls `node` before the node
+ * function returns: no microtask turn, in which the process's other queued work (other threads'
+ * steps, a checkpoint's write) would run first, comes between the step's start and the model call. `node` gets the same config (store, signal, thread id) and a copy of the state
  * with the compacted `messages` (the new `compactionLog` record is not in it yet), or the state as
  * it is when it runs again (see below); the state is never mutated. When `node` throws, the step fails with its error and the compaction's update is not
  * written: the retry compacts again (a new summary call, for a summarizing compactor). With

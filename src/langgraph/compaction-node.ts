@@ -48,7 +48,7 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * Each compaction appends a record to `compactionLog` and archives the originals that left the
  * context (see the `archive` option) so {@link restoreHistory} can give back the full history.
  * A no-op returns no update at all; one decided without counting (see `CompactionStrategy.compact`)
- * returns a promise already resolved, so the node adds a single turn of the event loop to the step.
+ * returns a promise already resolved, so the node adds a single microtask turn to the step.
  *
  * The node's config is passed to the compactor, so summary calls nest under the node in traces, and
  * its abort signal stops the compactor.

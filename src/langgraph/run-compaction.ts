@@ -154,7 +154,7 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
     return Promise.reject(error);
   }
   const decided = settledValue(begun.compacting);
-  // Nothing to repair and nothing to do: no update, and no turn of the event loop.
+  // Nothing to repair and nothing to do: no update, and no microtask turn.
   if (decided?.value.status === "noop" && !begun.repair) return settledPromise({});
   return finishGraphCompaction(run, begun);
 }
@@ -197,12 +197,14 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
   const started = performance.now();
   let compacting: Promise<CompactionResult>;
   try {
-    compacting = compactor.compact(repair?.messages ?? messages, {
+    // Promise.resolve: a native promise (a settled one with its tag) as it is; anything else a
+    // compactor wrongly returns (undefined) fails in the step like a rejection would.
+    compacting = Promise.resolve(compactor.compact(repair?.messages ?? messages, {
       ...(signal ? { signal } : {}),
       ...(config ? { config } : {}),
       // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
       ...(threadId !== undefined ? { threadId, ...(store ? { store } : {}) } : {}),
-    });
+    }));
   } catch (error) {
     // A compactor of the user's that throws instead of rejecting: handled as a rejection.
     compacting = Promise.reject(error);

@@ -2,7 +2,7 @@
  * Promises whose value is known when they are made, readable without an await.
  *
  * `compact()` decides most of an agent loop's steps (a no-op under the bound) synchronously, but
- * returns a promise, and every `await` of it is a turn of the event loop in which other work of the
+ * returns a promise, and every `await` of it is a microtask turn in which other queued work of the
  * process (other threads' steps, a checkpoint's write) runs first. A caller that reads the value
  * with {@link settledValue} goes on at once instead: the graph adapters run the model node in the
  * same synchronous stretch as the compaction's decision. @internal

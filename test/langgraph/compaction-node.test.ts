@@ -4,6 +4,7 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { END, InMemoryStore, MemorySaver, MessagesAnnotation, MessagesValue, REMOVE_ALL_MESSAGES, START, StateGraph, StateSchema, messagesStateReducer } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import {
+  type Compactor,
   CompactionArchiveError,
   CompactionStateSchema,
   CompactionStrategy,
@@ -185,6 +186,23 @@ describe("createCompactionNode on bad input", () => {
         lastMessageId,
       })),
     });
+  });
+
+  it("a compactor that breaks its contract (throws at once, or returns no promise) logs a failed record too", async () => {
+    const input = { messages: [system("s"), user("h1")], compactionLog: [], compactionArchive: [] };
+    const throwsAtOnce: Compactor = {
+      compact: () => {
+        throw new Error("boom");
+      },
+    };
+    const returnsNothing = { compact: () => undefined } as unknown as Compactor;
+    const statuses: string[] = [];
+    for (const compactor of [throwsAtOnce, returnsNothing]) {
+      // A promise either way (never a synchronous throw from the node), resolved with the record.
+      const update = await createCompactionNode(compactor)(input);
+      statuses.push(`${update.compactionLog?.[0]?.status}: ${update.compactionLog?.[0]?.reason}`);
+    }
+    expect(statuses).toEqual(["failed: Error: boom", "failed: TypeError: Cannot read properties of undefined (reading 'status')"]);
   });
 
   it("with onError: \"throw\" the compactor's error fails the step", async () => {
