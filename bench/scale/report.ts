@@ -45,8 +45,8 @@ const KIND_LABELS = { idle: "idle", idleAtOnce: "idle, at once", idleAwaited: "i
 
 /**
  * Where the compaction node's time goes, per backend that ran it: the steps with nothing to do (all,
- * then those decided without an await and those that awaited) and those that compacted, each as p50 / p99 of the wall time, of the process's CPU time while the node
- * ran (the wall time without the waits for a CPU and for the database, but with the other units'
+ * then those decided without an await and those that awaited) and those that compacted, each as
+ * p50 / p99 of the wall time, of the process's CPU time while the node ran (the wall time without the waits for a CPU and for the database, but with the other units'
  * work that ran in the node's awaits), of the compactor's `compact()` and of the rest (the graph
  * adapter: checks, update, archive write).
  */

@@ -46,8 +46,9 @@ export type WrappedNode<State extends CompactionNodeInput, Update, Config extend
  * `hardTruncate` or `autoCompaction` with static options, given directly, when an upper bound of
  * the history is under its trigger and the history needs no repair) calls `node` before the node
  * function returns: no microtask turn, in which the process's other queued work (other threads'
- * steps, a checkpoint's write) would run first, comes between the step's start and the model call. `node` gets the same config (store, signal, thread id) and a copy of the state
- * with the compacted `messages` (the new `compactionLog` record is not in it yet), or the state as
+ * steps, a checkpoint's write) would run first, comes between the step's start and the model call.
+ * `node` gets the same config (store, signal, thread id) and a copy of the state with the compacted
+ * `messages` (the new `compactionLog` record is not in it yet), or the state as
  * it is when it runs again (see below); the state is never mutated. When `node` throws, the step fails with its error and the compaction's update is not
  * written: the retry compacts again (a new summary call, for a summarizing compactor). With
  * `archive: "store"` the archive entry may then be in the store already, referenced by nothing.
@@ -104,8 +105,8 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
         written.catch(() => undefined);
       },
     );
-    // A step decided at once (nothing to do under the bound): `node` runs now, with no turn of the
-    // event loop in which other work of the process would run first.
+    // A step decided at once (nothing to do under the bound): `node` runs now, with no microtask
+    // turn in which other queued work of the process would run first.
     const compacted = settledValue(compacting)?.value ?? (await compacting);
     let output: Update;
     let own: NodeWrites;
