@@ -22,6 +22,8 @@ if (flags["summary-model"] !== undefined && flags["summary-model"] !== "offline"
 
 const tokenCounter = createTokenCounter();
 const times = { idle: [] as number[], compacting: [] as number[] };
+/** The process's CPU time per step (user and system, ms): what the step cost whatever else the machine ran. */
+const cpu = { idle: [] as number[], compacting: [] as number[] };
 for (const session of loadTraceSessions(defaultTracesPath())) {
   const policy = autoCompaction({
     contextWindow: window,
@@ -35,11 +37,17 @@ for (const session of loadTraceSessions(defaultTracesPath())) {
     history = [...history, ...session.messages.slice(added, position)];
     added = position;
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     const result = await policy.compact(history, { threadId: session.id });
     const ms = performance.now() - started;
-    if (result.status === "noop") times.idle.push(ms);
-    else {
+    const cpuUsed = process.cpuUsage(cpuStarted);
+    const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000;
+    if (result.status === "noop") {
+      times.idle.push(ms);
+      cpu.idle.push(cpuMs);
+    } else {
       times.compacting.push(ms);
+      cpu.compacting.push(cpuMs);
       history = result.messages;
     }
     await new Promise((resolve) => setTimeout(resolve, modelMs));
@@ -50,3 +58,7 @@ console.log(`window ${window}, model calls ${modelMs} ms, summary model: ${flags
 console.log(`idle:       ${figures(times.idle)}`);
 console.log(`compacting: ${figures(times.compacting)}`);
 console.log(`all:        ${figures([...times.idle, ...times.compacting])}`);
+console.log("CPU time per step:");
+console.log(`idle:       ${figures(cpu.idle)}`);
+console.log(`compacting: ${figures(cpu.compacting)}`);
+console.log(`all:        ${figures([...cpu.idle, ...cpu.compacting])}`);

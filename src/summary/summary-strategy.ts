@@ -1,13 +1,13 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
-import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
+import { extractArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
 import { CompactionStrategy, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { replaceLoneSurrogates } from "../text/code-points.js";
-import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionContext, type CompactionMarker, type RemovedMessage } from "../types.js";
+import { compactionMarkerOf, type CompactionContext, type RemovedMessage } from "../types.js";
 import type { LeftOutMessages } from "./format-history.js";
 import { noModelSnapshotFitter } from "./no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "./prompts.js";
+import { SummaryMessages } from "./summary-message.js";
 import { sharedPrefixRequest, type SummaryRequestMode } from "./shared-prefix-request.js";
 import type { SummaryStrategyOptions } from "./summary-options.js";
 import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
@@ -90,7 +90,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
   #resolved: Promise<SummaryChatModel> | undefined;
   /** Summary messages made, by written summary (see `summaryMessageOf`). */
-  readonly #summaryMessages = new WeakMap<WrittenSummary, { readonly summarizedMessages: number; readonly message: HumanMessage }>();
+  #summaryMessages: SummaryMessages | undefined;
 
   protected constructor(options: SummaryStrategyOptions) {
     super(options);
@@ -209,7 +209,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       if (message.type === "system") systems.push(message);
       else removed.push({ index: position, message });
     }
-    const summary = this.summaryMessageOf(written, removed.map(({ message }) => message));
+    const summary = await this.#messages().countedMessageOf(written, removed.map(({ message }) => message));
     const output = [...systems, summary, ...messages.slice(cut)];
     const tokensAfter = (await this.tokenCounter.measure(output)).total;
     if (tokensAfter >= tokens.total) {
@@ -258,28 +258,15 @@ export abstract class SummaryStrategy extends CompactionStrategy {
    * written, off the step that places it. @internal
    */
   summaryMessageOf(written: WrittenSummary, replaced: readonly BaseMessage[]): HumanMessage {
-    const summarizedMessages = replaced.reduce((count, message) => count + (compactionMarkerOf(message)?.summarizedMessages ?? 1), 0);
-    const made = this.#summaryMessages.get(written);
-    if (made?.summarizedMessages === summarizedMessages) return made.message;
-    const message = this.#summaryMessage(written.text, written.artifacts, summarizedMessages, written.summaryModel);
-    this.#summaryMessages.set(written, { summarizedMessages, message });
-    return message;
+    return this.#messages().messageOf(written, replaced);
   }
 
   /** Make and count the summary message of `written` ahead of the step that places it (see `summaryMessageOf`). @internal */
   async prepareSummaryMessage(written: WrittenSummary, replaced: readonly BaseMessage[]): Promise<void> {
-    await this.tokenCounter.countMessage(this.summaryMessageOf(written, replaced));
+    await this.tokenCounter.countMessage(await this.#messages().countedMessageOf(written, replaced));
   }
 
-  #summaryMessage(text: string, artifacts: ArtifactIndex, summarizedMessages: number, summaryModel: string): HumanMessage {
-    const marker: CompactionMarker = { strategy: this.strategyName, summary: true, artifacts, summarizedMessages, summaryModel };
-    const index = renderArtifacts(artifacts);
-    return new HumanMessage({
-      // Lone surrogates (from the input, or a token cut of the summary) would make providers reject it.
-      content: replaceLoneSurrogates(`${this.summaryPrefix}\n\n${text}${index ? `\n\n${index}` : ""}`),
-      // LangChain's summary marker too, for UIs and code that look for it.
-      additional_kwargs: { lc_source: "summarization" },
-      response_metadata: { [COMPACTION_METADATA_KEY]: marker },
-    });
+  #messages(): SummaryMessages {
+    return (this.#summaryMessages ??= new SummaryMessages(this.strategyName, this.summaryPrefix, this.tokenCounter));
   }
 }

@@ -5,8 +5,8 @@ import type { TokenEncodingName } from "./encoding-for-model.js";
 /** Length (in UTF-16 code units, at most) of the pieces a long run of non-space characters is encoded in (see {@link encodeText}). */
 export const LONG_RUN_PIECE = 64;
 
-/** Whether a UTF-16 code unit is one of JavaScript's `\s` characters (the regular expression class). */
-function isSpace(unit: number): boolean {
+/** Whether a UTF-16 code unit is one of JavaScript's `\s` characters (the regular expression class). @internal */
+export function isSpace(unit: number): boolean {
   if (unit < 0x80) return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
   return (
     unit === 0xa0 ||

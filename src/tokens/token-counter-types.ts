@@ -55,6 +55,13 @@ export interface TokenCounter {
   readonly calibrate: boolean;
   /** Tokens of a plain text. */
   countText(text: string): Promise<number>;
+  /**
+   * Tokens of `parts.join("")`: what `countText` gives for the joined text. The exact counter
+   * tokenizes again only the lines around each join (a long part it counted before, such as a summary
+   * counted when it was written, costs a lookup), and keeps the joined text's count, so a message
+   * holding that text is counted without tokenizing it.
+   */
+  countJoined?(parts: readonly string[]): Promise<number>;
   /** Tokens of one message, format overhead included (cached). */
   countMessage(message: BaseMessage): Promise<number>;
   /** Tokens of a whole request: every message, the reply priming and the calibration. */

@@ -7,6 +7,7 @@ import { tallyMessage, utf8Length } from "./message-units.js";
 import type { BpeEncoder } from "./bpe-encoder.js";
 import { countText, encodeText, loadEncoder, tokenPrefix } from "./encoder.js";
 import { encodingForModel, type TokenEncodingName } from "./encoding-for-model.js";
+import { joinedCount } from "./joined-count.js";
 import { TextUnitsCache } from "./text-units-cache.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
 import { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
@@ -59,6 +60,7 @@ class MessageTokenCounter implements TokenCounter {
   readonly #texts = new TextUnitsCache(CACHED_TEXT_MIN_LENGTH, CACHED_TEXT_MAX_CHARACTERS);
   readonly #encodeUnits = (text: string) => countText(this.#encoder!, text);
   readonly #upperUnits = (text: string) => this.#texts.peek(text) ?? utf8Length(text);
+  readonly #textUnits = (text: string) => this.#units(text);
 
   constructor(options: TokenCounterOptions) {
     this.mode = options.mode ?? "exact";
@@ -118,6 +120,14 @@ class MessageTokenCounter implements TokenCounter {
     return this.#whenReady(() => {
       const units = this.#units(text);
       return this.#encoder ? units : Math.ceil(units / CHARACTERS_PER_TOKEN);
+    });
+  }
+
+  countJoined(parts: readonly string[]): Promise<number> {
+    return this.#whenReady(() => {
+      const joined = parts.join("");
+      if (!this.#encoder || joined === "") return Math.ceil(joined.length / CHARACTERS_PER_TOKEN);
+      return this.#texts.unitsOf(joined, () => joinedCount(parts, this.#textUnits));
     });
   }
 
@@ -200,7 +210,11 @@ class MessageTokenCounter implements TokenCounter {
       const budget = Math.max(0, Math.floor(maxTokens));
       if (!this.#encoder) return headOf(text, budget * CHARACTERS_PER_TOKEN);
       const tokens = encodeText(this.#encoder, text);
-      if (tokens.length <= budget) return text;
+      if (tokens.length <= budget) {
+        // Kept like a counted text: the text is often counted next (a summary placed in its message).
+        this.#texts.unitsOf(text, () => tokens.length);
+        return text;
+      }
       return tokenPrefix(this.#encoder, text, tokens, budget);
     });
   }

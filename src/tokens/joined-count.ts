@@ -1,0 +1,68 @@
+import { isSpace } from "./encoder.js";
+
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const SLASH = 0x2f;
+
+/**
+ * Whether no piece of the `o200k_base` and `cl100k_base` pre-tokenizers spans position `at` of
+ * `text`: the unit before it ends a line (`\n` or `\r`) and the unit at it is neither whitespace
+ * nor `/`. Then the text's tokens are the tokens of `text.slice(0, at)` followed by those of
+ * `text.slice(at)`, each encoded alone (`countText` included: its long runs of non-space units
+ * cannot span a line end either).
+ *
+ * Why, alternative by alternative of both patterns: the letter and contraction alternatives never
+ * take a line end (their optional lead character excludes `\r` and `\n`); the digit one takes
+ * digits only; the punctuation one (` ?[^\s\p{L}\p{N}]+[\r\n/]*`) takes line ends only at its
+ * tail, followed by nothing but line ends and `/`; the whitespace ones take whitespace only. So no
+ * piece holds a line end and a following non-space character other than `/`. The pieces before
+ * `at` do not change when the text stops there: only `\s+(?!\S)` could then match where it did
+ * not (its lookahead sees the end instead of a non-space character), and a whitespace run ending
+ * in a line end is taken by `\s*[\r\n]+`, an earlier alternative, either way. The pieces from `at`
+ * on never look behind. @internal
+ */
+export function isPieceBreak(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return false;
+  const before = text.charCodeAt(at - 1);
+  if (before !== LINE_FEED && before !== CARRIAGE_RETURN) return false;
+  const unit = text.charCodeAt(at);
+  return unit !== SLASH && !isSpace(unit);
+}
+
+/** Whether the join of a text ending in `before` and one starting with `after` is a piece break. */
+function joinBreaks(before: string, after: string): boolean {
+  return before !== "" && after !== "" && isPieceBreak(before.slice(-1) + after[0], 1);
+}
+
+/**
+ * The tokens of `parts.join("")` from `count` of each part that has a piece break (see
+ * {@link isPieceBreak}; a join can be one) and of the short texts around them: such a part is
+ * `head | middle | tail`, cut at its first and last breaks, so its middle costs
+ * `count(part) - count(head) - count(tail)`, and the texts between middles are counted as they
+ * are (`tail + parts without a break + head`). Exactly `count` of the joined text; worth it when
+ * `count` of the long parts is cached (a summary counted when it was written, then placed in its
+ * message). @internal
+ */
+export function joinedCount(parts: readonly string[], count: (text: string) => number): number {
+  let total = 0;
+  let pending = "";
+  for (let position = 0; position < parts.length; position++) {
+    const part = parts[position]!;
+    const previous = pending !== "" ? pending : (parts[position - 1] ?? "");
+    const next = parts.slice(position + 1).find((later) => later !== "") ?? "";
+    let first = joinBreaks(previous, part) ? 0 : -1;
+    let last = joinBreaks(part, next) ? part.length : -1;
+    for (let at = 1; first < 0 && at < part.length; at++) if (isPieceBreak(part, at)) first = at;
+    for (let at = part.length - 1; last < 0 && at > 0; at--) if (isPieceBreak(part, at)) last = at;
+    if (first < 0) {
+      pending += part;
+      continue;
+    }
+    if (last < first) last = first;
+    const head = part.slice(0, first);
+    const tail = part.slice(last);
+    total += count(pending + head) + (count(part) - count(head) - count(tail));
+    pending = tail;
+  }
+  return total + count(pending);
+}
