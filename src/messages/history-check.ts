@@ -81,8 +81,15 @@ function isEmptyMessage(message: BaseMessage): boolean {
 }
 
 /**
+ * Messages found without a problem, by object: a message is checked once, however many histories
+ * (a policy's input, then each of its strategies' inputs and outputs) hold it. Messages are treated
+ * as immutable, as the token counter's per-message cache treats them.
+ */
+const checkedValid = new WeakSet<BaseMessage>();
+
+/**
  * The problems of one message at `index`, appended to `problems`: at most one per kind, and for lone
- * surrogates one per field. Reads each text once.
+ * surrogates one per field. Reads each text once; a message found valid before is not read again.
  */
 export function checkMessage(element: unknown, index: number, problems: HistoryProblem[]): void {
   if (!isBaseMessage(element)) {
@@ -90,6 +97,8 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
     return;
   }
   const message: BaseMessage = element;
+  if (checkedValid.has(message)) return;
+  const found = problems.length;
   if (RemoveMessage.isInstance(message)) {
     problems.push({
       kind: "remove-message",
@@ -117,6 +126,7 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
       });
     }
   }
+  if (problems.length === found) checkedValid.add(message);
 }
 
 /**
