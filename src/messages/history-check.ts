@@ -81,23 +81,25 @@ function isEmptyMessage(message: BaseMessage): boolean {
 }
 
 /**
- * Messages found without a problem, by object: a message is checked once, however many histories
- * (a policy's input, then each of its strategies' inputs and outputs) hold it. Messages are treated
- * as immutable, as the token counter's per-message cache treats them.
+ * Messages the strategies' checks found without a problem, by object: a strategy checks a message
+ * once, however many histories hold it (a policy's input, then each of its strategies' inputs and
+ * outputs). Strategies treat messages as immutable, as the token counter's per-message cache does;
+ * `checkHistory` itself reads every message at every call.
  */
 const checkedValid = new WeakSet<BaseMessage>();
 
 /**
  * The problems of one message at `index`, appended to `problems`: at most one per kind, and for lone
- * surrogates one per field. Reads each text once; a message found valid before is not read again.
+ * surrogates one per field. Reads each text once. With `once`, a message found valid by an earlier
+ * check with `once` is not read again (see `checkedValid`).
  */
-export function checkMessage(element: unknown, index: number, problems: HistoryProblem[]): void {
+export function checkMessage(element: unknown, index: number, problems: HistoryProblem[], once = false): void {
   if (!isBaseMessage(element)) {
     problems.push({ kind: "not-a-message", index, message: `element ${index} is not a LangChain message` });
     return;
   }
   const message: BaseMessage = element;
-  if (checkedValid.has(message)) return;
+  if (once && checkedValid.has(message)) return;
   const found = problems.length;
   if (RemoveMessage.isInstance(message)) {
     problems.push({
@@ -126,7 +128,7 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
       });
     }
   }
-  if (problems.length === found) checkedValid.add(message);
+  if (once && problems.length === found) checkedValid.add(message);
 }
 
 /**
@@ -140,6 +142,13 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
 export function checkHistory(messages: readonly unknown[], from = 0): HistoryProblem[] {
   const problems: HistoryProblem[] = [];
   for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems);
+  return problems;
+}
+
+/** {@link checkHistory} for the strategies: a message found valid by an earlier such check is not read again. @internal */
+export function checkHistoryOnce(messages: readonly unknown[], from = 0): HistoryProblem[] {
+  const problems: HistoryProblem[] = [];
+  for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems, true);
   return problems;
 }
 

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidHistoryError } from "../errors.js";
-import { checkHistory, checkMessage, isRepairable, type HistoryProblem } from "../messages/history-check.js";
+import { checkHistoryOnce, checkMessage, isRepairable, type HistoryProblem } from "../messages/history-check.js";
 import { combineRepairs, repairMessages, repairPairingBeforePending, type HistoryRepair } from "../messages/history-repair.js";
 import { ToolCallIndexBuilder, type ToolCallIndex } from "../messages/tool-call-groups.js";
 import type { ToolPairingRepair } from "../messages/tool-pairing.js";
@@ -141,7 +141,7 @@ export function prepareInput(
   if (!Array.isArray(messages)) throw new InvalidHistoryError(`${strategy}: expected an array of messages, got ${typeof messages}`);
   const previous = memo && extendsHistory(messages, memo.messages) ? memo : undefined;
   // The memo's messages are a checked output: only the new ones need checking.
-  const problems = checkHistory(messages, previous ? previous.messages.length : 0);
+  const problems = checkHistoryOnce(messages, previous ? previous.messages.length : 0);
   if (problems.length > 0 && (invalidHistory === "throw" || !problems.every(isRepairable))) throw historyError(strategy, problems);
   const surrogates = problems.length > 0 ? { problems, ...repairMessages(messages, problems) } : undefined;
   const checked = surrogates ? surrogates.messages : messages;
@@ -204,14 +204,14 @@ export function outputProblem(input: readonly BaseMessage[], output: readonly Ba
     // Messages replaced in place: only those that differ from the input at their position are new.
     const problems: HistoryProblem[] = [];
     for (let position = 0; position < output.length && problems.length === 0; position++) {
-      if (output[position] !== input[position]) checkMessage(output[position], position, problems);
+      if (output[position] !== input[position]) checkMessage(output[position], position, problems, true);
     }
     return problems[0];
   }
   const inputMessages = new Set(input);
   const problems: HistoryProblem[] = [];
   for (let position = 0; position < output.length && problems.length === 0; position++) {
-    if (!inputMessages.has(output[position]!)) checkMessage(output[position], position, problems);
+    if (!inputMessages.has(output[position]!)) checkMessage(output[position], position, problems, true);
   }
   return problems[0];
 }

@@ -9,15 +9,20 @@ import cl100k from "js-tiktoken/ranks/cl100k_base";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
 import { createTokenCounter, type TokenCounter } from "../../src/index.js";
+import { BpeEncoder } from "../../src/tokens/bpe-encoder.js";
+import { countText } from "../../src/tokens/encoder.js";
 import { isPieceBreak, joinedCount } from "../../src/tokens/joined-count.js";
 
 const ENCODINGS = ["o200k_base", "cl100k_base"] as const;
 const REFERENCES = { o200k_base: new Tiktoken(o200k), cl100k_base: new Tiktoken(cl100k) };
+const ENCODERS = { o200k_base: new BpeEncoder(o200k), cl100k_base: new BpeEncoder(cl100k) };
 
 /** Texts built around line ends: what a break needs, and what is next to one but is not one. */
-const LINE_UNITS = ["\n", "\r", "\r\n", " ", "  ", "\t", "/", "//", "-", "<", ">", ".", ":", "'s", "'", "a", "Word", "ab c", "7", "123", "é", "漢", "😀", "\ud800", "\u0301", "\u00a0", "\u3000", "="];
+const LINE_UNITS = ["\n", "\r", "\r\n", " ", "  ", "\t", "/", "//", "-", "<", ">", ".", ":", "'s", "'", "a", "Word", "ab c", "7", "123", "é", "漢", "😀", "\ud800", "\u0301", "\u00a0", "\u3000", "\u2028", "="];
+/** Runs of non-space units that, alone or together, pass the 64 units from which `countText` cuts a run in pieces. */
+const LONG_RUNS = ["x".repeat(40), "=".repeat(33), "😀".repeat(20), `a${"\ud83d\ude00".repeat(31)}`, "b".repeat(70)];
 const lineText = fc
-  .array(fc.tuple(fc.constantFrom("\n", "\r", "\r\n", "\n\n"), fc.array(fc.constantFrom(...LINE_UNITS), { maxLength: 8 })), { minLength: 1, maxLength: 20 })
+  .array(fc.tuple(fc.constantFrom("\n", "\r", "\r\n", "\n\n"), fc.array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...LINE_UNITS) }, { weight: 1, arbitrary: fc.constantFrom(...LONG_RUNS) }), { maxLength: 8 })), { minLength: 1, maxLength: 20 })
   .map((lines) => lines.map(([end, units]) => `${units.join("")}${end}`).join(""));
 const anyText = fc.oneof(lineText, fc.string({ unit: "grapheme", maxLength: 120 }), fc.string({ unit: "binary", maxLength: 120 }));
 
@@ -28,8 +33,9 @@ async function loaded(encoding: (typeof ENCODINGS)[number]): Promise<TokenCounte
 }
 
 describe("isPieceBreak", () => {
-  it.each(ENCODINGS)("cuts a text where js-tiktoken's tokens are the two halves' tokens (%s)", (encoding) => {
+  it.each(ENCODINGS)("cuts a text where js-tiktoken's tokens, and countText's, are the two halves' (%s)", (encoding) => {
     const reference = REFERENCES[encoding];
+    const encoder = ENCODERS[encoding];
     const tokens = (text: string) => reference.encode(text, [], []);
     let breaks = 0;
     fc.assert(
@@ -38,12 +44,14 @@ describe("isPieceBreak", () => {
           if (!isPieceBreak(text, at)) continue;
           breaks++;
           expect(tokens(text)).toEqual([...tokens(text.slice(0, at)), ...tokens(text.slice(at))]);
+          // countText also cuts runs of more than 64 non-space units in pieces.
+          expect(countText(encoder, text)).toBe(countText(encoder, text.slice(0, at)) + countText(encoder, text.slice(at)));
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 120 },
     );
     // The property was exercised, not vacuously true.
-    expect(breaks).toBeGreaterThan(300);
+    expect(breaks).toBeGreaterThan(120);
   });
 
   it("is a line end followed by anything but whitespace or a slash, inside the text", () => {
