@@ -11,6 +11,7 @@ import { autoCompaction, createTokenCounter, type AutoCompactionOptions, type To
 import { loadEncoder } from "../../src/tokens/encoder.js";
 import { ToolResultHiding } from "../../src/strategies/tool-result-hiding.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
+import { delegatingCounter } from "../support/token-counters.js";
 
 let server: OpenAIServer | undefined;
 afterEach(async () => {
@@ -31,19 +32,7 @@ function steps(count: number, size: number, from = 0): BaseMessage[] {
 }
 
 /** The exact counter without its upper bound: every step counts, as before the bound existed. */
-function countingOnly(counter: TokenCounter): TokenCounter {
-  return {
-    mode: counter.mode,
-    encoding: counter.encoding,
-    calibrate: counter.calibrate,
-    countText: (text) => counter.countText(text),
-    countMessage: (message) => counter.countMessage(message),
-    countMessages: (messages) => counter.countMessages(messages),
-    measure: (messages) => counter.measure(messages),
-    extend: (previous, messages) => counter.extend!(previous, messages),
-    truncateText: (text, maxTokens) => counter.truncateText(text, maxTokens),
-  };
-}
+const countingOnly = (counter: TokenCounter): TokenCounter => delegatingCounter(counter);
 
 /**
  * A server answering with `responses` (closed after each test), a model on it, a history of 20

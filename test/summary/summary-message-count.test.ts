@@ -8,26 +8,18 @@ import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import { createTokenCounter, fullSummary, messageText, stateSnapshotSummary, type CompactionStrategy, type TokenCounter } from "../../src/index.js";
 import { step, system, user } from "../support/builders.js";
+import { delegatingCounter } from "../support/token-counters.js";
 
 /** An exact counter that records the parts it is asked to count joined. */
 function recordingCounter(): { counter: TokenCounter; joins: string[][] } {
   const inner = createTokenCounter();
   const joins: string[][] = [];
-  const counter: TokenCounter = {
-    mode: inner.mode,
-    encoding: inner.encoding,
-    calibrate: inner.calibrate,
-    countText: (text) => inner.countText(text),
-    countMessage: (message) => inner.countMessage(message),
-    countMessages: (messages) => inner.countMessages(messages),
-    measure: (messages) => inner.measure(messages),
-    extend: (previous, messages) => inner.extend!(previous, messages),
-    truncateText: (text, maxTokens) => inner.truncateText(text, maxTokens),
+  const counter = delegatingCounter(inner, {
     countJoined: (parts) => {
       joins.push([...parts]);
       return inner.countJoined!(parts);
     },
-  };
+  });
   return { counter, joins };
 }
 
