@@ -140,15 +140,17 @@ export function checkMessage(element: unknown, index: number, problems: HistoryP
  * // [{ kind: "lone-surrogate", index: 0, field: "content", message: "message 0 (human) has a lone surrogate ..." }]
  */
 export function checkHistory(messages: readonly unknown[], from = 0): HistoryProblem[] {
-  const problems: HistoryProblem[] = [];
-  for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems);
-  return problems;
+  return checkFrom(messages, from, false);
 }
 
 /** {@link checkHistory} for the strategies: a message found valid by an earlier such check is not read again. @internal */
 export function checkHistoryOnce(messages: readonly unknown[], from = 0): HistoryProblem[] {
+  return checkFrom(messages, from, true);
+}
+
+function checkFrom(messages: readonly unknown[], from: number, once: boolean): HistoryProblem[] {
   const problems: HistoryProblem[] = [];
-  for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems, true);
+  for (let index = from; index < messages.length; index++) checkMessage(messages[index], index, problems, once);
   return problems;
 }
 

@@ -5,7 +5,7 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 import type { WrittenSummary } from "./summary-strategy.js";
 
-/** A summary message made for a written summary, with the parts its content joins when it is their join. */
+/** A summary message made for a written summary, with the parts its content joins when it is their join and is not counted yet. */
 interface MadeSummaryMessage {
   readonly summarizedMessages: number;
   readonly message: HumanMessage;
@@ -37,8 +37,13 @@ export class SummaryMessages {
    * tokenized again, and the message's count then comes from the counter's cache.
    */
   async countedMessageOf(written: WrittenSummary, replaced: readonly BaseMessage[]): Promise<HumanMessage> {
-    const { message, parts } = this.#madeFor(written, replaced);
-    if (parts && this.tokenCounter.countJoined) await this.tokenCounter.countJoined(parts);
+    const made = this.#madeFor(written, replaced);
+    const { message, parts } = made;
+    if (parts && this.tokenCounter.countJoined) {
+      await this.tokenCounter.countJoined(parts);
+      // Counted: a later placement of the same message (a prepared summary) finds it in the cache.
+      if (this.#made.get(written) === made) this.#made.set(written, { summarizedMessages: made.summarizedMessages, message });
+    }
     return message;
   }
 

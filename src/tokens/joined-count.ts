@@ -29,40 +29,31 @@ export function isPieceBreak(text: string, at: number): boolean {
   return unit !== SLASH && !isSpace(unit);
 }
 
-/** Whether the join of a text ending in `before` and one starting with `after` is a piece break. */
-function joinBreaks(before: string, after: string): boolean {
-  return before !== "" && after !== "" && isPieceBreak(before.slice(-1) + after[0], 1);
-}
-
 /**
- * The tokens of `parts.join("")` from `count` of each part that has a piece break (see
- * {@link isPieceBreak}; a join can be one) and of the short texts around them: such a part is
- * `head | middle | tail`, cut at its first and last breaks, so its middle costs
- * `count(part) - count(head) - count(tail)`, and the texts between middles are counted as they
- * are (`tail + parts without a break + head`). Exactly `count` of the joined text; worth it when
- * `count` of the long parts is cached (a summary counted when it was written, then placed in its
- * message). @internal
+ * The tokens of `parts.join("")` (`joined`) from `count` of each part that holds a piece break of
+ * the joined text (see {@link isPieceBreak}; its first may be where it starts) and of the short
+ * texts around them: such a part is `head | middle | tail`, cut at its first and last breaks, so its
+ * middle costs `count(part) - count(head) - count(tail)`, and the texts between middles are counted
+ * as they are (`tail + parts without a break + head`). Exactly `count` of the joined text, one scan
+ * of it; worth it when `count` of the long parts is cached (a summary counted when it was written,
+ * then placed in its message). @internal
  */
-export function joinedCount(parts: readonly string[], count: (text: string) => number): number {
+export function joinedCount(parts: readonly string[], count: (text: string) => number, joined = parts.join("")): number {
   let total = 0;
-  let pending = "";
-  for (let position = 0; position < parts.length; position++) {
-    const part = parts[position]!;
-    const previous = pending !== "" ? pending : (parts[position - 1] ?? "");
-    const next = parts.slice(position + 1).find((later) => later !== "") ?? "";
-    let first = joinBreaks(previous, part) ? 0 : -1;
-    let last = joinBreaks(part, next) ? part.length : -1;
-    for (let at = 1; first < 0 && at < part.length; at++) if (isPieceBreak(part, at)) first = at;
-    for (let at = part.length - 1; last < 0 && at > 0; at--) if (isPieceBreak(part, at)) last = at;
-    if (first < 0) {
-      pending += part;
-      continue;
+  // The start of the text between middles, not counted yet.
+  let from = 0;
+  let start = 0;
+  for (const part of parts) {
+    const end = start + part.length;
+    let first = start;
+    while (first < end && !isPieceBreak(joined, first)) first++;
+    if (first < end) {
+      let last = end;
+      while (last > first && !isPieceBreak(joined, last)) last--;
+      total += count(joined.slice(from, first)) + (count(part) - count(joined.slice(start, first)) - count(joined.slice(last, end)));
+      from = last;
     }
-    if (last < first) last = first;
-    const head = part.slice(0, first);
-    const tail = part.slice(last);
-    total += count(pending + head) + (count(part) - count(head) - count(tail));
-    pending = tail;
+    start = end;
   }
-  return total + count(pending);
+  return total + count(joined.slice(from));
 }

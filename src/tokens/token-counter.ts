@@ -127,7 +127,7 @@ class MessageTokenCounter implements TokenCounter {
     return this.#whenReady(() => {
       const joined = parts.join("");
       if (!this.#encoder || joined === "") return Math.ceil(joined.length / CHARACTERS_PER_TOKEN);
-      return this.#texts.unitsOf(joined, () => joinedCount(parts, this.#textUnits));
+      return this.#texts.unitsOf(joined, () => joinedCount(parts, this.#textUnits, joined));
     });
   }
 
