@@ -73,12 +73,36 @@ export function sliceCodePoints(text: string, start: number, end: number = text.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** True when `text` holds a surrogate that is not half of a pair (not well-formed Unicode). */
-export function hasLoneSurrogate(text: string): boolean {
+/** ES2024's well-formedness methods (Node 20 has them; the ES2022 lib this package targets does not type them). */
+interface WellFormedString {
+  isWellFormed?(): boolean;
+  toWellFormed?(): string;
+}
+const NATIVE_WELL_FORMED = typeof (String.prototype as WellFormedString).isWellFormed === "function" && typeof (String.prototype as WellFormedString).toWellFormed === "function";
+
+/** {@link hasLoneSurrogate} by the pattern: what the native check is tested against. @internal */
+export function hasLoneSurrogateByPattern(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
 
-/** `text` with every lone surrogate replaced by U+FFFD, the replacement character. */
-export function replaceLoneSurrogates(text: string): string {
+/** {@link replaceLoneSurrogates} by the pattern: what the native repair is tested against. @internal */
+export function replaceLoneSurrogatesByPattern(text: string): string {
   return text.replace(LONE_SURROGATES, "\uFFFD");
 }
+
+/**
+ * True when `text` holds a surrogate that is not half of a pair (not well-formed Unicode). The
+ * engine's own `isWellFormed` where it has one (a one-byte string is answered without a scan),
+ * else a pattern search.
+ */
+export const hasLoneSurrogate: (text: string) => boolean = NATIVE_WELL_FORMED
+  ? (text) => !(text as WellFormedString).isWellFormed!()
+  : hasLoneSurrogateByPattern;
+
+/**
+ * `text` with every lone surrogate replaced by U+FFFD, the replacement character (`text` itself when
+ * it has none). The engine's own `toWellFormed` where it has one, else a pattern replace.
+ */
+export const replaceLoneSurrogates: (text: string) => string = NATIVE_WELL_FORMED
+  ? (text) => ((text as WellFormedString).isWellFormed!() ? text : (text as WellFormedString).toWellFormed!())
+  : replaceLoneSurrogatesByPattern;
