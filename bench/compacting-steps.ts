@@ -3,7 +3,10 @@
  * replayed as an agent loop through `autoCompaction` (the history grows by the recorded messages
  * before each model call, a compaction's output replaces it), a pause standing for the model call
  * after each step (work the policy leaves to after a step runs there), each step timed with its
- * kind. What `npm run bench:scale` measures under contention, without it.
+ * kind. What `npm run bench:scale` measures under contention, without it. With the offline summary
+ * model, each step's CPU is also given without the time the step spent inside the model's `invoke`
+ * (a summary the step had to wait for): the node's own work, as issue-style targets that exclude
+ * the summary model's time read it.
  *
  *   npx tsx bench/compacting-steps.ts [--window 8000] [--model-ms 30] [--summary-model offline]
  */
@@ -20,15 +23,32 @@ const window = Number(flags.window);
 const modelMs = Number(flags["model-ms"]);
 if (flags["summary-model"] !== undefined && flags["summary-model"] !== "offline") throw new Error(`--summary-model must be "offline" (got ${flags["summary-model"]})`);
 
+/** CPU spent inside the summary model's `invoke`, all steps and background work together (ms). */
+let summaryModelCpu = 0;
+/** The offline summary model, its `invoke` timed in process CPU. */
+class TimedSummaryModel extends DeterministicSummaryModel {
+  override async invoke(...args: Parameters<DeterministicSummaryModel["invoke"]>) {
+    const started = process.cpuUsage();
+    try {
+      return await super.invoke(...args);
+    } finally {
+      const used = process.cpuUsage(started);
+      summaryModelCpu += (used.user + used.system) / 1000;
+    }
+  }
+}
+
 const tokenCounter = createTokenCounter();
 const times = { idle: [] as number[], compacting: [] as number[] };
 /** The process's CPU time per step (user and system, ms): what the step cost whatever else the machine ran. */
 const cpu = { idle: [] as number[], compacting: [] as number[] };
+/** The CPU time per step less what the summary model took during it. */
+const ownCpu = { idle: [] as number[], compacting: [] as number[] };
 for (const session of loadTraceSessions(defaultTracesPath())) {
   const policy = autoCompaction({
     contextWindow: window,
     tokenCounter,
-    ...(flags["summary-model"] ? { summaryModel: new DeterministicSummaryModel({ tokenCounter }) } : {}),
+    ...(flags["summary-model"] ? { summaryModel: new TimedSummaryModel({ tokenCounter }) } : {}),
   });
   let history: BaseMessage[] = [];
   let added = 0;
@@ -38,10 +58,12 @@ for (const session of loadTraceSessions(defaultTracesPath())) {
     added = position;
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
+    const modelCpuBefore = summaryModelCpu;
     const result = await policy.compact(history, { threadId: session.id });
     const ms = performance.now() - started;
     const cpuUsed = process.cpuUsage(cpuStarted);
     const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000;
+    ownCpu[result.status === "noop" ? "idle" : "compacting"].push(cpuMs - (summaryModelCpu - modelCpuBefore));
     if (result.status === "noop") {
       times.idle.push(ms);
       cpu.idle.push(cpuMs);
@@ -62,3 +84,9 @@ console.log("CPU time per step:");
 console.log(`idle:       ${figures(cpu.idle)}`);
 console.log(`compacting: ${figures(cpu.compacting)}`);
 console.log(`all:        ${figures([...cpu.idle, ...cpu.compacting])}`);
+if (flags["summary-model"]) {
+  console.log("CPU time per step, less the summary model's (the steps that waited for a summary):");
+  console.log(`idle:       ${figures(ownCpu.idle)}`);
+  console.log(`compacting: ${figures(ownCpu.compacting)}`);
+  console.log(`all:        ${figures([...ownCpu.idle, ...ownCpu.compacting])}`);
+}
