@@ -7,7 +7,10 @@ export type MessageProblem = ToolPairingProblem | HistoryProblem;
 const ERROR_MARKER = Symbol.for("langchain-compaction.error");
 
 /**
- * Base class of every error this package throws.
+ * Base class of this package's own errors: bad options and histories it cannot take. Errors raised
+ * elsewhere (a model's, a store's or a checkpointer's) reach you as they were thrown, and where a
+ * drop-in repeats LangChain's behaviour it throws LangChain's error (a `"model"` token count on a
+ * model that cannot count).
  *
  * Use the static `isInstance` checks rather than `instanceof`: they work across duplicate copies of
  * the package in one `node_modules` tree.
@@ -27,8 +30,10 @@ export class CompactionError extends Error {
 }
 
 /**
- * An option given to a strategy or to `createTokenCounter` is invalid. Thrown at construction, never
- * during a run.
+ * An option is invalid. Thrown when a strategy, policy, middleware, store or token counter is
+ * created; during a run only for what a run alone shows: a `tokenCounter` function that returns no
+ * count, the summarization middleware's options from `runtime.context`, or a `fraction` size whose
+ * model window is unknown.
  */
 export class InvalidOptionError extends CompactionError {
   /** Dotted path of the offending option, e.g. `rules.2.keepRecent`. */
@@ -58,6 +63,9 @@ export class InvalidOptionError extends CompactionError {
  *   (`remove-message`);
  * - a text holds a lone surrogate, half of a UTF-16 pair, which providers reject (`lone-surrogate`;
  *   the strategies' `invalidHistory: "repair"` replaces it with U+FFFD instead);
+ * - a message has nothing to send: empty or blank content and no tool calls, or an assistant
+ *   message's empty content array (`empty-content`; `invalidHistory: "repair"` gives it the text
+ *   `(empty message)` instead);
  * - its tool calls and tool results do not pair up (the {@link ToolPairingProblem} kinds;
  *   `repairToolPairing`, or `invalidHistory: "repair"`, fixes them).
  */

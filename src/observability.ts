@@ -18,7 +18,7 @@ export interface CompactionEvent {
   readonly durationMs: number;
   /** The model that wrote the summary, `"none"` for the no-model summarizer, `null` when no summary was written. */
   readonly summaryModel: string | null;
-  /** Why the run failed (or what it could not do), else `null`. */
+  /** Why the run failed, when `status` is `failed`; else `null` (a result's other reasons are in its `reason`). */
   readonly error: string | null;
 }
 

@@ -11,9 +11,9 @@ import type { HistoryRepair } from "./messages/history-repair.js";
  * - `truncated`: the oldest part of the conversation was cut to meet a hard bound.
  * - `failed`: the strategy could not do its job; `messages` is the input unchanged and `reason`
  *   says why.
- * - `repaired`: with `invalidHistory: "repair"`, the input's tool pairing was broken and was
- *   repaired, and the strategy itself had nothing to do (or failed): `messages` is the repaired
- *   history and `repair` says what changed.
+ * - `repaired`: with `invalidHistory: "repair"`, the input was broken (tool pairing, a lone
+ *   surrogate, a message with nothing to send) and was repaired, and the strategy itself had
+ *   nothing to do (or failed): `messages` is the repaired history and `repair` says what changed.
  */
 export type CompactionStatus = (typeof COMPACTION_STATUSES)[number];
 
@@ -56,7 +56,7 @@ export interface CompactionResult {
   /** Which model wrote the summary, `"none"` for the no-model summarizer; absent when no summary was written. */
   readonly summaryModel?: string;
   /**
-   * With `invalidHistory: "repair"` and a broken input (tool pairing, lone surrogates): what the
+   * With `invalidHistory: "repair"` and a broken input (tool pairing, lone surrogates, a message with nothing to send): what the
    * repair found and changed before the strategy ran. `removed` and `replaced` above then index into
    * the repaired history (`repair.messages`); `tokensBefore` and `messagesBefore` still describe the
    * input as given.

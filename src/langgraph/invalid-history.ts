@@ -10,9 +10,10 @@ import type { CompactionResult } from "../types.js";
  * What an adapter (`createCompactionNode`, `compactionMiddleware`, `withCompaction`,
  * `CompactingChatMessageHistory`) does with a history ChatOpenAI or ChatAnthropic would reject but
  * that can be repaired: tool calls and results that do not pair up (see `validateToolPairing`), a
- * text with a lone surrogate (see `checkHistory`):
+ * text with a lone surrogate, a message with nothing to send (see `checkHistory`):
  * - `"repair"`: the history is repaired before the compactor runs, as a strategy's own
- *   `invalidHistory: "repair"` does (lone surrogates replaced by U+FFFD, then `repairToolPairing`),
+ *   `invalidHistory: "repair"` does (lone surrogates replaced by U+FFFD, a message with nothing to
+ *   send given the text `(empty message)`, then `repairToolPairing`),
  *   and the compactor gets the repaired history. The repaired history is what goes on to the model,
  *   even when the compactor then has nothing to do (status `"repaired"`). What the repair dropped,
  *   rewrote or moved is archived (or kept) like any compaction's originals, and the `repair` of the

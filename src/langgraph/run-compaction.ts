@@ -41,7 +41,8 @@ export interface GraphCompactionOptions {
   namespace?: string[];
   /**
    * A history whose tool calls and results do not pair up as providers require (an orphan result, a
-   * call never answered, a result separated from its call...) or whose text holds a lone surrogate.
+   * call never answered, a result separated from its call...), whose text holds a lone surrogate, or
+   * with a message that has nothing to send.
    * `"repair"`: it is repaired (see {@link AdapterInvalidHistoryHandling}) before the compactor runs, and the repaired history replaces it in the state
    * even when the compactor has nothing to do (status `"repaired"`) or throws: the model never gets a
    * history its provider rejects. What the repair dropped, rewrote or moved is archived like any

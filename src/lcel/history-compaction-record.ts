@@ -3,6 +3,8 @@ import { describeError, failedCompactionRecord, repairSummaryOf, strategyNameOf,
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 
+export type { RecordIdentity };
+
 /**
  * One compaction of a {@link CompactingChatMessageHistory}'s view, as kept in its `compactions` list
  * (the persisted record keeps the full history plus a record of every compaction).
@@ -19,8 +21,6 @@ import { compactionMarkerOf, type CompactionResult } from "../types.js";
  *   removedIds: ["h1", "a1"], replacedIds: [], insertedIds: [], summaryId: null, durationMs: 0.4,
  * }
  */
-export type { RecordIdentity };
-
 export type HistoryCompactionRecord = Omit<CompactionRecord, "archive">;
 
 /**

@@ -20,7 +20,7 @@ export interface WithCompactionOptions {
   /** The key of an object input that holds the messages. A plain `BaseMessage[]` input needs none. @default "messages" */
   messagesKey?: string;
   /**
-   * Called with every result that was not a no-op (`compacted`, `truncated`, `repaired`, `failed`),
+   * Called with every result that was not a no-op (`compacted`, `summarized`, `truncated`, `repaired`, `failed`),
    * before the wrapped runnable runs: log it, or archive `result.removed`. An error it throws fails
    * the run.
    * @default undefined

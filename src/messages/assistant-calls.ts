@@ -212,7 +212,9 @@ export function hasSendableContent(content: BaseMessage["content"]): boolean {
  *
  * @example
  * const edited = editToolCalls(message, { keepPositions: new Set() });
- * if (isEmptyAssistantMessage(edited)) // drop it
+ * if (isEmptyAssistantMessage(edited)) {
+ *   // drop it
+ * }
  */
 export function isEmptyAssistantMessage(message: BaseMessage): boolean {
   return isAssistantMessage(message) && !hasSendableContent(message.content) && assistantCalls(message).length === 0;

@@ -65,7 +65,7 @@ function convert(value: unknown): BaseMessage {
  * `AIMessageChunk` comes back as an `AIMessage`, as LangChain converts it. Linear in the messages.
  *
  * @example
- * const { values } = await client.threads.getState(threadId);
+ * const { values } = await client.threads.getState<{ messages: PlainMessage[] }>(threadId);
  * const messages = fromPlainMessages(values.messages); // AIMessage, ToolMessage... instances
  * @throws {InvalidHistoryError} when `messages` is not an array, or one of them is not a message
  *   LangChain can read (e.g. a tool message without `tool_call_id`, an unknown `type`); the error

@@ -96,7 +96,7 @@ const usesFraction = (trigger: TriggerSize | TriggerSize[] | undefined, keep: Ke
  *   model: "openai:gpt-4o",
  *   middleware: [summarizationMiddleware({ model: "openai:gpt-4o-mini", trigger: { tokens: 4000 }, keep: { messages: 20 } })],
  * });
- * @throws {InvalidOptionError} for an invalid option, e.g. a `summaryPrompt` without `{messages}`.
+ * @throws {InvalidOptionError} for an invalid option, e.g. a `summaryPrompt` with neither `{messages}` nor `{history}`.
  */
 export function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
   const parsed = parseOptions(COMPONENT, middlewareOptionsSchema, options);

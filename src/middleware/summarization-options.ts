@@ -69,7 +69,7 @@ export interface SummarizationMiddlewareOptions extends GraphCompactionOptions {
   keep?: KeepSize;
   /** Counts tokens for `trigger` and `keep`: a function `(messages) => number` or a `TokenCounter`. @default LangChain's countTokensApproximately */
   tokenCounter?: TokenCounterFunction | TokenCounter;
-  /** The summary prompt; `{messages}` is filled with the conversation. A prompt without it is rejected. @default LANGCHAIN_SUMMARY_PROMPT */
+  /** The summary prompt; `{messages}` (or `{history}`) is filled with the conversation. A prompt with neither is rejected. @default LANGCHAIN_SUMMARY_PROMPT */
   summaryPrompt?: string;
   /** The text the summary message starts with. @default "Here is a summary of the conversation to date:" */
   summaryPrefix?: string;

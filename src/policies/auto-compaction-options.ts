@@ -10,7 +10,8 @@ import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
- * autoCompaction compacts when the history reaches this many tokens, or `threshold` of the window if
+ * autoCompaction compacts when the conversation (the history without its system messages) reaches
+ * this many tokens, or `threshold` of the window if
  * that comes first: a smaller history costs less at every later call, and beyond this size a
  * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md). It does not grow
  * with the window, so with a large window the agent works from a smaller context than a trigger at
@@ -122,11 +123,12 @@ export interface AutoCompactionOptions {
    */
   summaryRequest?: "standalone" | "shared-prefix";
   /**
-   * The summary model: a chat model or a name for `ChatOpenAI`. No built-in default: without one
+   * The summary model: a chat model or a model name (resolved as `SummaryModel` says: a
+   * provider-prefixed name through `initChatModel`, a bare OpenAI name as `ChatOpenAI`). No built-in default: without one
    * here or in the run's `configurable.summaryModel`, the deterministic no-model summarizer is used.
    */
   summaryModel?: SummaryModel;
-  /** Constructor fields for the `ChatOpenAI` made from a model name. */
+  /** Constructor fields for the model made from a model name (`ChatOpenAI`'s or `initChatModel`'s). */
   modelOptions?: Record<string, unknown>;
   /**
    * Write the summary off the agent's path. By default (`at: 1`) it starts at the firing: when the

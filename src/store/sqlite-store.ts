@@ -1,5 +1,6 @@
 import { BaseStore, type GetOperation, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type PutOperation, type SearchOperation } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { InvalidOptionError } from "../errors.js";
 import { UnsupportedStoreOperationError, validateStoreNamespace } from "./store-errors.js";
 import { joinNamespace, matchesCondition, matchesFilter } from "./store-matching.js";
 
@@ -79,7 +80,7 @@ export class SqliteStore extends BaseStore {
   constructor(db: SqliteStoreDatabase, options: SqliteStoreOptions = {}) {
     super();
     const table = options.table ?? "store";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(table)) throw new TypeError(`SqliteStore: invalid table name ${JSON.stringify(table)}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(table)) throw new InvalidOptionError("SqliteStore", "table", `${JSON.stringify(table)} is not an SQL identifier (letters, digits and underscores, not starting with a digit)`);
     this.db = db;
     this.table = table;
   }

@@ -33,7 +33,7 @@ function trimNotice(omitted: number): string {
 /**
  * Shortens the text of older assistant messages that made tool calls (the agent's reasoning before
  * a call, which often repeats the call's arguments): each text longer than `keepChars` + 80 keeps its
- * first `keepChars` code units and ends with a notice saying how many were cut (`… [N more characters
+ * first `keepChars` code units and ends with a notice saying how many were cut (`[… N more characters
  * of this reasoning hidden to save context]`). Tool calls, ids and every other field are kept; the message carries
  * `response_metadata.compaction.trimmedText` (with `originalTokens` and the original's artifact
  * index), so it is never trimmed twice. The newest `keepRecentGroups` groups, assistant messages

@@ -97,8 +97,9 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
    * @returns the new history and what was done; on `noop` and `failed` the messages are the input's.
    * @throws {InvalidHistoryError} naming the message index: when `messages` is not an array of
    *   messages, a message's content is neither a string nor an array of blocks, a message is a
-   *   `RemoveMessage`, or (with `invalidHistory: "throw"`) a text has a lone surrogate or the tool
-   *   pairing is broken.
+   *   `RemoveMessage`, or (with `invalidHistory: "throw"`) a text has a lone surrogate, a user or
+   *   assistant message has nothing to send (no text, no blocks, no tool calls), or the tool pairing
+   *   is broken.
    */
   compact(messages: readonly BaseMessage[], context: CompactionContext = {}): Promise<CompactionResult> {
     const started = performance.now();

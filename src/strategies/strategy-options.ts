@@ -13,11 +13,13 @@ export interface BaseStrategyOptions {
    */
   tokenCounter?: TokenCounter | TokenCounterFunction;
   /**
-   * `"throw"`: a history with broken tool pairing, or with a lone surrogate (half of a UTF-16 pair)
-   * in a text it sends, is rejected with an `InvalidHistoryError` listing the problems.
-   * `"repair"`: it is first repaired on copies (lone surrogates replaced by U+FFFD, then the pairing
-   * repaired with `repairToolPairing`: orphan results dropped, unanswered calls removed, repeated ids
-   * renamed) and the result's `repair` says what was fixed. Content that is neither a string nor an
+   * `"throw"`: a history with broken tool pairing, with a lone surrogate (half of a UTF-16 pair)
+   * in a text it sends, or with a message that has nothing to send (empty content and no tool
+   * calls), is rejected with an `InvalidHistoryError` listing the problems.
+   * `"repair"`: it is first repaired on copies (lone surrogates replaced by U+FFFD, a message with
+   * nothing to send given the text `(empty message)`, then the pairing repaired with
+   * `repairToolPairing`: orphan results dropped, unanswered calls removed, repeated ids renamed)
+   * and the result's `repair` says what was fixed. Content that is neither a string nor an
    * array of blocks, an element that is not a message, and a `RemoveMessage` are never repaired:
    * they always throw.
    * @default "throw"

@@ -7,12 +7,13 @@ import type { SummaryChatModel, SummaryModel } from "./summary-model.js";
 /** Options every summary strategy accepts. */
 export interface SummaryStrategyOptions extends BaseStrategyOptions {
   /**
-   * The model that writes the summary: any chat model, or a name (e.g. `"gpt-4o-mini"`) that becomes
-   * `ChatOpenAI` from `@langchain/openai`. Without one, the deterministic no-model summarizer writes
-   * the summary from the artifact index and the messages, offline.
+   * The model that writes the summary: any chat model, or a name resolved as {@link SummaryModel}
+   * says (`"anthropic:claude-sonnet-4-5"` through LangChain's `initChatModel`, a bare `"gpt-4o-mini"`
+   * as `ChatOpenAI`). Without one, the deterministic no-model summarizer writes the summary from the
+   * artifact index and the messages, offline.
    */
   model?: SummaryModel;
-  /** Constructor fields for the `ChatOpenAI` made from a model name (e.g. `{ configuration: { baseURL } }`). */
+  /** Constructor fields for the model made from a model name (`ChatOpenAI`'s, e.g. `{ configuration: { baseURL } }`, or `initChatModel`'s). */
   modelOptions?: Record<string, unknown>;
   /**
    * Cap on the summary's length in tokens: the model's `maxTokens`, and a model's summary is cut at

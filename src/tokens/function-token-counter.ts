@@ -1,4 +1,5 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { InvalidOptionError } from "../errors.js";
 import { headOf } from "../text/code-points.js";
 import type { TokenCounter, TokenMeasurement } from "./token-counter-types.js";
 
@@ -11,7 +12,7 @@ export type TokenCounterFunction = (messages: BaseMessage[]) => number | Promise
 /** The count a function returned, checked: a finite number of at least 0. */
 function checked(count: unknown): number {
   if (typeof count !== "number" || !Number.isFinite(count) || count < 0) {
-    throw new TypeError(`the tokenCounter function returned ${String(count)}, not a finite number of at least 0`);
+    throw new InvalidOptionError("tokenCounterFromFunction", "tokenCounter", `the function returned ${String(count)}, not a finite number of at least 0`);
   }
   return count;
 }

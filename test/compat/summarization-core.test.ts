@@ -119,7 +119,8 @@ describe("a function as tokenCounter", () => {
   });
   it("rejects a function that returns no count", async () => {
     const error = await caught(() => fullSummary({ tokenCounter: () => Number.NaN, trigger: { tokens: 5 } }).compact(history(4)));
-    expect((error as Error).message).toBe("the tokenCounter function returned NaN, not a finite number of at least 0");
+    expect(InvalidOptionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe("tokenCounterFromFunction: invalid option `tokenCounter`: the function returned NaN, not a finite number of at least 0");
   });
 });
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { InMemoryStore, type BaseStore } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../src/errors.js";
 import { SqliteStore, UnsupportedStoreOperationError } from "../../src/store/index.js";
 
 const directory = mkdtempSync(join(tmpdir(), "langchain-compaction-store-"));
@@ -340,7 +341,8 @@ describe("SqliteStore", () => {
 
   it("takes its table name from the options and rejects a name that is not an identifier", () => {
     const db = SqliteSaver.fromConnString(":memory:").db;
-    expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow("SqliteStore: invalid table name");
+    expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow(InvalidOptionError);
+    expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow('SqliteStore: invalid option `table`: "x; DROP TABLE y" is not an SQL identifier');
     const store = new SqliteStore(db, { table: "archive_items" });
     store.setup();
     expect((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name)).toEqual(["archive_items"]);
