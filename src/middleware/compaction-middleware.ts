@@ -1,6 +1,4 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { RunnableConfig } from "@langchain/core/runnables";
-import { getConfig } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod/v4";
 import type { Compactor } from "../strategies/compaction-strategy.js";
@@ -9,26 +7,32 @@ import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { compactInModelCall, currentConfig } from "./in-model-call.js";
 
-/** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name. */
+/** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name and hook. */
 export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
   /** The middleware's name (unique among an agent's middleware). @default "CompactionMiddleware" */
   name?: string;
+  /**
+   * Where the compaction runs. `"beforeModel"`: a hook of its own, which `createAgent` runs as a node
+   * before the model node, so every model call costs one more graph step (and checkpoint, and one
+   * step of the run's `recursionLimit`). `"wrapModelCall"`: inside the model node's step, with no
+   * step of its own; the archive write to the store runs while the model is called. It compacts
+   * the messages the model request holds: list it before any middleware whose `wrapModelCall`
+   * rewrites them (such as `anthropicCacheAnchorsMiddleware`), or its compaction applies to that
+   * call only and nothing is written to the state.
+   * @default "beforeModel"
+   */
+  hook?: "beforeModel" | "wrapModelCall";
 }
 
-const optionsSchema = z.object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional() }).strict();
-
-/** The run's config, where LangGraph exposes it (inside a graph node), so summary calls nest under the hook. */
-function currentConfig(): RunnableConfig | undefined {
-  try {
-    return getConfig();
-  } catch {
-    return undefined;
-  }
-}
+const optionsSchema = z
+  .object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional(), hook: z.enum(["beforeModel", "wrapModelCall"]).optional() })
+  .strict();
 
 /**
- * `createAgent` middleware that compacts the agent's messages before every model call, with the
+ * `createAgent` middleware that compacts the agent's messages before every model call (in a
+ * `beforeModel` hook, or with `hook: "wrapModelCall"` inside the model's own step), with the
  * same behaviour as `createCompactionNode`: the change is written to the agent's state as the
  * minimal `messages` update (so it persists in the checkpointer), each compaction is logged in the
  * `compactionLog` state channel, and the originals are archived in the agent's store under the
@@ -60,8 +64,15 @@ function currentConfig(): RunnableConfig | undefined {
  */
 export function compactionMiddleware(compactor: Compactor, options: CompactionMiddlewareOptions = {}) {
   assertCompactor("compactionMiddleware", compactor);
-  const { name, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
+  const { name, hook, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
   const checked = new CheckedHistories();
+  if (hook === "wrapModelCall") {
+    return createMiddleware({
+      name: name ?? "CompactionMiddleware",
+      stateSchema: CompactionStateSchema,
+      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked }, request, handler),
+    });
+  }
   return createMiddleware({
     name: name ?? "CompactionMiddleware",
     stateSchema: CompactionStateSchema,

@@ -1,15 +1,12 @@
-import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import type { RunnableConfig } from "@langchain/core/runnables";
-import { Command, REMOVE_ALL_MESSAGES, getConfig, messagesStateReducer } from "@langchain/langgraph";
 import { createMiddleware, type ContextEdit } from "langchain";
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
-import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
-import { graphCompactionOptionsShape, runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { graphCompactionOptionsShape, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import { ClearToolUsesEdit } from "./clear-tool-uses-edit.js";
 import { contextEditsCompactor } from "./context-edits.js";
+import { compactInModelCall } from "./in-model-call.js";
 import { contextEditingCounter } from "./langchain-token-counter.js";
 
 /**
@@ -48,22 +45,6 @@ const optionsSchema = z
   .strict();
 
 /** The run's config, where LangGraph exposes it (inside a graph node). */
-function currentConfig(): RunnableConfig | undefined {
-  try {
-    return getConfig();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The history once LangGraph's messages reducer has applied `update` to `messages`. */
-function applyUpdate(messages: BaseMessage[], update: BaseMessage[] | undefined): BaseMessage[] {
-  if (update === undefined || update.length === 0) return messages;
-  const first = update[0]!;
-  if (RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES) return update.slice(1);
-  return messagesStateReducer(messages, update) as BaseMessage[];
-}
-
 /**
  * A drop-in for LangChain's `contextEditingMiddleware` (same options and defaults: change the
  * import to `langchain-compaction/middleware`), running its edits on this package's machinery.
@@ -105,32 +86,16 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
   return createMiddleware({
     name: name ?? "ContextEditingMiddleware",
     stateSchema: CompactionStateSchema,
-    wrapModelCall: async (request, handler) => {
-      const messages = request.messages as BaseMessage[] | undefined;
-      if (!messages || messages.length === 0) return handler(request);
-      // Only the state's own messages can be edited in the state: another middleware may have given other ones.
-      const persist = messages === (request.state as { messages?: unknown } | undefined)?.messages;
-      const countTokens = contextEditingCounter(method, request.model, request.systemPrompt);
-      const update: CompactionStateUpdate = await runGraphCompaction({
-        component: "contextEditingMiddleware",
-        compactor: contextEditsCompactor(edits, { countTokens, model: request.model }),
-        messages,
-        options: persist ? graphOptions : { ...graphOptions, archive: "state" },
-        config: currentConfig(),
-        signal: request.runtime.signal,
-        store: persist ? request.runtime.store : undefined,
-        threadId: persist ? threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined) : undefined,
-        keepPendingCalls: false,
-        checked,
-      });
-      const edited = applyUpdate(messages, update.messages);
-      const response = await handler(edited === messages ? request : { ...request, messages: edited });
-      if (!persist || Object.keys(update).length === 0 || !AIMessage.isInstance(response)) return response;
-      const first = update.messages?.[0];
-      // The agent writes the answer before this update: a replace-everything update must keep it.
-      const replacesAll = first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
-      const written: Record<string, unknown> = replacesAll ? { ...update, messages: [...update.messages!, response] } : { ...update };
-      return new Command({ update: written });
-    },
+    wrapModelCall: (request, handler) =>
+      compactInModelCall(
+        {
+          component: "contextEditingMiddleware",
+          compactor: contextEditsCompactor(edits, { countTokens: contextEditingCounter(method, request.model, request.systemPrompt), model: request.model }),
+          options: graphOptions,
+          checked,
+        },
+        request,
+        handler,
+      ),
   });
 }

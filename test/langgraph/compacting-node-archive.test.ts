@@ -9,31 +9,8 @@ import { CompactingNodeError, CompactionArchiveError, compactingNode, toolResult
 import { assistant, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { EVERY_RUN } from "../support/hiding.js";
+import { GatedStore } from "./support/gated-store.js";
 import { ReactState } from "./support/react-graph.js";
-
-/** A store whose puts wait for `release()` and then succeed, or fail with `failure`. */
-class GatedStore extends InMemoryStore {
-  putsStarted = 0;
-  putsDone = 0;
-  #release: () => void = () => undefined;
-  readonly #gate = new Promise<void>((resolve) => (this.#release = resolve));
-
-  constructor(readonly failure?: string) {
-    super();
-  }
-
-  release(): void {
-    this.#release();
-  }
-
-  override async put(...args: Parameters<InMemoryStore["put"]>): Promise<void> {
-    this.putsStarted++;
-    await this.#gate;
-    if (this.failure) throw new Error(this.failure);
-    await super.put(...args);
-    this.putsDone++;
-  }
-}
 
 type State = { messages: BaseMessage[]; compactionLog: CompactionRecord[]; compactionArchive: unknown[] };
 

@@ -1,0 +1,142 @@
+/**
+ * compactionMiddleware with `hook: "wrapModelCall"`: the compaction runs inside the model node's step
+ * (no graph step, checkpoint or recursion step of its own), the archive write runs while the model
+ * is called, and the update is written with the model's answer.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { createAgent, createMiddleware } from "langchain";
+import { describe, expect, it } from "vitest";
+import { compactionMarkerOf, restoreHistory, toolResultHiding, type CompactionRecord } from "../../src/index.js";
+import { compactionMiddleware } from "../../src/middleware/index.js";
+import { user } from "../support/builders.js";
+import { EVERY_RUN } from "../support/hiding.js";
+import { GatedStore } from "./support/gated-store.js";
+import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { scriptedModel } from "./support/scripted.js";
+
+const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimit: 100 });
+const hiding = () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 });
+const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
+const inModel = () => compactionMiddleware(hiding(), { hook: "wrapModelCall" });
+
+/** A middleware that runs inside the ones listed before it, right before the model: `observe` sees each request. */
+const observer = (observe: (messages: BaseMessage[]) => void) =>
+  createMiddleware({
+    name: "Observer",
+    wrapModelCall: (request, handler) => {
+      observe(request.messages as BaseMessage[]);
+      return handler(request);
+    },
+  });
+
+async function checkpointsOf(middleware: ReturnType<typeof compactionMiddleware>[]): Promise<number> {
+  const checkpointer = new MemorySaver();
+  const agent = createAgent({ model: scriptedModel(10), tools: [lookupTool()], middleware, checkpointer });
+  await agent.invoke({ messages: [user("h1")] }, thread("t"));
+  let count = 0;
+  for await (const _checkpoint of checkpointer.list({ configurable: { thread_id: "t" } })) count++;
+  return count;
+}
+
+describe('compactionMiddleware with hook: "wrapModelCall"', () => {
+  it("takes no graph step of its own: as many checkpoints as the agent without it, one fewer per model call than beforeModel", async () => {
+    const without = await checkpointsOf([]);
+    // 11 model calls and 10 tool calls.
+    expect({ inModel: await checkpointsOf([inModel()]), beforeModel: await checkpointsOf([compactionMiddleware(hiding())]) }).toEqual({
+      inModel: without,
+      beforeModel: without + 11,
+    });
+  });
+
+  it("persists the compaction with the answer: the model sees the hidden results, the store keeps the originals", async () => {
+    const store = new InMemoryStore();
+    const model = scriptedModel(3);
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [inModel()], checkpointer: new MemorySaver(), store });
+    await agent.invoke({ messages: [user("h1")] }, thread("t1"));
+    const { values } = await agent.graph.getState(thread("t1"));
+    const restored = await restoreHistory(values, { store, threadId: "t1" });
+    expect({
+      lastPrompt: hiddenIds(model.calls[3]!.messages as BaseMessage[]),
+      state: hiddenIds(values.messages),
+      log: values.compactionLog.map((record: CompactionRecord) => [record.status, record.replacedIds, record.archive]),
+      restored: restored.filter((message) => message.type === "tool").map((message) => message.content),
+    }).toEqual({
+      lastPrompt: ["t-c1", "t-c2"],
+      state: ["t-c1", "t-c2"],
+      log: [
+        ["compacted", ["t-c1"], "store"],
+        ["compacted", ["t-c2"], "store"],
+      ],
+      restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
+    });
+  });
+
+  it("calls the model while the archive is written, and returns once the entry is in the store", async () => {
+    const store = new GatedStore();
+    // Released at the model call, or (had the hook waited for the write before calling it) by this timer.
+    const timer = setTimeout(() => store.release(), 200);
+    const seen: [number, number][] = [];
+    const agent = createAgent({
+      model: scriptedModel(2),
+      tools: [lookupTool()],
+      middleware: [
+        inModel(),
+        observer(() => {
+          seen.push([store.putsStarted, store.putsDone]);
+          store.release();
+        }),
+      ],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("t2"));
+    clearTimeout(timer);
+    const { values } = await agent.graph.getState(thread("t2"));
+    // Model calls 1 and 2 find nothing to hide; call 3 is made while the first put is pending.
+    expect({ seen, putsDone: store.putsDone, log: values.compactionLog.map((record: CompactionRecord) => record.archive) }).toEqual({
+      seen: [
+        [0, 0],
+        [0, 0],
+        [1, 0],
+      ],
+      putsDone: 1,
+      log: ["store"],
+    });
+    const record = values.compactionLog[0] as CompactionRecord;
+    expect(await store.get(["langchain-compaction", "archive", "t2"], record.id)).not.toBeNull();
+  });
+
+  it("a failed archive write leaves the state's messages as they were, logs why and keeps the answer", async () => {
+    const store = new GatedStore("disk full");
+    store.release();
+    const model = scriptedModel(2);
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [inModel()], checkpointer: new MemorySaver(), store });
+    await agent.invoke({ messages: [user("h1")] }, thread("t3"));
+    const { values } = await agent.graph.getState(thread("t3"));
+    expect({
+      lastPrompt: hiddenIds(model.calls[2]!.messages as BaseMessage[]),
+      state: hiddenIds(values.messages),
+      ids: values.messages.map((message: BaseMessage) => message.id),
+      log: values.compactionLog.map((record: CompactionRecord) => [record.status, /disk full/.test(record.reason ?? "")]),
+    }).toEqual({
+      lastPrompt: ["t-c1"],
+      state: [],
+      ids: ["h1", "a1", "t-c1", "a2", "t-c2", "final"],
+      log: [["failed", true]],
+    });
+  });
+
+  it("after a middleware that gives the model other messages, the compaction applies to that call only", async () => {
+    const model = scriptedModel(3);
+    const copying = createMiddleware({ name: "Copying", wrapModelCall: (request, handler) => handler({ ...request, messages: [...request.messages] }) });
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, inModel()], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [user("h1")] }, thread("t4"));
+    const { values } = await agent.graph.getState(thread("t4"));
+    expect({ lastPrompt: hiddenIds(model.calls[3]!.messages as BaseMessage[]), state: hiddenIds(values.messages), log: values.compactionLog }).toEqual({
+      lastPrompt: ["t-c1", "t-c2"],
+      state: [],
+      log: [],
+    });
+  });
+});
