@@ -20,7 +20,12 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
    * step of its own; the archive write to the store runs while the model is called. It compacts
    * the messages the model request holds: list it before any middleware whose `wrapModelCall`
    * rewrites them (such as `anthropicCacheAnchorsMiddleware`), or its compaction applies to that
-   * call only and nothing is written to the state.
+   * call only and nothing is written to the state. Nothing is written either for a call that ends
+   * in a structured response (its archive entry may be in the store, named by no record). An update
+   * that replaces the whole history (a repair that moves a message) is applied after the step's
+   * other writes: with middleware that write their own update in the model's step (a
+   * structured-output retry), keep `"beforeModel"`. With `onError: "throw"`, a failed archive write
+   * fails the step after the model call.
    * @default "beforeModel"
    */
   hook?: "beforeModel" | "wrapModelCall";

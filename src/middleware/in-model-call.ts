@@ -44,9 +44,15 @@ export interface InModelCompaction {
  * archive channel) is written to the agent's state with the model's answer. The archive write to
  * the store runs while the model is called and is waited for before the hook returns, so no record
  * names an entry that is not written; a failed write leaves the state as it was (a `failed` record),
- * the model having answered the compacted view. When the request's messages are not the state's
- * own (a middleware before this one gave other ones) or the answer is not an `AIMessage`, the
- * compaction applies to that call only and nothing is written. @internal
+ * the model having answered the compacted view (with `onError: "throw"` the step then fails, after
+ * the model call). The compaction applies to that call only, and nothing is written to the state,
+ * when the request's messages are not the state's own (a middleware before this one gave other
+ * ones) or when the answer is not an `AIMessage` (a structured response; the archive entry may then
+ * be in the store already, named by no record). An update that replaces the whole history (a
+ * repair that moves a message, a compactor that reorders) is written with the answer last:
+ * LangChain applies a hook's update after the step's other writes, so it replaces what another
+ * middleware's own update wrote in the same step (a structured-output retry, a rewritten answer).
+ * @internal
  */
 export async function compactInModelCall<Request extends ModelCallRequest, Response>(
   { component, compactor, options, checked }: InModelCompaction,
@@ -88,8 +94,12 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   // The originals could not be archived: the state keeps them, and the `failed` record says why.
   const written = (await archived) ?? update;
   if (!persist || Object.keys(written).length === 0 || !AIMessage.isInstance(response)) return response;
-  const first = written.messages?.[0];
   // The agent writes the answer before this update: a replace-everything update must keep it.
-  const replacesAll = first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
-  return new Command({ update: replacesAll ? { ...written, messages: [...written.messages!, response] } : { ...written } });
+  return new Command({ update: replacesAll(written) ? { ...written, messages: [...written.messages!, response] } : { ...written } });
+}
+
+/** Whether an update replaces the whole history (`REMOVE_ALL_MESSAGES` first). */
+function replacesAll(update: CompactionStateUpdate): boolean {
+  const first = update.messages?.[0];
+  return first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
 }

@@ -72,11 +72,20 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
     });
   });
 
-  it("calls the model while the archive is written, and returns once the entry is in the store", async () => {
+  it("calls the model while the archive is written, and the step's checkpoint comes once the entry is in the store", async () => {
     const store = new GatedStore();
-    // Released at the model call, or (had the hook waited for the write before calling it) by this timer.
-    const timer = setTimeout(() => store.release(), 200);
+    // Had the hook waited for the write before calling the model, this timer would release it.
+    const fallback = setTimeout(() => store.release(), 500);
     const seen: [number, number][] = [];
+    // What the store had written when each checkpoint was put, and how many records that checkpoint logs.
+    const checkpoints: [number, number][] = [];
+    class Recording extends MemorySaver {
+      override async put(...args: Parameters<MemorySaver["put"]>) {
+        const log = (args[1].channel_values as { compactionLog?: unknown[] }).compactionLog ?? [];
+        checkpoints.push([store.putsDone, log.length]);
+        return super.put(...args);
+      }
+    }
     const agent = createAgent({
       model: scriptedModel(2),
       tools: [lookupTool()],
@@ -84,16 +93,17 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
         inModel(),
         observer(() => {
           seen.push([store.putsStarted, store.putsDone]);
-          store.release();
+          // The write is let through well after the model has answered.
+          if (store.putsStarted > 0) setTimeout(() => store.release(), 30);
         }),
       ],
-      checkpointer: new MemorySaver(),
+      checkpointer: new Recording(),
       store,
     });
     await agent.invoke({ messages: [user("h1")] }, thread("t2"));
-    clearTimeout(timer);
+    clearTimeout(fallback);
     const { values } = await agent.graph.getState(thread("t2"));
-    // Model calls 1 and 2 find nothing to hide; call 3 is made while the first put is pending.
+    // Model calls 1 and 2 find nothing to hide; call 3 is made while its put is pending.
     expect({ seen, putsDone: store.putsDone, log: values.compactionLog.map((record: CompactionRecord) => record.archive) }).toEqual({
       seen: [
         [0, 0],
@@ -103,8 +113,30 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
       putsDone: 1,
       log: ["store"],
     });
+    // The first checkpoint that logs the compaction was put after the entry was written.
+    expect(checkpoints.find(([, logged]) => logged > 0)).toEqual([1, 1]);
     const record = values.compactionLog[0] as CompactionRecord;
     expect(await store.get(["langchain-compaction", "archive", "t2"], record.id)).not.toBeNull();
+  });
+
+  it("a model call that fails still ends after the archive write", async () => {
+    const store = new GatedStore();
+    const fallback = setTimeout(() => store.release(), 500);
+    const failing = createMiddleware({
+      name: "FailingModel",
+      wrapModelCall: (request, handler) => {
+        if (store.putsStarted === 0) return handler(request);
+        setTimeout(() => store.release(), 30);
+        throw new Error("model down");
+      },
+    });
+    const agent = createAgent({ model: scriptedModel(2), tools: [lookupTool()], middleware: [inModel(), failing], checkpointer: new MemorySaver(), store });
+    const failure = await agent.invoke({ messages: [user("h1")] }, thread("t5")).then(
+      () => "no error",
+      (error: Error) => [error.message, store.putsDone],
+    );
+    clearTimeout(fallback);
+    expect(failure).toEqual(["model down", 1]);
   });
 
   it("a failed archive write leaves the state's messages as they were, logs why and keeps the answer", async () => {
