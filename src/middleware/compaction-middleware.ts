@@ -20,7 +20,7 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
    * step of its own; the archive write to the store runs while the model is called. It compacts
    * the messages the model request holds: list it before any middleware whose `wrapModelCall`
    * rewrites them (such as `anthropicCacheAnchorsMiddleware`), or its compaction applies to that
-   * call only and nothing is written to the state. Nothing is written either for a call that ends
+   * call only and nothing is written to the state (it warns once: {@link VIEW_ONLY_WARNING}). Nothing is written either for a call that ends
    * in a structured response (its archive entry may be in the store, named by no record). An update
    * that replaces the whole history (a repair that moves a message) is applied after the step's
    * other writes: with middleware that write their own update in the model's step (a
@@ -30,6 +30,10 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
    */
   hook?: "beforeModel" | "wrapModelCall";
 }
+
+/** What `compactionMiddleware` with `hook: "wrapModelCall"` warns, once, when a middleware before it gave the model other messages than the state's. */
+export const VIEW_ONLY_WARNING =
+  'compactionMiddleware (hook: "wrapModelCall"): the model request\'s messages are not the agent state\'s (a middleware listed before it gave other ones), so the compaction applies to this call only and is not persisted; list compactionMiddleware before middleware that rewrite the messages';
 
 const optionsSchema = z
   .object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional(), hook: z.enum(["beforeModel", "wrapModelCall"]).optional() })
@@ -72,10 +76,17 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
   const { name, hook, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
   const checked = new CheckedHistories();
   if (hook === "wrapModelCall") {
+    let warned = false;
+    // A compaction that is never persisted is redone, and breaks the prompt cache, at every call: said once.
+    const onViewOnly = () => {
+      if (warned) return;
+      warned = true;
+      console.warn(VIEW_ONLY_WARNING);
+    };
     return createMiddleware({
       name: name ?? "CompactionMiddleware",
       stateSchema: CompactionStateSchema,
-      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked }, request, handler),
+      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, onViewOnly }, request, handler),
     });
   }
   return createMiddleware({

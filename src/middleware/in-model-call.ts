@@ -36,6 +36,8 @@ export interface InModelCompaction {
   readonly compactor: Compactor;
   readonly options: GraphCompactionOptions;
   readonly checked: CheckedHistories;
+  /** Called when the compaction changed the messages of a request that are not the state's own: it applies to that call only. */
+  readonly onViewOnly?: () => void;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface InModelCompaction {
  * @internal
  */
 export async function compactInModelCall<Request extends ModelCallRequest, Response>(
-  { component, compactor, options, checked }: InModelCompaction,
+  { component, compactor, options, checked, onViewOnly }: InModelCompaction,
   request: Request,
   handler: (request: Request) => Response | Promise<Response>,
 ): Promise<Response | Command> {
@@ -83,6 +85,7 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
     },
   });
   const edited = applyUpdate(messages, update.messages);
+  if (!persist && edited !== messages) onViewOnly?.();
   let response: Response;
   try {
     response = await handler(edited === messages ? request : { ...request, messages: edited });

@@ -6,9 +6,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware } from "langchain";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { compactionMarkerOf, restoreHistory, toolResultHiding, type CompactionRecord } from "../../src/index.js";
-import { compactionMiddleware } from "../../src/middleware/index.js";
+import { VIEW_ONLY_WARNING, compactionMiddleware } from "../../src/middleware/index.js";
 import { user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { GatedStore } from "./support/gated-store.js";
@@ -40,6 +40,10 @@ async function checkpointsOf(middleware: ReturnType<typeof compactionMiddleware>
 }
 
 describe('compactionMiddleware with hook: "wrapModelCall"', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it("takes no graph step of its own: as many checkpoints as the agent without it, one fewer per model call than beforeModel", async () => {
     const without = await checkpointsOf([]);
     // 11 model calls and 10 tool calls.
@@ -50,6 +54,7 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
   });
 
   it("persists the compaction with the answer: the model sees the hidden results, the store keeps the originals", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const store = new InMemoryStore();
     const model = scriptedModel(3);
     const agent = createAgent({ model, tools: [lookupTool()], middleware: [inModel()], checkpointer: new MemorySaver(), store });
@@ -70,6 +75,7 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
       ],
       restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
     });
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it("calls the model while the archive is written, and the step's checkpoint comes once the entry is in the store", async () => {
@@ -159,7 +165,8 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
     });
   });
 
-  it("after a middleware that gives the model other messages, the compaction applies to that call only", async () => {
+  it("after a middleware that gives the model other messages, the compaction applies to that call only, and it says so once", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const model = scriptedModel(3);
     const copying = createMiddleware({ name: "Copying", wrapModelCall: (request, handler) => handler({ ...request, messages: [...request.messages] }) });
     const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, inModel()], checkpointer: new MemorySaver() });
@@ -170,5 +177,7 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
       state: [],
       log: [],
     });
+    // Calls 3 and 4 compacted a view; the warning came once.
+    expect(warn.mock.calls).toEqual([[VIEW_ONLY_WARNING]]);
   });
 });
