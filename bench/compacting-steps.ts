@@ -44,6 +44,8 @@ const times = { idle: [] as number[], compacting: [] as number[] };
 const cpu = { idle: [] as number[], compacting: [] as number[] };
 /** The CPU time per step less what the summary model took during it. */
 const ownCpu = { idle: [] as number[], compacting: [] as number[] };
+/** Steps during which the summary model ran: a summary the step waited for (or background work that landed in it). */
+let stepsWithModel = 0;
 for (const session of loadTraceSessions(defaultTracesPath())) {
   const policy = autoCompaction({
     contextWindow: window,
@@ -64,6 +66,7 @@ for (const session of loadTraceSessions(defaultTracesPath())) {
     const cpuUsed = process.cpuUsage(cpuStarted);
     const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000;
     ownCpu[result.status === "noop" ? "idle" : "compacting"].push(cpuMs - (summaryModelCpu - modelCpuBefore));
+    if (summaryModelCpu > modelCpuBefore) stepsWithModel++;
     if (result.status === "noop") {
       times.idle.push(ms);
       cpu.idle.push(cpuMs);
@@ -89,4 +92,5 @@ if (flags["summary-model"]) {
   console.log(`idle:       ${figures(ownCpu.idle)}`);
   console.log(`compacting: ${figures(ownCpu.compacting)}`);
   console.log(`all:        ${figures([...ownCpu.idle, ...ownCpu.compacting])}`);
+  console.log(`steps during which the summary model ran: ${stepsWithModel}`);
 }
