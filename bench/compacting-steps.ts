@@ -65,16 +65,12 @@ for (const session of loadTraceSessions(defaultTracesPath())) {
     const ms = performance.now() - started;
     const cpuUsed = process.cpuUsage(cpuStarted);
     const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000;
-    ownCpu[result.status === "noop" ? "idle" : "compacting"].push(cpuMs - (summaryModelCpu - modelCpuBefore));
+    const kind = result.status === "noop" ? "idle" : "compacting";
+    times[kind].push(ms);
+    cpu[kind].push(cpuMs);
+    ownCpu[kind].push(cpuMs - (summaryModelCpu - modelCpuBefore));
     if (summaryModelCpu > modelCpuBefore) stepsWithModel++;
-    if (result.status === "noop") {
-      times.idle.push(ms);
-      cpu.idle.push(cpuMs);
-    } else {
-      times.compacting.push(ms);
-      cpu.compacting.push(cpuMs);
-      history = result.messages;
-    }
+    if (result.status !== "noop") history = result.messages;
     await new Promise((resolve) => setTimeout(resolve, modelMs));
   }
 }

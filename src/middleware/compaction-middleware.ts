@@ -7,7 +7,8 @@ import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
-import { compactInModelCall, currentConfig } from "./in-model-call.js";
+import { currentConfig } from "./current-config.js";
+import { compactInModelCall } from "./in-model-call.js";
 
 /** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name and hook. */
 export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
@@ -75,6 +76,7 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
   assertCompactor("compactionMiddleware", compactor);
   const { name, hook, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
   const checked = new CheckedHistories();
+  const base = { name: name ?? "CompactionMiddleware", stateSchema: CompactionStateSchema };
   if (hook === "wrapModelCall") {
     let warned = false;
     // A compaction that is never persisted is redone, and breaks the prompt cache, at every call: said once.
@@ -84,14 +86,12 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
       console.warn(VIEW_ONLY_WARNING);
     };
     return createMiddleware({
-      name: name ?? "CompactionMiddleware",
-      stateSchema: CompactionStateSchema,
+      ...base,
       wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, onViewOnly }, request, handler),
     });
   }
   return createMiddleware({
-    name: name ?? "CompactionMiddleware",
-    stateSchema: CompactionStateSchema,
+    ...base,
     beforeModel: async (state, runtime) => {
       const update = await runGraphCompaction({
         component: "compactionMiddleware",

@@ -1,19 +1,10 @@
 import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import type { RunnableConfig } from "@langchain/core/runnables";
-import { Command, REMOVE_ALL_MESSAGES, getConfig, messagesStateReducer, type BaseStore } from "@langchain/langgraph";
+import { Command, REMOVE_ALL_MESSAGES, messagesStateReducer, type BaseStore } from "@langchain/langgraph";
 import type { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
-
-/** The run's config, where LangGraph exposes it (inside a graph node), so summary calls nest under the node. @internal */
-export function currentConfig(): RunnableConfig | undefined {
-  try {
-    return getConfig();
-  } catch {
-    return undefined;
-  }
-}
+import { currentConfig } from "./current-config.js";
 
 /** `messages` with a compaction's `messages` update applied, as LangGraph's reducer applies it. */
 function applyUpdate(messages: BaseMessage[], update: BaseMessage[] | undefined): BaseMessage[] {

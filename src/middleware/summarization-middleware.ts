@@ -1,6 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
-import { getConfig } from "@langchain/langgraph";
 import { countTokensApproximately, createMiddleware } from "langchain";
 import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
@@ -12,6 +11,7 @@ import { parseOptions } from "../options.js";
 import type { KeepSize, TriggerSize } from "../strategies/context-size.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS, resolveSummaryModel, type SummaryChatModel } from "../summary/summary-model.js";
 import { tokenCounterFromFunction, type TokenCounter } from "../tokens/token-counter.js";
+import { currentConfig } from "./current-config.js";
 import { LangChainSummary } from "./langchain-summary.js";
 import {
   LANGCHAIN_DEFAULT_KEEP,
@@ -36,15 +36,6 @@ interface RunSettings {
   summaryPrompt: string;
   summaryPrefix: string;
   trimTokensToSummarize: number;
-}
-
-/** The run's config, where LangGraph exposes it (inside a graph node), so the summary call nests under the hook. */
-function currentConfig(): RunnableConfig | undefined {
-  try {
-    return getConfig();
-  } catch {
-    return undefined;
-  }
 }
 
 /** LangChain's error for a fraction size whose window no model tells. */
