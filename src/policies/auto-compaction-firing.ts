@@ -33,7 +33,7 @@ export interface FiringSettings {
  */
 export async function fire(state: FiringState, history: PreparedHistory, { plan, targets, trigger, options, overThreshold, conversationTokens, continuing }: FiringSettings): Promise<StrategyOutcome> {
   const { messages, tokens, context } = history;
-  const { hidden, note } = await hideAndTrim(plan, messages, tokens.total, context);
+  const { hidden, note } = await hideAndTrim(history, plan, true);
   let hidingNote = note;
   if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
     // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.

@@ -18,20 +18,27 @@ export interface HidingOutcome {
 /**
  * autoCompaction's first step: batched hiding, then the trimming of the older assistant texts. The
  * trimming alone must free the hiding's own `clearAtLeast`, as the hiding must: a cache break has to
- * pay. @internal
+ * pay. With `bounded`, a hiding that cannot free `clearAtLeast` even if every result it may hide
+ * went whole (see `freeableAtMost`) is not made: the same no-op, without a hidden copy (what a
+ * firing that summarizes would throw away). @internal
  */
-export async function hideAndTrim(plan: AutoCompactionPlan, messages: readonly BaseMessage[], tokensTotal: number, context: CompactionContext): Promise<HidingOutcome> {
+export async function hideAndTrim({ messages, tokens, context, ...rest }: PreparedHistory, plan: AutoCompactionPlan, bounded: boolean): Promise<HidingOutcome> {
   let hidden: CompactionResult | undefined;
   let note = "";
   if (plan.hiding) {
-    const result = await plan.hiding.compact(messages, nestedContext(context));
-    if (result.status === "compacted") hidden = result;
-    else note = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
+    const most = bounded ? plan.hiding.freeableAtMost({ messages, tokens, context, ...rest }) : undefined;
+    if (most !== undefined && most.candidates > 0 && most.tokens < plan.hiding.clearAtLeast) {
+      note = `hiding noop: hiding would free at most ${most.tokens} tokens, less than clearAtLeast (${plan.hiding.clearAtLeast}); `;
+    } else {
+      const result = await plan.hiding.compact(messages, nestedContext(context));
+      if (result.status === "compacted") hidden = result;
+      else note = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
+    }
   }
   if (plan.trimming) {
     const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
-    if (trimmed.status === "compacted" && (hidden || tokensTotal - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
-      hidden = { ...trimmed, tokensBefore: tokensTotal, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
+    if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
+      hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };
       note = "";
     }
   }
@@ -46,7 +53,7 @@ export async function hideAndTrim(plan: AutoCompactionPlan, messages: readonly B
  * those of the groups that aged since. @internal
  */
 export async function warmHiding(plan: AutoCompactionPlan, history: PreparedHistory): Promise<void> {
-  const { hidden } = await hideAndTrim(plan, history.messages, history.tokens.total, history.context);
+  const { hidden } = await hideAndTrim(history, plan, false);
   // What the firing archives: the originals of what it hides.
   if (hidden) storeAhead(hidden.replaced.map((entry) => entry.before));
 }
@@ -127,7 +134,7 @@ export async function prepareAhead(
   const targets = targetsFor(plan, systemTokens, false);
   const scope = scopeOf(context);
   const key = keyOf(scope.threadId, messages);
-  const { hidden } = await hideAndTrim(plan, messages, tokens.total, context);
+  const { hidden } = await hideAndTrim(history, plan, true);
   if (hidden && foreseenHiding(history, plan, hidden, systemTokens, targets.fireTokens) <= targets.hidingTargetTokens) {
     const reason = "no summary prepared: hiding will be enough at the firing";
     verdicts.remember(key, messages, reason);

@@ -104,10 +104,25 @@ describe("autoCompaction: hiding first", () => {
     const model = fakeModel().respond(summaryAnswer());
     const input = loop(8);
     const tokens = await tokensOf(input);
-    const result = await autoCompaction(await at(input, 0.6, { summaryModel: model, hiding: { clearAtLeast: tokens } })).compact(input);
+    const result = await autoCompaction(await at(input, 0.6, { summaryModel: model, hiding: { clearAtLeast: tokens, keepRecentGroups: 3, trimAssistantText: false } })).compact(input);
     expect(result.status).toBe("summarized");
     expect(model.calls).toHaveLength(1);
-    expect(result.reason).toMatch(/^hiding noop: hiding would free \d+ tokens, less than clearAtLeast \(\d+\); summarized instead$/);
+    // Even every older result whole is under clearAtLeast: the hiding is not made, its bound is reported.
+    const bound = Number(/^hiding noop: hiding would free at most (\d+) tokens, less than clearAtLeast \(\d+\); summarized instead$/.exec(result.reason ?? "")?.[1]);
+    const olderResults = input.filter((message) => message.type === "tool").slice(0, 5);
+    expect(bound).toBe((await Promise.all(olderResults.map((message) => counter.countMessage(message)))).reduce((sum, tokens) => sum + tokens, 0));
+  });
+
+  it("makes the hiding when its bound reaches clearAtLeast, and summarizes when what it frees does not", async () => {
+    const model = fakeModel().respond(summaryAnswer());
+    const input = loop(8);
+    const olderResults = input.filter((message) => message.type === "tool").slice(0, 5);
+    const bound = (await Promise.all(olderResults.map((message) => counter.countMessage(message)))).reduce((sum, tokens) => sum + tokens, 0);
+    const result = await autoCompaction(await at(input, 0.6, { summaryModel: model, hiding: { clearAtLeast: bound, keepRecentGroups: 3, trimAssistantText: false } })).compact(input);
+    expect(result.status).toBe("summarized");
+    const freed = Number(/^hiding noop: hiding would free (\d+) tokens, less than clearAtLeast \((\d+)\); summarized instead$/.exec(result.reason ?? "")?.[1]);
+    expect(freed).toBeGreaterThan(0);
+    expect(freed).toBeLessThan(bound);
   });
 
   it("compacts at the default trigger of 14 000 tokens, before the threshold of a large window, keeping the newest 2 groups", async () => {
