@@ -18,9 +18,9 @@ export interface HidingOutcome {
 /**
  * autoCompaction's first step: batched hiding, then the trimming of the older assistant texts. The
  * trimming alone must free the hiding's own `clearAtLeast`, as the hiding must: a cache break has to
- * pay. With `bounded`, a hiding that cannot free `clearAtLeast` even if every result it may hide
- * went whole (see `freeableAtMost`) is not made: the same no-op, without a hidden copy (what a
- * firing that summarizes would throw away). @internal
+ * pay. With `bounded`, a hiding (or, with no hiding made, a trimming) that cannot free
+ * `clearAtLeast` even if all it may replace went whole (see `freeableAtMost`) is not made: the same
+ * no-op, without a copy (what a firing that summarizes would throw away). @internal
  */
 export async function hideAndTrim({ messages, tokens, context, ...rest }: PreparedHistory, plan: AutoCompactionPlan, bounded: boolean): Promise<HidingOutcome> {
   let hidden: CompactionResult | undefined;
@@ -35,7 +35,8 @@ export async function hideAndTrim({ messages, tokens, context, ...rest }: Prepar
       else note = `hiding ${result.status}: ${result.reason ?? "no reason given"}; `;
     }
   }
-  if (plan.trimming) {
+  // Alone, the trimming must free clearAtLeast: not made when even its bound is under it.
+  if (plan.trimming && (hidden || !bounded || plan.trimming.freeableAtMost({ messages, tokens, context, ...rest }) >= plan.hiding!.clearAtLeast)) {
     const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
     if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
       hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };

@@ -75,6 +75,31 @@ export class AssistantTextTrimming extends CompactionStrategy {
   }
 
   /**
+   * At most how many tokens a run on `history` would free, without making a trimmed copy: the
+   * tokens of the older assistant messages it may trim (not trimmed yet, with a text long enough),
+   * each trimmed copy costing at least nothing. @internal
+   */
+  freeableAtMost({ messages, index, tokens, pending }: PreparedHistory): number {
+    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
+    let freeable = 0;
+    for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
+      const position = index.groups[groupNumber]!.assistantIndex;
+      if (position === pending) continue;
+      const message = messages[position]!;
+      if (message.type !== "ai" || compactionMarkerOf(message)?.trimmedText || !this.#hasLongText(message as AIMessage)) continue;
+      freeable += tokens.perMessage[position]!;
+    }
+    return freeable;
+  }
+
+  /** Whether a text of the message is long enough to trim (as `#trimmed` reads it). */
+  #hasLongText({ content }: AIMessage): boolean {
+    const longer = this.keepChars + 80;
+    if (typeof content === "string") return content.length > longer;
+    return content.some((block) => block.type === "text" && typeof (block as { text?: unknown }).text === "string" && (block as { text: string }).text.length > longer);
+  }
+
+  /**
    * {@link #trimmed}, made once per message and count: a later run (the firing after a dry run, a
    * run whose batch did not free enough) takes the same copy instead of reading the text again.
    */

@@ -1,12 +1,12 @@
 /**
- * `ToolResultHiding.freeableAtMost`: what autoCompaction's firing reads to skip a hiding that
- * cannot free `clearAtLeast`. It must never be under what a forced run frees, or a firing would skip
- * a hiding that was worth making.
+ * `ToolResultHiding.freeableAtMost` and `AssistantTextTrimming.freeableAtMost`: what
+ * autoCompaction's firing reads to skip a hiding (or a trimming) that cannot free `clearAtLeast`.
+ * Neither may be under what a run frees, or a firing would skip one that was worth making.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { ToolResultHiding, createTokenCounter, type CompactionResult, type ToolResultHidingOptions } from "../../src/index.js";
+import { AssistantTextTrimming, ToolResultHiding, createTokenCounter, type CompactionResult, type ToolResultHidingOptions } from "../../src/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { step, system, user } from "../support/builders.js";
 
@@ -15,6 +15,15 @@ const counter = createTokenCounter({ mode: "exact" });
 /** A hiding that reads its bound before each run, as the firing does. */
 class BoundedHiding extends ToolResultHiding {
   bounds: ({ tokens: number; candidates: number } | undefined)[] = [];
+  protected override run(history: PreparedHistory): Promise<StrategyOutcome> {
+    this.bounds.push(this.freeableAtMost(history));
+    return super.run(history);
+  }
+}
+
+/** A trimming that reads its bound before each run, as the firing does. */
+class BoundedTrimming extends AssistantTextTrimming {
+  bounds: number[] = [];
   protected override run(history: PreparedHistory): Promise<StrategyOutcome> {
     this.bounds.push(this.freeableAtMost(history));
     return super.run(history);
@@ -102,5 +111,45 @@ describe("toolResultHiding's bound on what a firing frees", () => {
       await hiding.compact(history, { force: true });
       expect(hiding.bounds).toEqual([undefined]);
     }
+  });
+});
+
+describe("assistantTextTrimming's bound on what a run frees", () => {
+  it("is never under what a run frees, on recorded sessions, and often under clearAtLeast where the run frees less", async () => {
+    for (const keepRecentGroups of [2, 5]) {
+      const trimming = new BoundedTrimming({ tokenCounter: counter, keepRecentGroups });
+      const pairs: [number, number][] = [];
+      for (const session of sessions) {
+        let history: BaseMessage[] = [];
+        let steps = 0;
+        for (const message of session.messages) {
+          if (message.type === "ai" && history.length > 0) {
+            const result = await trimming.compact(history);
+            pairs.push([trimming.bounds.at(-1)!, result.status === "compacted" ? result.tokensBefore - result.tokensAfter : 0]);
+            // Some trimmings go in, as a firing's would: later runs see trimmed messages.
+            if (result.status === "compacted" && ++steps % 3 === 0) history = result.messages;
+          }
+          history = [...history, message];
+        }
+      }
+      expect(pairs.length).toBeGreaterThan(100);
+      expect(pairs.filter(([bound, freed]) => bound < freed)).toEqual([]);
+      expect(pairs.filter(([, freed]) => freed > 0).length).toBeGreaterThan(20);
+      // What the firing gains: runs that free less than 2000 and whose bound says so without a copy.
+      expect(pairs.filter(([bound]) => bound < 2000).length).toBeGreaterThan(pairs.length / 4);
+    }
+  });
+
+  it("counts only older assistant messages with a text long enough to trim", async () => {
+    const long = "why ".repeat(60);
+    const history = [system("s"), user("u1", "go"), ...step(1), ...step(2), ...step(3)];
+    history[2] = new AIMessage({ id: "a1", content: long, tool_calls: [{ id: "c1", name: "bash", args: { command: "cmd 1" } }] });
+    const trimming = new BoundedTrimming({ tokenCounter: counter, keepRecentGroups: 1 });
+    const result = await trimming.compact(history);
+    // a2's text ("step 2") is too short to trim; a3's group is kept.
+    expect(trimming.bounds).toEqual([await counter.countMessage(history[2]!)]);
+    expect(result.replaced.map((entry) => entry.index)).toEqual([2]);
+    await trimming.compact(result.messages);
+    expect(trimming.bounds[1]).toBe(0);
   });
 });
