@@ -18,15 +18,19 @@ export interface HidingOutcome {
 /**
  * autoCompaction's first step: batched hiding, then the trimming of the older assistant texts. The
  * trimming alone must free the hiding's own `clearAtLeast`, as the hiding must: a cache break has to
- * pay. With `bounded`, a hiding (or, with no hiding made, a trimming) that cannot free
- * `clearAtLeast` even if all it may replace went whole (see `freeableAtMost`) is not made: the same
- * no-op, without a copy (what a firing that summarizes would throw away). @internal
+ * pay. With `bounded`, a pass that could not free `clearAtLeast` even if it replaced everything it
+ * may replace by nothing (the strategy's `freeableAtMost`, on `history` as the policy measured it,
+ * with the strategies' own counter) is not made: the hiding when its results hold fewer tokens (and
+ * it has any to hide), the trimming when no hiding was made and its messages hold fewer. The outcome
+ * is the one the pass would have given; only the note differs (`hiding would free at most N
+ * tokens`), and no copy is made that a firing going on to a summary would throw away. @internal
  */
-export async function hideAndTrim({ messages, tokens, context, ...rest }: PreparedHistory, plan: AutoCompactionPlan, bounded: boolean): Promise<HidingOutcome> {
+export async function hideAndTrim(history: PreparedHistory, plan: AutoCompactionPlan, bounded: boolean): Promise<HidingOutcome> {
+  const { messages, tokens, context } = history;
   let hidden: CompactionResult | undefined;
   let note = "";
   if (plan.hiding) {
-    const most = bounded ? plan.hiding.freeableAtMost({ messages, tokens, context, ...rest }) : undefined;
+    const most = bounded ? plan.hiding.freeableAtMost(history) : undefined;
     if (most !== undefined && most.candidates > 0 && most.tokens < plan.hiding.clearAtLeast) {
       note = `hiding noop: hiding would free at most ${most.tokens} tokens, less than clearAtLeast (${plan.hiding.clearAtLeast}); `;
     } else {
@@ -36,7 +40,7 @@ export async function hideAndTrim({ messages, tokens, context, ...rest }: Prepar
     }
   }
   // Alone, the trimming must free clearAtLeast: not made when even its bound is under it.
-  if (plan.trimming && (hidden || !bounded || plan.trimming.freeableAtMost({ messages, tokens, context, ...rest }) >= plan.hiding!.clearAtLeast)) {
+  if (plan.trimming && (hidden || !bounded || plan.trimming.freeableAtMost(history) >= plan.hiding!.clearAtLeast)) {
     const trimmed = await plan.trimming.compact(hidden?.messages ?? messages, nestedContext(context));
     if (trimmed.status === "compacted" && (hidden || tokens.total - trimmed.tokensAfter >= plan.hiding!.clearAtLeast)) {
       hidden = { ...trimmed, tokensBefore: tokens.total, replaced: hidden ? chainResults(messages, hidden, trimmed).replaced : trimmed.replaced };

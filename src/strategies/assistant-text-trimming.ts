@@ -77,7 +77,8 @@ export class AssistantTextTrimming extends CompactionStrategy {
   /**
    * At most how many tokens a run on `history` would free, without making a trimmed copy: the
    * tokens of the older assistant messages it may trim (not trimmed yet, with a text long enough),
-   * each trimmed copy costing at least nothing. @internal
+   * each trimmed copy costing at least nothing. `history` must be measured with this strategy's
+   * counter. @internal
    */
   freeableAtMost({ messages, index, tokens, pending }: PreparedHistory): number {
     const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
@@ -94,9 +95,13 @@ export class AssistantTextTrimming extends CompactionStrategy {
 
   /** Whether a text of the message is long enough to trim (as `#trimmed` reads it). */
   #hasLongText({ content }: AIMessage): boolean {
-    const longer = this.keepChars + 80;
-    if (typeof content === "string") return content.length > longer;
-    return content.some((block) => block.type === "text" && typeof (block as { text?: unknown }).text === "string" && (block as { text: string }).text.length > longer);
+    if (typeof content === "string") return this.#longEnough(content);
+    return content.some((block) => block.type === "text" && typeof (block as { text?: unknown }).text === "string" && this.#longEnough((block as { text: string }).text));
+  }
+
+  /** A text not much longer than its trimmed form stays whole. */
+  #longEnough(text: string): boolean {
+    return text.length > this.keepChars + 80;
   }
 
   /**
@@ -114,8 +119,7 @@ export class AssistantTextTrimming extends CompactionStrategy {
   /** The trimmed copy, or `undefined` when no text is over `keepChars`. */
   #trimmed(message: AIMessage, originalTokens: number): AIMessage | undefined {
     const trim = (text: string): string | undefined => {
-      // A text not much longer than its trimmed form stays whole.
-      if (text.length <= this.keepChars + 80) return undefined;
+      if (!this.#longEnough(text)) return undefined;
       const head = headOf(text, this.keepChars).trimEnd();
       return head + trimNotice(text.length - head.length);
     };

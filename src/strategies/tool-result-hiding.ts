@@ -159,8 +159,9 @@ export class ToolResultHiding extends CompactionStrategy {
 
   /**
    * At most how many tokens a forced run on `history` would free, without making any hidden copy:
-   * the tokens of the older results it may hide (not hidden yet, judged worth hiding, not of an
-   * excluded tool by their `name`), each hidden form costing at least nothing. `undefined` when no
+   * the tokens of the older results it may hide (not judged not worth hiding and, for tool messages,
+   * not hidden or cleared yet and not of an excluded tool by their `name`), each hidden form costing
+   * at least nothing. `history` must be measured with this strategy's counter. `undefined` when no
    * such bound holds (`clearAtLeastMode: "extend"`, `hideToolInputs`). `candidates` is how many
    * results were counted: with none, a run finds nothing left to hide. @internal
    */
