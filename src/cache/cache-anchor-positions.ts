@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
 import { carriesToolResults } from "../messages/tool-result-blocks.js";
-import { isLangChainCleared, langChainClearedInputs } from "../strategies/hiding-pass.js";
+import { isHiddenResult, langChainClearedInputs } from "../strategies/hiding-pass.js";
 import { compactionMarkerOf } from "../types.js";
 
 /**
@@ -36,10 +36,6 @@ function isResult(message: BaseMessage): boolean {
   return isToolResultMessage(message) || carriesToolResults(message);
 }
 
-function isHidden(message: BaseMessage): boolean {
-  return compactionMarkerOf(message)?.hidden === true || isLangChainCleared(message);
-}
-
 /** The index of the nearest assistant message before `index`, -1 when there is none. */
 function assistantBefore(messages: readonly BaseMessage[], index: number): number {
   let position = index - 1;
@@ -58,7 +54,7 @@ function assistantBefore(messages: readonly BaseMessage[], index: number): numbe
  */
 export function cacheAnchorPositions(messages: readonly BaseMessage[]): number[] {
   let newest = messages.length - 1;
-  while (newest >= 0 && !(isResult(messages[newest]!) && isHidden(messages[newest]!))) newest--;
+  while (newest >= 0 && !(isResult(messages[newest]!) && isHiddenResult(messages[newest]!))) newest--;
   // With emptied call arguments, a run may change a group's own assistant message: anchor one back.
   const oneBack = newest >= 0 && emptiedArguments(messages[assistantBefore(messages, newest)]);
   const anchorFor = (index: number) => {
@@ -78,7 +74,7 @@ export function cacheAnchorPositions(messages: readonly BaseMessage[]): number[]
   const batch = compactionMarkerOf(messages[newest]!)?.batch;
   if (batch !== undefined) {
     let earlier = newest - 1;
-    while (earlier >= 0 && !(isResult(messages[earlier]!) && isHidden(messages[earlier]!) && compactionMarkerOf(messages[earlier]!)?.batch !== batch)) earlier--;
+    while (earlier >= 0 && !(isResult(messages[earlier]!) && isHiddenResult(messages[earlier]!) && compactionMarkerOf(messages[earlier]!)?.batch !== batch)) earlier--;
     // No result hidden by an earlier run: the newest run was the first, after requests anchored on the first group.
     const previous = earlier < 0 ? firstGroup() : anchorFor(earlier);
     if (previous >= 0) anchors.push(previous);

@@ -44,7 +44,6 @@ const optionsSchema = z
   })
   .strict();
 
-/** The run's config, where LangGraph exposes it (inside a graph node). */
 /**
  * A drop-in for LangChain's `contextEditingMiddleware` (same options and defaults: change the
  * import to `langchain-compaction/middleware`), running its edits on this package's machinery.

@@ -9,8 +9,7 @@ import { currentConfig } from "./current-config.js";
 /** `messages` with a compaction's `messages` update applied, as LangGraph's reducer applies it. */
 function applyUpdate(messages: BaseMessage[], update: BaseMessage[] | undefined): BaseMessage[] {
   if (update === undefined || update.length === 0) return messages;
-  const first = update[0]!;
-  if (RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES) return update.slice(1);
+  if (replacesAll(update)) return update.slice(1);
   return messagesStateReducer(messages, update) as BaseMessage[];
 }
 
@@ -89,11 +88,11 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   const written = (await archived) ?? update;
   if (!persist || Object.keys(written).length === 0 || !AIMessage.isInstance(response)) return response;
   // The agent writes the answer before this update: a replace-everything update must keep it.
-  return new Command({ update: replacesAll(written) ? { ...written, messages: [...written.messages!, response] } : { ...written } });
+  return new Command({ update: replacesAll(written.messages) ? { ...written, messages: [...written.messages!, response] } : { ...written } });
 }
 
-/** Whether an update replaces the whole history (`REMOVE_ALL_MESSAGES` first). */
-function replacesAll(update: CompactionStateUpdate): boolean {
-  const first = update.messages?.[0];
+/** Whether a `messages` update replaces the whole history (`REMOVE_ALL_MESSAGES` first). */
+function replacesAll(update: readonly BaseMessage[] | undefined): boolean {
+  const first = update?.[0];
   return first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
 }

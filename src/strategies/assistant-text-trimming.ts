@@ -54,15 +54,12 @@ export class AssistantTextTrimming extends CompactionStrategy {
     this.keepChars = parsed.keepChars ?? DEFAULT_TRIM_KEEP_CHARS;
   }
 
-  protected async run({ messages, index, tokens, pending }: PreparedHistory): Promise<StrategyOutcome> {
-    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
+  protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
+    const { messages, tokens } = history;
     const output = [...messages];
     const replaced: ReplacedMessage[] = [];
-    for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
-      const position = index.groups[groupNumber]!.assistantIndex;
-      if (position === pending) continue;
+    for (const position of this.#untrimmedOlder(history)) {
       const message = messages[position]!;
-      if (message.type !== "ai" || compactionMarkerOf(message)?.trimmedText) continue;
       const after = this.#trimmedOnce(message as AIMessage, tokens.perMessage[position]!);
       if (after === undefined) continue;
       const afterTokens = await this.tokenCounter.countMessage(after);
@@ -80,17 +77,23 @@ export class AssistantTextTrimming extends CompactionStrategy {
    * each trimmed copy costing at least nothing. `history` must be measured with this strategy's
    * counter. @internal
    */
-  freeableAtMost({ messages, index, tokens, pending }: PreparedHistory): number {
-    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
+  freeableAtMost(history: PreparedHistory): number {
     let freeable = 0;
+    for (const position of this.#untrimmedOlder(history)) {
+      if (this.#hasLongText(history.messages[position] as AIMessage)) freeable += history.tokens.perMessage[position]!;
+    }
+    return freeable;
+  }
+
+  /** The positions of the older groups' assistant messages not trimmed yet (the pending one left out), oldest first. */
+  *#untrimmedOlder({ messages, index, pending }: PreparedHistory): Generator<number> {
+    const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups);
     for (let groupNumber = 0; groupNumber < olderGroups; groupNumber++) {
       const position = index.groups[groupNumber]!.assistantIndex;
       if (position === pending) continue;
       const message = messages[position]!;
-      if (message.type !== "ai" || compactionMarkerOf(message)?.trimmedText || !this.#hasLongText(message as AIMessage)) continue;
-      freeable += tokens.perMessage[position]!;
+      if (message.type === "ai" && !compactionMarkerOf(message)?.trimmedText) yield position;
     }
-    return freeable;
   }
 
   /** Whether a text of the message is long enough to trim (as `#trimmed` reads it). */

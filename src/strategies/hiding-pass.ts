@@ -26,6 +26,11 @@ export function isLangChainCleared(message: BaseMessage): boolean {
   return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
 }
 
+/** Whether a result is hidden already: by this package (its marker) or cleared by LangChain's context editing. */
+export function isHiddenResult(message: BaseMessage): boolean {
+  return compactionMarkerOf(message)?.hidden === true || isLangChainCleared(message);
+}
+
 /** The call ids whose arguments LangChain's context editing (or this package) emptied in an assistant message: its `cleared_tool_inputs`. */
 export function langChainClearedInputs(message: BaseMessage): readonly string[] {
   const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
@@ -115,7 +120,7 @@ export class HidingPass {
   settled(resultIndex: number, assistantIndex: number): boolean {
     const message = this.messages[resultIndex]!;
     if (!isToolResultMessage(message)) return false;
-    if (compactionMarkerOf(message)?.hidden || isLangChainCleared(message)) {
+    if (isHiddenResult(message)) {
       this.#noteHidden(assistantIndex, [message.tool_call_id]);
       return true;
     }
@@ -144,7 +149,7 @@ export class HidingPass {
       return;
     }
     const result: ToolMessage = message;
-    if (compactionMarkerOf(result)?.hidden || isLangChainCleared(result)) {
+    if (isHiddenResult(result)) {
       this.#noteHidden(assistantIndex, [result.tool_call_id]);
       return;
     }

@@ -1,11 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
 import { isToolResultMessage } from "../messages/message-types.js";
-import { compactionMarkerOf, type ReplacedMessage } from "../types.js";
+import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
-import { HidingPass, isLangChainCleared, type HiddenCopy } from "./hiding-pass.js";
+import { HidingPass, isHiddenResult, type HiddenCopy } from "./hiding-pass.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
@@ -177,7 +177,7 @@ export class ToolResultHiding extends CompactionStrategy {
       if (this.#notWorthHiding.has(message)) continue;
       // As the pass reads them: a tool message already hidden, or of an excluded tool, frees nothing.
       if (isToolResultMessage(message)) {
-        if (compactionMarkerOf(message)?.hidden || isLangChainCleared(message)) continue;
+        if (isHiddenResult(message)) continue;
         if (this.excludeTools.size > 0 && message.name !== undefined && this.excludeTools.has(message.name)) continue;
       }
       freeable += tokens.perMessage[resultIndex]!;
