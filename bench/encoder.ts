@@ -1,7 +1,7 @@
 /**
  * js-tiktoken's Tiktoken against this package's BpeEncoder, in one process, on real trace texts:
  *
- *   npm run bench:encoder                              # = npx tsx bench/encoder.ts, the shared traces (or the bundled sessions)
+ *   npm run bench:encoder                              # = npx tsx bench/encoder.ts, the 32 recorded sessions
  *   npx tsx bench/encoder.ts --traces path/to/file.jsonl --runs 5
  *
  * - "traces": every message's texts (its content, then each tool call's name and JSON arguments,

@@ -4,7 +4,7 @@
  * (VACUUMed: page_count x page_size) are the thread's bytes: checkpoints, writes, blobs and store rows.
  *
  *   npx tsx bench/storage.ts                                   # the demo's session (bundled SWE-bench run), window 8000
- *   npx tsx bench/storage.ts --traces ../shared/traces/public.jsonl   # every session of a trace file, summed
+ *   npx tsx bench/storage.ts --traces examples/fixtures/public.jsonl.gz   # every session of a trace file, summed
  *   npx tsx bench/storage.ts --window 16000 --session <id>
  *   npx tsx bench/storage.ts --file /tmp/langchain-compaction-demo/demo.sqlite   # bytes per thread of an existing file (e.g. the demo's)
  *

@@ -8,7 +8,7 @@
  *
  *   npm run demo                                  # the bundled SWE-bench session
  *   npm run demo -- --session tau-bench-airline/task2-trial1
- *   npm run demo -- --window 16000 --traces ../shared/traces/public.jsonl --session <id>
+ *   npm run demo -- --window 16000 --traces examples/fixtures/public.jsonl.gz --session <id>
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,8 +1,9 @@
 /**
- * Loading recorded agent sessions (the JSONL format of `shared/traces/public.jsonl`) as LangChain
- * messages, for the demo, the tests and the benchmark.
+ * Loading recorded agent sessions (the JSONL format of `examples/fixtures/`, plain or gzipped) as
+ * LangChain messages, for the demo, the tests, the eval and the benchmarks.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
@@ -23,9 +24,9 @@ export interface TraceSession {
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The shared trace set beside the project, when it is there. */
-export const SHARED_TRACES_PATH = resolve(projectRoot, "..", "shared", "traces", "public.jsonl");
-/** The two sessions bundled with the project (see examples/fixtures/README.md). */
+/** The 32 recorded sessions kept in the repository (see examples/fixtures/README.md). */
+export const PUBLIC_TRACES_PATH = join(projectRoot, "examples", "fixtures", "public.jsonl.gz");
+/** Two of those sessions, unpacked, for the demo and the fast tests. */
 export const BUNDLED_TRACES_PATH = join(projectRoot, "examples", "fixtures", "sessions.jsonl");
 
 /** Convert one recorded message; ids are `<session>#<position>` so they are stable and unique. */
@@ -50,9 +51,11 @@ function toMessage(sessionId: string, message: TraceMessage, position: number): 
   }
 }
 
-/** Read sessions from a JSONL file. */
+/** Read sessions from a JSONL file, gunzipping it first when its name ends in `.gz`. */
 export function loadTraceSessions(path: string): TraceSession[] {
-  return readFileSync(path, "utf8")
+  const bytes = readFileSync(path);
+  return (path.endsWith(".gz") ? gunzipSync(bytes) : bytes)
+    .toString("utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => {
@@ -65,7 +68,7 @@ export function loadTraceSessions(path: string): TraceSession[] {
     });
 }
 
-/** The shared trace set when it is beside the project, else the bundled sessions. */
+/** The trace set the tests, the eval and the benchmarks use unless told otherwise: all 32 sessions. */
 export function defaultTracesPath(): string {
-  return existsSync(SHARED_TRACES_PATH) ? SHARED_TRACES_PATH : BUNDLED_TRACES_PATH;
+  return PUBLIC_TRACES_PATH;
 }

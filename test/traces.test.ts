@@ -1,6 +1,6 @@
 /**
- * Every strategy over every recorded session of the shared trace set (or the two bundled sessions
- * when `../shared` is absent), with options relative to each session's size.
+ * Every strategy over every recorded session kept in the repository (examples/fixtures/), with
+ * options relative to each session's size.
  *
  * One exact counter serves the whole file: it caches each message's count, so every session is
  * tokenized once.

@@ -9,7 +9,7 @@
  *
  *   eval "$(bash scripts/start-postgres.sh)"
  *   npm run bench:scale -- [--threads 200] [--workers 4] [--concurrency 2] [--window 8000]
- *                          [--traces ../shared/traces/public.jsonl] [--out bench/scale-results.json]
+ *                          [--traces examples/fixtures/public.jsonl.gz] [--out bench/scale-results.json]
  *                          [--postgres-url URL] [--only postgres|sqlite] [--sqlite-dir DIR] [--keep] [--floor] [--in-model]
  *                          [--model-ms 0]
  *

@@ -1,6 +1,6 @@
 /**
- * The replay of the shorter bundled session (examples/fixtures/sessions.jsonl, in the repository, so
- * the expected counts below do not depend on `../shared`) through every system at a window small
+ * The replay of the shorter of the two sessions in examples/fixtures/sessions.jsonl (so the expected
+ * counts below do not move when the full trace set changes) through every system at a window small
  * enough to make each of them compact.
  */
 import type { BaseMessage } from "@langchain/core/messages";

@@ -1,8 +1,7 @@
 /**
- * The policies over every step of the longest recorded session (of the shared trace set, or of the
- * bundled sessions without `../shared`), run the way an agent runs them: before each assistant
- * message, the persisted history plus the new messages goes through the policy and the result is
- * persisted.
+ * The policies over every step of the longest recorded session kept in the repository, run the way
+ * an agent runs them: before each assistant message, the persisted history plus the new messages
+ * goes through the policy and the result is persisted.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
@@ -26,21 +25,13 @@ const longest = sessions.reduce((best, session) => (session.messages.length > be
 const WINDOW = Math.min(16_000, Math.floor((await counter.countMessages(longest.messages)) / 2.5));
 /**
  * Every file or directory the longest session's commands touched, written out by reading the
- * commands (not computed by the extractor under test): the longest shared session, and the longest
- * bundled one for runs without `../shared`.
+ * commands (not computed by the extractor under test).
  */
 const TOUCHED: Record<string, string[]> = {
   "mini-swe-agent/django__django-16560": [
     "reproduce_issue.py", "reproduce_issue_v2.py", "unique_constraint_repr.py", "unique_constraint_validate.py",
     "base_constraint_deconstruct.py", "test_unique_constraint.py", "django/db/models/constraints.py",
     "django/db/models/base.py", "django/core/exceptions.py", "tests/runtests.py",
-  ],
-  "mini-swe-agent/matplotlib__matplotlib-25775": [
-    "reproduce_issue.py", "methods.py", "verify_annotation.py", "verify_default.py", "verify_update.py",
-    "lib/matplotlib/text.py", "lib/matplotlib/backends/backend_cairo.py", "lib/matplotlib/_mathtext.py",
-    "lib/matplotlib/mathtext.py", "lib/matplotlib/backends/backend_agg.py", "lib/", "lib/matplotlib",
-    "lib/matplotlib/backend_bases.py", "lib/matplotlib/artist.py", "lib/matplotlib/tests/test_mathtext.py",
-    "antialiased.png", "lib/matplotlib/tests/test_text.py", "lib/matplotlib/backends",
   ],
 };
 const touched = TOUCHED[longest.id]!;

@@ -1,7 +1,6 @@
 /**
- * The recorded agent sessions (the shared trace set, or the two bundled sessions when `../shared`
- * is absent) through both providers' own converters: every session as recorded is accepted by
- * OpenAI and Anthropic, and so is every strategy's output on it, with options relative to each
+ * The recorded agent sessions kept in the repository through both providers' own converters: every
+ * session as recorded is accepted by OpenAI and Anthropic, and so is every strategy's output on it, with options relative to each
  * session's size (summary strategies with a fake model and with none).
  */
 import type { BaseMessage } from "@langchain/core/messages";
