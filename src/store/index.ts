@@ -2,4 +2,4 @@
 // never loads @langchain/langgraph-checkpoint-sqlite (an optional peer).
 export { SqliteStore, type SqliteStoreDatabase, type SqliteStoreOptions } from "./sqlite-store.js";
 export { BLOB_REFERENCE_KEY, SqliteBlobSaver } from "./sqlite-blob-saver.js";
-export { InvalidStoreNamespaceError, UnsupportedStoreOperationError } from "./store-errors.js";
+export { InvalidStoreArgumentError, InvalidStoreNamespaceError, UnsupportedStoreOperationError } from "./store-errors.js";

@@ -17,8 +17,6 @@ export interface SqliteBlobSaverOptions {
   inlineBytes?: number;
 }
 
-type ChannelVersion = Checkpoint["channel_versions"][string];
-
 function referencedHash(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const keys = Object.keys(value);
@@ -35,7 +33,9 @@ function referencedHash(value: unknown): string | undefined {
  * state-channel compaction archive, any large and rarely written value) then costs a few dozen bytes
  * per checkpoint instead of its whole size; a value that changes at every step (the messages) is
  * stored per step as before. This is how `PostgresSaver` stores channel values (per channel
- * version); content addresses also keep forks apart.
+ * version); content addresses also keep forks apart. Each put serializes and hashes every channel
+ * value, as `SqliteSaver` serializes it, so a value a node changed in place (same object, same
+ * version) is stored as it is now.
  *
  * Reads files written by `SqliteSaver` (their values are inline); the checkpoints it writes are read
  * back only through this class (or the inspector's `loadThreadFromSqlite`). Blobs are written before
@@ -50,8 +50,6 @@ function referencedHash(value: unknown): string | undefined {
  * @throws {CompactionError} from `getTuple` and `list` when a checkpoint refers to a blob the database lacks.
  */
 export class SqliteBlobSaver extends SqliteSaver {
-  /** Per value object already stored, the version it was stored at and its hash (skips serializing it again). */
-  private readonly stored = new WeakMap<object, { version: ChannelVersion | undefined; hash: string }>();
   private blobsSetup = false;
   private readonly inlineBytes: number;
 
@@ -94,16 +92,9 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
     const namespace = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
     const values: Record<string, unknown> = {};
     const blobs: [string, string, string, Uint8Array][] = [];
-    const exists = this.db.prepare(`SELECT 1 FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND hash = ?`);
+    // Every value is serialized and hashed at every put: a node may change a channel's value in
+    // place and keep its version, so neither the object nor its version tells that it is unchanged.
     for (const [channel, value] of Object.entries(checkpoint.channel_values ?? {})) {
-      const version = checkpoint.channel_versions?.[channel];
-      const known = typeof value === "object" && value !== null ? this.stored.get(value) : undefined;
-      // The same object at the same version was stored before; its blob must still be there for this
-      // thread (another thread may share the object, the thread may have been deleted since).
-      if (known && known.version === version && exists.get(String(threadId), namespace, channel, known.hash) !== undefined) {
-        values[channel] = { [BLOB_REFERENCE_KEY]: known.hash };
-        continue;
-      }
       const [type, serialized] = await this.serde.dumpsTyped(value);
       if (serialized.byteLength < this.inlineBytes) {
         values[channel] = value;
@@ -111,10 +102,10 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
       }
       const hash = createHash("sha256").update(type).update("\0").update(serialized).digest("base64url");
       blobs.push([channel, hash, type, serialized]);
-      if (typeof value === "object" && value !== null) this.stored.set(value, { version, hash });
       values[channel] = { [BLOB_REFERENCE_KEY]: hash };
     }
     if (blobs.length > 0) {
+      // A blob already stored for this thread (the same content at an earlier step) is not written again.
       const insert = this.db.prepare(`INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, hash, type, value) VALUES (?, ?, ?, ?, ?, ?)`);
       this.db.transaction(() => {
         for (const [channel, hash, type, serialized] of blobs) insert.run(String(threadId), namespace, channel, hash, type, serialized);
@@ -144,9 +135,7 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
     if (!hasBlobReferences(values)) return tuple;
     const threadId = String(tuple.config.configurable?.["thread_id"]);
     const namespace = (tuple.config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
-    const resolved = await resolveBlobReferences(this.db, this.serde, { threadId, namespace, checkpointId: tuple.checkpoint.id }, values, (channel, hash, loaded) => {
-      if (typeof loaded === "object" && loaded !== null) this.stored.set(loaded, { version: tuple.checkpoint.channel_versions?.[channel], hash });
-    });
+    const resolved = await resolveBlobReferences(this.db, this.serde, { threadId, namespace, checkpointId: tuple.checkpoint.id }, values);
     return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: resolved } };
   }
 }
@@ -167,7 +156,6 @@ export async function resolveBlobReferences(
   serde: SqliteSaver["serde"],
   at: { threadId: string; namespace: string; checkpointId: string },
   values: Record<string, unknown>,
-  onLoad?: (channel: string, hash: string, value: unknown) => void,
 ): Promise<Record<string, unknown>> {
   const select = db.prepare(`SELECT type, value FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND hash = ?`);
   const resolved: Record<string, unknown> = {};
@@ -180,7 +168,6 @@ export async function resolveBlobReferences(
     const row = select.get(at.threadId, at.namespace, channel, hash) as { type: string; value: Uint8Array } | undefined;
     if (!row) throw new CompactionError(`SqliteBlobSaver: checkpoint ${at.checkpointId} of thread ${at.threadId} refers to a missing blob of channel ${channel}`);
     const loaded: unknown = await serde.loadsTyped(row.type, row.value);
-    onLoad?.(channel, hash, loaded);
     resolved[channel] = loaded;
   }
   return resolved;

@@ -1,7 +1,7 @@
 import { BaseStore, type GetOperation, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type PutOperation, type SearchOperation } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { InvalidOptionError } from "../errors.js";
-import { UnsupportedStoreOperationError, validateStoreNamespace } from "./store-errors.js";
+import { UnsupportedStoreOperationError, storeValueJson, type InvalidStoreArgumentError, type InvalidStoreNamespaceError, validateStoreCount, validateStoreKey, validateStoreNamespace } from "./store-errors.js";
 import { joinNamespace, matchesCondition, matchesFilter } from "./store-matching.js";
 
 /**
@@ -59,8 +59,12 @@ function itemOf(row: Row): Item {
  * matching any one label, `maxDepth`, `limit` default 100, `offset`; sorted). A batch runs its
  * operations in order in one transaction: a get sees a put made earlier in the same batch, and a
  * batch with an invalid operation changes nothing. A put on an existing key keeps its `createdAt` and
- * advances `updatedAt` (by at least 1 ms). Namespaces follow LangGraph's rules (no empty label, no
- * `.`, `:` or NUL, no root label `"langgraph"` for a put or a listing prefix).
+ * advances `updatedAt` (by at least 1 ms). Namespaces follow LangGraph's rules (not empty but for a
+ * search, no empty label, no `.`, `:` or NUL, no root label `"langgraph"` for a put or a listing
+ * prefix). A label or key with a lone surrogate, a value that is not JSON (undefined, a BigInt, a
+ * cycle), a `limit` or `offset` that is not a non-negative integer and a `maxDepth` that is not a
+ * positive integer are rejected before anything runs ({@link InvalidStoreNamespaceError},
+ * {@link InvalidStoreArgumentError}).
  *
  * There is no vector index: a `search` with a `query` and a `put` with fields to index (an `index`
  * array) throw {@link UnsupportedStoreOperationError}; `put(..., false)` and the default are fine.
@@ -117,18 +121,22 @@ CREATE INDEX IF NOT EXISTS "${this.table}_created" ON "${this.table}" (created_a
    * Run `operations` in order, in one transaction; each result at its operation's position (a put
    * gives undefined).
    * @throws {InvalidStoreNamespaceError} for an invalid namespace (nothing is changed).
+   * @throws {InvalidStoreArgumentError} for an invalid key, value, `limit`, `offset` or `maxDepth` (nothing is changed).
    * @throws {UnsupportedStoreOperationError} for a search with a query or a put with fields to index.
    */
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     this.setup();
-    for (const operation of operations) this.validate(operation);
-    const run = this.db.transaction(() => operations.map((operation) => this.execute(operation)));
+    const values = operations.map((operation) => this.validate(operation));
+    const run = this.db.transaction(() => operations.map((operation, position) => this.execute(operation, values[position])));
     return run() as OperationResults<Op>;
   }
 
-  private validate(operation: Operation): void {
+  /** Throws for an operation the store cannot run as asked; for a put, gives its value's JSON text. */
+  private validate(operation: Operation): string | undefined {
     if ("namespacePrefix" in operation) {
       validateStoreNamespace(operation.namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
+      validateStoreCount("limit", operation.limit, 0);
+      validateStoreCount("offset", operation.offset, 0);
       if (typeof operation.query === "string" && operation.query !== "") {
         throw new UnsupportedStoreOperationError("search with a query", "SqliteStore has no vector index: search with a filter, not a query");
       }
@@ -136,27 +144,36 @@ CREATE INDEX IF NOT EXISTS "${this.table}_created" ON "${this.table}" (created_a
       for (const condition of operation.matchConditions ?? []) {
         validateStoreNamespace(condition.path, { allowEmpty: true, allowReservedRoot: condition.matchType === "suffix" });
       }
+      validateStoreCount("limit", operation.limit, 0);
+      validateStoreCount("offset", operation.offset, 0);
+      validateStoreCount("maxDepth", operation.maxDepth, 1);
     } else if ("value" in operation) {
-      if (operation.value === null) validateStoreNamespace(operation.namespace, { allowEmpty: true, allowReservedRoot: true });
-      else validateStoreNamespace(operation.namespace);
+      validateStoreNamespace(operation.namespace, { allowReservedRoot: operation.value === null });
+      validateStoreKey(operation.key);
+      if (operation.value === null) return undefined;
       if (Array.isArray(operation.index)) {
         throw new UnsupportedStoreOperationError("put with fields to index", "SqliteStore has no vector index: put with index false or undefined");
       }
-    } else validateStoreNamespace((operation as GetOperation).namespace, { allowEmpty: true, allowReservedRoot: true });
+      return storeValueJson(operation.value);
+    } else {
+      validateStoreNamespace((operation as GetOperation).namespace, { allowReservedRoot: true });
+      validateStoreKey((operation as GetOperation).key);
+    }
+    return undefined;
   }
 
-  private execute(operation: Operation): unknown {
+  private execute(operation: Operation, json: string | undefined): unknown {
     if ("namespacePrefix" in operation) return this.searchOperation(operation);
     if ("matchConditions" in operation) return this.listNamespacesOperation(operation);
-    if ("value" in operation) return void this.putOperation(operation);
+    if ("value" in operation) return void this.putOperation(operation, json);
     const { namespace, key } = operation as GetOperation;
     const row = this.db.prepare(`SELECT * FROM "${this.table}" WHERE namespace = ? AND key = ?`).get(joinNamespace(namespace), key);
     return row === undefined ? null : itemOf(row as Row);
   }
 
-  private putOperation(operation: PutOperation): void {
+  private putOperation(operation: PutOperation, json: string | undefined): void {
     const namespace = joinNamespace(operation.namespace);
-    if (operation.value === null) {
+    if (json === undefined) {
       this.db.prepare(`DELETE FROM "${this.table}" WHERE namespace = ? AND key = ?`).run(namespace, operation.key);
       return;
     }
@@ -166,7 +183,7 @@ CREATE INDEX IF NOT EXISTS "${this.table}_created" ON "${this.table}" (created_a
         `INSERT INTO "${this.table}" (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = max(excluded.updated_at, "${this.table}".updated_at + 1)`,
       )
-      .run(namespace, operation.key, JSON.stringify(operation.value), now, now);
+      .run(namespace, operation.key, json, now, now);
   }
 
   private searchOperation(operation: SearchOperation): Item[] {

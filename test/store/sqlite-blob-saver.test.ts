@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
-import { Annotation, MessagesAnnotation, START, StateGraph, type BaseStore } from "@langchain/langgraph";
+import { Annotation, MemorySaver, MessagesAnnotation, START, StateGraph, emptyCheckpoint, type BaseCheckpointSaver, type BaseStore, type Checkpoint } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { CompactionError, InvalidOptionError, createTokenCounter, restoreHistory } from "../../src/index.js";
 import { exportThread, loadThreadFromSqlite } from "../../src/inspector/index.js";
@@ -114,7 +115,7 @@ describe("SqliteBlobSaver", () => {
     expect(main).toHaveLength(4);
   });
 
-  it("reads back a value that did not go through the cache (a new connection)", async () => {
+  it("reads back what another connection wrote", async () => {
     const path = join(directory, "reopen.sqlite");
     const first = SqliteBlobSaver.fromConnString(path);
     await graphOn(first).invoke({ messages: [new HumanMessage({ id: "a", content: "hi" })] }, { configurable: { thread_id: "r" } });
@@ -176,5 +177,55 @@ describe("SqliteBlobSaver with one large object in several threads", () => {
       const blobs = checkpointer.db.prepare("SELECT channel FROM checkpoint_blobs WHERE thread_id = ? ORDER BY channel").all(threadId);
       expect(blobs).toEqual([{ channel: "__start__" }, { channel: "document" }]);
     }
+  });
+});
+
+describe("SqliteBlobSaver with a value changed in place at the same version", () => {
+  // A node may change a channel's value in place and return nothing for it: the channel keeps the same
+  // object at the same version, and the checkpoint must still hold the value as it is now.
+  const State = Annotation.Root({ notes: Annotation<string[]>(), count: Annotation<number>() });
+  const graphOn = (checkpointer: BaseCheckpointSaver) =>
+    new StateGraph(State)
+      .addNode("note", (state: typeof State.State) => {
+        state.notes.push("x");
+        return { count: state.count + 1 };
+      })
+      .addNode("step", (state: typeof State.State) => ({ count: state.count + 1 }))
+      .addEdge(START, "note")
+      .addEdge("note", "step")
+      .compile({ checkpointer });
+  const first = "n".repeat(600);
+
+  it.each([
+    ["MemorySaver", () => new MemorySaver()],
+    ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
+    ["SqliteBlobSaver", () => SqliteBlobSaver.fromConnString(":memory:")],
+    ["SqliteBlobSaver, inlineBytes 0", () => SqliteBlobSaver.fromConnString(":memory:", { inlineBytes: 0 })],
+  ] as const)("keeps the change in a graph on %s", async (_name, create) => {
+    const graph = graphOn(create());
+    const config = { configurable: { thread_id: "n" } };
+    await graph.invoke({ notes: [first], count: 0 }, config);
+    expect((await graph.getState(config)).values).toEqual({ notes: [first, "x"], count: 2 });
+    await graph.invoke({ count: 10 }, config);
+    expect((await graph.getState(config)).values).toEqual({ notes: [first, "x", "x"], count: 12 });
+  });
+
+  it("keeps the change when the same object is put twice at one version, and the first checkpoint as it was", async () => {
+    const checkpointer = SqliteBlobSaver.fromConnString(join(directory, "in-place.sqlite"));
+    const notes = [first];
+    const checkpointAt = (id: string): Checkpoint => ({ ...emptyCheckpoint(), id, channel_values: { notes }, channel_versions: { notes: 1 } });
+    const at = (id: string) => ({ configurable: { thread_id: "p", checkpoint_ns: "", checkpoint_id: id } });
+    await checkpointer.put(at(""), checkpointAt("1"), { source: "input", step: -1, parents: {} });
+    notes.push("x");
+    await checkpointer.put(at("1"), checkpointAt("2"), { source: "loop", step: 0, parents: {} });
+    expect((await checkpointer.getTuple(at("1")))?.checkpoint.channel_values).toEqual({ notes: [first] });
+    expect((await checkpointer.getTuple(at("2")))?.checkpoint.channel_values).toEqual({ notes: [first, "x"] });
+    // A value read back and changed in place is written again too.
+    const loaded = (await checkpointer.getTuple(at("2")))!.checkpoint;
+    (loaded.channel_values["notes"] as string[]).push("y");
+    await checkpointer.put(at("2"), { ...loaded, id: "3" }, { source: "loop", step: 1, parents: {} });
+    expect((await checkpointer.getTuple(at("3")))?.checkpoint.channel_values).toEqual({ notes: [first, "x", "y"] });
+    // Each content is stored once: the two changes made two more blobs, not one per put.
+    expect((checkpointer.db.prepare("SELECT count(*) AS n FROM checkpoint_blobs WHERE thread_id = 'p'").get() as { n: number }).n).toBe(3);
   });
 });
