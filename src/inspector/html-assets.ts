@@ -80,7 +80,7 @@ details.archived[open]>summary{margin-bottom:4px}
 .marker .status{margin-left:4px}
 .marker .reason{color:var(--muted)}
 .compaction{border-color:#c8b3f5;border-left-color:var(--summary);background:#faf7ff;scroll-margin-top:12px}
-.compaction.status-failed{border-color:#ffb3b8;border-left-color:var(--removed);background:#fff5f5}
+.compaction.failed{border-color:#ffb3b8;border-left-color:var(--removed);background:#fff5f5}
 .compaction .explain{margin:4px 0 2px}
 .compaction .time{color:var(--muted)}
 .context-heading{margin-top:14px;display:flex;align-items:baseline;gap:10px}

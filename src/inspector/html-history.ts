@@ -1,14 +1,15 @@
 // The inspector page's default timeline: every compaction at the top level, in the order they ran,
 // each with the originals it replaced collapsed once under it, then the current context.
-import type { CompactionRecord } from "../compaction-record.js";
 import { escapeHtml, formatDuration, formatNumber, formatTime, messagesChange, plural, tokensChange } from "./html-format.js";
 import { messageArticle } from "./html-message.js";
 import type { CompactionView, Inspection, MessageView, TimelineNode } from "./inspection.js";
 import { compactionDid, plainReason } from "./plain-reason.js";
 
 /** What a compaction did and why, in plain sentences (the record's own `reason` is kept in `data-reason`). */
-export function explanation(record: CompactionRecord): string {
-  return record.reason ? `${compactionDid(record)} ${plainReason(record.reason)}` : compactionDid(record);
+export function explanation(view: CompactionView): string {
+  const { record } = view;
+  const did = compactionDid(record, view.originals.length === view.archivedMessages ? view.originals.map((message) => message.type) : undefined);
+  return record.reason ? `${did} ${plainReason(record.reason)}` : did;
 }
 
 /** `by #n`, linking to the compaction's entry. */
@@ -69,11 +70,11 @@ function compactionEntry(view: CompactionView, original: (message: MessageView) 
       : `<details class="archived" data-kind="replaced" data-compaction-id="${id}"><summary>What it replaced: ${plural(view.originals.length, "message")}` +
         `${tokens > 0 ? ` <span class="muted">· ${plural(tokens, "token")}</span>` : ""}</summary><div class="nested">${view.originals.map(original).join("")}</div></details>`;
   return (
-    `<section class="node compaction status-${status}" id="compaction-${view.number}" data-kind="compaction" data-compaction-id="${id}">` +
+    `<section class="node compaction${record.status === "failed" ? " failed" : ""}" data-status="${status}" id="compaction-${view.number}" data-kind="compaction" data-compaction-id="${id}">` +
     `<div class="head"><span class="marker-n">#${view.number}</span> <span class="time">${escapeHtml(formatTime(record.at))}</span>` +
     ` <strong>${escapeHtml(record.strategy)}</strong> <span class="status status-${status}">${status}</span><span class="spacer"></span>` +
     `<span class="muted">tokens ${tokensChange(view)} · messages ${messagesChange(view)} · ${formatDuration(record.durationMs)}</span></div>` +
-    `<p class="explain"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(record))}</p>` +
+    `<p class="explain"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(view))}</p>` +
     summary +
     replaced +
     `</section>`

@@ -105,15 +105,28 @@ export function plainReason(reason: string): string {
   return clauses.map(sentence).filter((text) => text !== "").join(" ");
 }
 
-/** What a compaction did, in one sentence from its record: what it summarized, hid, cut or kept. */
-export function compactionDid(record: CompactionRecord): string {
+/**
+ * What a compaction did, in one sentence from its record: what it summarized, hid, cut or kept.
+ * With the types of the originals it archived (`tool`, `ai`...), a rewrite in place says which
+ * (`Hid 9 older tool results and shortened 10 older assistant messages in place.`).
+ */
+export function compactionDid(record: CompactionRecord, originalTypes?: readonly string[]): string {
   const removed = record.removedIds.length;
   const replaced = record.replacedIds.length;
   switch (record.status) {
     case "summarized":
       return `Summarized ${count(removed + replaced, "older message")} into one.`;
     case "compacted":
-      if (removed === 0) return `Replaced ${count(replaced, "message")} in place with shorter copies (older tool results hidden).`;
+      if (removed === 0 && originalTypes !== undefined && originalTypes.length === replaced && replaced > 0) {
+        const tools = originalTypes.filter((type) => type === "tool").length;
+        const assistants = originalTypes.filter((type) => type === "ai").length;
+        if (tools + assistants === replaced) {
+          const parts = [...(tools > 0 ? [`hid ${count(tools, "older tool result")}`] : []), ...(assistants > 0 ? [`shortened ${count(assistants, "older assistant message")}`] : [])];
+          const text = `${parts.join(" and ")} in place.`;
+          return text[0]!.toUpperCase() + text.slice(1);
+        }
+      }
+      if (removed === 0) return `Replaced ${count(replaced, "message")} in place with shorter copies.`;
       return `Removed ${count(removed, "message")} and replaced ${count(replaced, "message")} in place with shorter copies.`;
     case "truncated":
       return record.summaryId === null

@@ -121,7 +121,7 @@ function renderCompactionList(compactions: readonly CompactionView[]): string {
       `<td class="num">${messagesChange(view)}</td>` +
       `<td class="num">${formatNumber(view.archivedMessages)}</td>` +
       `<td class="num">${formatDuration(record.durationMs)}</td>` +
-      `<td class="reason"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(record))}</td></tr>`
+      `<td class="reason"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(view))}</td></tr>`
     );
   });
   return (

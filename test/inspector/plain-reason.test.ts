@@ -76,10 +76,17 @@ describe("compactionDid", () => {
 
   it.each([
     [{}, "Summarized 3 older messages into one."],
-    [{ status: "compacted", removedIds: [], replacedIds: ["t1"], summaryId: null }, "Replaced 1 message in place with shorter copies (older tool results hidden)."],
+    [{ status: "compacted", removedIds: [], replacedIds: ["t1"], summaryId: null }, "Replaced 1 message in place with shorter copies."],
     [{ status: "truncated", summaryId: null }, "Cut 3 of the oldest messages to fit."],
     [{ status: "failed", removedIds: [], replacedIds: [], summaryId: null }, "Failed: the messages were left as they were."],
   ] as const)("%j: %s", (overrides, sentence) => {
     expect(compactionDid({ ...base, ...overrides } as CompactionRecord)).toBe(sentence);
+  });
+
+  it("names what a rewrite in place hid and shortened, given the types of the originals it archived", () => {
+    const hiding = { ...base, status: "compacted", removedIds: [], replacedIds: ["t1", "a2", "t2"], summaryId: null } as CompactionRecord;
+    expect(compactionDid(hiding, ["tool", "ai", "tool"])).toBe("Hid 2 older tool results and shortened 1 older assistant message in place.");
+    expect(compactionDid({ ...hiding, replacedIds: ["t1"] }, ["tool"])).toBe("Hid 1 older tool result in place.");
+    expect(compactionDid({ ...hiding, replacedIds: ["h1"] }, ["human"])).toBe("Replaced 1 message in place with shorter copies.");
   });
 });

@@ -364,11 +364,11 @@ describe("renderInspectionHtml", () => {
       const plain =
         "Summarized 4 older messages into one. Not enough to hide yet: hiding older tool results would free at most 1,057 tokens, and it needs 2,000. So the older messages were summarized instead.";
       expect([...html.matchAll(/<p class="explain"[^>]*>([^<]*)<\/p>/g)].map((match) => match[1])).toEqual([
-        "Replaced 1 message in place with shorter copies (older tool results hidden).",
+        "Hid 1 older tool result in place.",
         plain,
       ]);
       expect([...html.matchAll(/<td class="reason"[^>]*>([^<]*)<\/td>/g)].map((match) => match[1])).toEqual([
-        "Replaced 1 message in place with shorter copies (older tool results hidden).",
+        "Hid 1 older tool result in place.",
         plain,
       ]);
       expect(findAll(root, (element) => "data-reason" in element.attributes).map((element) => [element.tag, element.attributes["data-reason"]])).toEqual([
