@@ -95,7 +95,7 @@ export async function runClient(options: ClientOptions = {}): Promise<ClientRepo
       ? `restoreThreadHistory: ${history.length} messages, the ${entered.length} that entered the thread, in order`
       : `restoreThreadHistory: ${history.length} messages, NOT the ${entered.length} that entered the thread`,
   );
-  print(`inspect it: npx langchain-compaction inspect --langgraph-url ${apiUrl} --thread ${threadId}`);
+  print(`inspect it: npm run inspect -- --langgraph-url ${apiUrl} --thread ${threadId}`);
   return { threadId, sent: entered, state, history, complete, streamedTokenNodes: [...streamedTokenNodes].sort() };
 }
 

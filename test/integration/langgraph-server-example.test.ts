@@ -102,7 +102,7 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
     expect(printed.slice(-3)).toEqual([
       `state: 5 messages in context, 5 compactions (compacted, summarized, summarized, summarized, summarized)`,
       `restoreThreadHistory: ${TURNS * 5} messages, the ${TURNS * 5} that entered the thread, in order`,
-      `inspect it: npx langchain-compaction inspect --langgraph-url ${server.url} --thread ${report.threadId}`,
+      `inspect it: npm run inspect -- --langgraph-url ${server.url} --thread ${report.threadId}`,
     ]);
   });
 
