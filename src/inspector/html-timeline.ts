@@ -1,4 +1,4 @@
-// The inspector page's timeline: the tree of messages and collapsed regions, with compaction markers.
+// The inspector page's nested view: the current context as a tree of messages and collapsed regions, with compaction markers.
 import { escapeHtml, formatDuration, formatTime, messagesChange, plural, tokensChange } from "./html-format.js";
 import { messageArticle } from "./html-message.js";
 import type { CompactionView, TimelineNode } from "./inspection.js";

@@ -14,21 +14,28 @@ export interface RenderHtmlOptions {
 }
 
 /**
- * Render an {@link Inspection} as one self-contained HTML page: totals in a header, the compaction
- * list, a chart of context tokens per step (inline SVG) and the conversation timeline, in which
- * everything a compaction took out of the context sits collapsed in place (`<details>`, so it expands
- * without JavaScript; nested for repeated compactions). The page loads nothing from the network: its
- * CSS and its small script are inline. All message text is escaped.
+ * Render an {@link Inspection} as one self-contained HTML page: totals in a header, a chart of
+ * context tokens per step (inline SVG), the compaction list (what each did and why in plain
+ * sentences) and the timeline: each compaction at the top level, in the order they ran, with the
+ * originals it archived collapsed once under it, then the current context. Below it, collapsed, the
+ * nested view: the current context with everything a compaction took out of it in place
+ * (`<details>`, nested for repeated compactions). Nothing is loaded from the network: the CSS and
+ * the small script are inline. All message text is escaped.
  *
- * Stable hooks for tests and tools: timeline nodes carry `data-kind` (`message`, `summary`, `hidden`,
- * `replacement`, `removed`), `data-message-id` and `data-compaction-id`; collapsed regions are
- * `<details>` with `data-kind` `originals`, `original` or `removed`; compaction markers are `.marker`
- * elements with id `compaction-<n>`, at the first node of their compaction or, for one that left no
- * node (failed, no-op), after the message it saw last, as it was then (a summary it saw, not that
- * summary's collapsed originals); header figures carry `data-total="<InspectionTotals key>"`.
+ * Stable hooks for tests and tools: the timeline (`#timeline`) holds `data-kind="compaction"`
+ * entries with id `compaction-<n>` and `data-compaction-id`, each with a `details[data-kind="replaced"]`
+ * of its originals, then a `data-kind="context"` heading and the current messages. Messages carry
+ * `data-kind` (`message`, `summary`, `hidden`, `replacement`), `data-message-id` and, when a
+ * compaction made them, `data-compaction-id`. A plain-sentence reason keeps the record's own in
+ * `data-reason`. The nested view (`#nested-timeline`, inside `details#nested-view`) has `removed`
+ * nodes too, regions `<details>` with `data-kind` `originals`, `original` or `removed`, and markers
+ * (`.marker`, id `nested-compaction-<n>`) at the first node of their compaction or, for one that
+ * left no node (failed, no-op), after the message it saw last. Header figures carry
+ * `data-total="<InspectionTotals key>"`.
  *
- * Without JavaScript every region still expands, except those nested more than 60 levels deep
- * (a thread summarized over and over), which the page's script moves into place when opened.
+ * Without JavaScript every region still expands, except nested-view regions nested more than 60
+ * levels deep (a thread summarized over and over), which the page's script moves into place when
+ * opened.
  *
  * @example
  * const inspection = await buildInspection(await loadThreadFromSqlite("agent.sqlite", "t1"));

@@ -124,7 +124,7 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
     beforeAll(async () => {
       thread = await loadThreadFromLangGraph(server.url, report.threadId);
       inspection = await buildInspection(thread);
-    });
+    }, START_TIMEOUT);
 
     it("loadThreadFromLangGraph(url, threadId): the state's messages and log, and every archive from the server's store", () => {
       expect(thread.messages.map((message) => message.data.id)).toEqual(report.state.messages.map((message) => (message as { id?: string }).id));
