@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `langchain-compaction` command. One subcommand, `inspect`: read a thread from a SQLite or
-// PostgreSQL checkpointer or a JSON export, and write the inspector's HTML page, a text summary or the
+// PostgreSQL checkpointer, a running LangGraph server or a JSON export, and write the inspector's HTML page, a text summary or the
 // thread's JSON export. Exit codes: 0 done, 1 failed (the message says why), 2 bad arguments.
 import { mkdtemp, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +11,8 @@ import type { ThreadExport } from "./inspector/inspection.js";
 const COMMAND = "langchain-compaction";
 const FORMATS = ["html", "text", "json"] as const;
 type Format = (typeof FORMATS)[number];
+const SOURCES = ["sqlite", "postgres", "langgraph-url", "json"] as const;
+type SourceKind = (typeof SOURCES)[number];
 
 const USAGE = `Usage: ${COMMAND} inspect <source> [options]
 
@@ -20,6 +22,8 @@ Sources (exactly one):
   --sqlite <file> --thread <id>       a SQLite checkpoint file written by SqliteSaver
   --postgres <url> --thread <id>      a PostgreSQL database written by PostgresSaver (and PostgresStore)
       [--schema <name>]               the schema of its tables (default: public)
+  --langgraph-url <url> --thread <id> a LangGraph API server (langgraphjs dev, LangGraph Platform),
+                                      read through @langchain/langgraph-sdk
   --json <file>                       a thread exported with --format json
 
 Options:
@@ -33,6 +37,7 @@ Options:
 Examples:
   ${COMMAND} inspect --sqlite checkpoints.db --thread t1 --out report.html
   ${COMMAND} inspect --postgres postgresql://localhost/app --thread t1 --format json --out t1.json
+  ${COMMAND} inspect --langgraph-url http://localhost:2024 --thread <thread id>
   ${COMMAND} inspect --json t1.json --format text
 `;
 
@@ -40,7 +45,7 @@ Examples:
 class UsageError extends Error {}
 
 interface InspectCommand {
-  readonly source: { kind: "sqlite" | "postgres" | "json"; location: string };
+  readonly source: { kind: SourceKind; location: string };
   readonly threadId: string | undefined;
   readonly schema: string | undefined;
   readonly format: Format;
@@ -69,6 +74,7 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
         sqlite: { type: "string" },
         postgres: { type: "string" },
         json: { type: "string" },
+        "langgraph-url": { type: "string" },
         thread: { type: "string" },
         schema: { type: "string" },
         format: { type: "string" },
@@ -93,13 +99,13 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
   if (subcommand === undefined) throw new UsageError("missing subcommand (the only one is `inspect`)");
   if (subcommand !== "inspect") throw new UsageError(`unknown subcommand \`${subcommand}\` (the only one is \`inspect\`)`);
   if (extra.length > 0) throw new UsageError(`unexpected argument \`${extra[0]}\``);
-  const sources = (["sqlite", "postgres", "json"] as const).filter((kind) => values[kind] !== undefined);
-  if (sources.length === 0) throw new UsageError("give a source: --sqlite <file>, --postgres <url> or --json <file>");
+  const sources = SOURCES.filter((kind) => values[kind] !== undefined);
+  if (sources.length === 0) throw new UsageError("give a source: --sqlite <file>, --postgres <url>, --langgraph-url <url> or --json <file>");
   if (sources.length > 1) throw new UsageError(`give one source, not ${sources.map((kind) => `--${kind}`).join(" and ")}`);
   const kind = sources[0]!;
   const location = values[kind]!;
   if (location === "") throw new UsageError(`--${kind} needs a value`);
-  if (kind === "json" && values.thread !== undefined) throw new UsageError("--thread goes with --sqlite or --postgres; a JSON export holds one thread");
+  if (kind === "json" && values.thread !== undefined) throw new UsageError("--thread goes with --sqlite, --postgres or --langgraph-url; a JSON export holds one thread");
   if (kind !== "json" && (values.thread === undefined || values.thread === "")) throw new UsageError(`--${kind} needs --thread <id>`);
   if (kind !== "postgres" && values.schema !== undefined) throw new UsageError("--schema goes with --postgres");
   const format = values.format ?? "html";
@@ -119,10 +125,11 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
 const inspector = () => import("./inspector/index.js");
 
 async function loadThread(command: InspectCommand): Promise<ThreadExport> {
-  const { loadThreadFromJson, loadThreadFromPostgres, loadThreadFromSqlite } = await inspector();
+  const { loadThreadFromJson, loadThreadFromLangGraph, loadThreadFromPostgres, loadThreadFromSqlite } = await inspector();
   const { kind, location } = command.source;
   if (kind === "json") return loadThreadFromJson(location);
   if (kind === "sqlite") return loadThreadFromSqlite(location, command.threadId!);
+  if (kind === "langgraph-url") return loadThreadFromLangGraph(location, command.threadId!);
   return loadThreadFromPostgres(location, command.threadId!, command.schema === undefined ? {} : { schema: command.schema });
 }
 

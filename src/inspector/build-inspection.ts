@@ -218,6 +218,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     record,
     summary: summaryText.get(record.id) ?? null,
     archivedMessages: archiveOf.get(record.id)?.archive.messages.length ?? 0,
+    originals: (archiveOf.get(record.id)?.originals ?? []).map(viewOf),
     step: chart.steps[sequence]!,
   }));
   const sumTokens = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + (tokensOf.get(message) ?? 0), 0);

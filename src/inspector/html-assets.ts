@@ -21,13 +21,13 @@ a:hover{text-decoration:underline}
 .total.bad .figure{color:var(--removed)}
 .warnings{border:1px solid #d4a72c;background:#fff8c5;border-radius:6px;padding:4px 16px;margin-top:20px}
 .warnings h2{margin-top:8px}
-.table-wrap{overflow:auto;max-height:420px;border:1px solid var(--line);border-radius:6px}
+.table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;padding:5px 10px;border-bottom:1px solid var(--line);vertical-align:top}
-th{font-weight:600;background:var(--soft);white-space:nowrap;position:sticky;top:0}
+th{font-weight:600;background:var(--soft);white-space:nowrap}
 td.num,th.num{text-align:right;white-space:nowrap}
 td.time{white-space:nowrap;color:var(--muted)}
-td.reason{color:var(--muted);max-width:320px}
+td.reason{min-width:260px;max-width:460px}
 .status{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;border:1px solid var(--line);background:#fff}
 .status-summarized,.status-compacted{color:var(--summary);border-color:#c8b3f5}
 .status-truncated{color:var(--removed);border-color:#ffb3b8}
@@ -79,6 +79,14 @@ details.archived[open]>summary{margin-bottom:4px}
 .marker .time{color:var(--muted)}
 .marker .status{margin-left:4px}
 .marker .reason{color:var(--muted)}
+.compaction{border-color:#c8b3f5;border-left-color:var(--summary);background:#faf7ff;scroll-margin-top:12px}
+.compaction.failed{border-color:#ffb3b8;border-left-color:var(--removed);background:#fff5f5}
+.compaction .explain{margin:4px 0 2px}
+.compaction .time{color:var(--muted)}
+.context-heading{margin-top:14px;display:flex;align-items:baseline;gap:10px}
+.context-heading h3{font-size:15px;margin:0}
+details.nested-view>summary{cursor:pointer}
+details.nested-view>summary h2{display:inline;font-size:17px}
 .flash{outline:3px solid #ffd33d;outline-offset:2px}
 .empty{color:var(--muted);font-style:italic}
 `.trim();

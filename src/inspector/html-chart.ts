@@ -46,7 +46,7 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
     const label = at - lastLabelX >= 22 ? `<text class="marker-label" x="${at}" y="${top - 8}" text-anchor="middle">#${view.number}</text>` : "";
     if (label !== "") lastLabelX = at;
     const tooltip = `#${view.number} ${view.record.strategy} (${view.record.status}) at step ${view.step}: tokens ${tokensChange(view)}, messages ${messagesChange(view)}`;
-    // A link to the marker in the timeline when there is one; the wide transparent rect is what the pointer hits.
+    // A link to the compaction's entry in the timeline; the wide transparent rect is what the pointer hits.
     const [open, close] = placed.has(view.record.id) ? [`<a href="#compaction-${view.number}"`, "</a>"] : ["<g", "</g>"];
     parts.push(
       `${open} class="chart-marker status-${escapeHtml(view.record.status)}" data-compaction-id="${escapeHtml(view.record.id)}">` +
@@ -62,7 +62,7 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
   const peak = points.reduce((best, point) => (point.tokens > best.tokens ? point : best));
   const summary = `Context tokens after each of ${plural(points.length, "step")}; highest ${formatNumber(peak.tokens)} tokens at step ${peak.step}; ${plural(compactions.filter((view) => view.step !== null).length, "compaction")} marked.`;
   return (
-    `<section class="chart">${heading}<p class="hint">${escapeHtml(summary)} Hover a marker for its figures; click it to go to its point in the timeline.</p>` +
+    `<section class="chart">${heading}<p class="hint">${escapeHtml(summary)} Hover a marker for its figures; click it to go to its entry in the timeline.</p>` +
     `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(summary)}" data-kind="chart">${parts.join("")}</svg></section>`
   );
 }

@@ -1,7 +1,8 @@
-// The inspector page's timeline: the tree of messages and collapsed regions, with compaction markers.
+// The inspector page's nested view: the current context as a tree of messages and collapsed regions, with compaction markers.
 import { escapeHtml, formatDuration, formatTime, messagesChange, plural, tokensChange } from "./html-format.js";
 import { messageArticle } from "./html-message.js";
 import type { CompactionView, TimelineNode } from "./inspection.js";
+import { plainReason } from "./plain-reason.js";
 
 /**
  * Collapsed regions nested deeper than this are written into a `<template>` at the end of the page
@@ -216,10 +217,10 @@ export class TimelineRenderer {
 
   private markerHtml(view: CompactionView): string {
     const { record } = view;
-    const reason = record.reason ? ` · <span class="reason">${escapeHtml(record.reason)}</span>` : "";
+    const reason = record.reason ? ` · <span class="reason" data-reason="${escapeHtml(record.reason)}">${escapeHtml(plainReason(record.reason))}</span>` : "";
     return (
-      `<div class="marker status-${escapeHtml(record.status)}" id="compaction-${view.number}" data-kind="marker" data-compaction-id="${escapeHtml(record.id)}">` +
-        `<span class="marker-n">#${view.number}</span> <span class="time">${escapeHtml(formatTime(record.at))}</span>` +
+      `<div class="marker status-${escapeHtml(record.status)}" id="nested-compaction-${view.number}" data-kind="marker" data-compaction-id="${escapeHtml(record.id)}">` +
+        `<a class="marker-n" href="#compaction-${view.number}">#${view.number}</a> <span class="time">${escapeHtml(formatTime(record.at))}</span>` +
         ` · <strong>${escapeHtml(record.strategy)}</strong> <span class="status status-${escapeHtml(record.status)}">${escapeHtml(record.status)}</span>` +
         ` · tokens ${tokensChange(view)} · messages ${messagesChange(view)} · ${formatDuration(record.durationMs)}${reason}</div>`
     );

@@ -1,4 +1,4 @@
-// The compaction inspector: read a thread (checkpointer, store, JSON export), build its Inspection,
+// The compaction inspector: read a thread (checkpointer, store, LangGraph server, JSON export), build its Inspection,
 // render it as one self-contained HTML page or as text. Builds on the LangGraph integration; nothing
 // below imports it.
 export {
@@ -15,5 +15,6 @@ export { buildInspection, type BuildInspectionOptions } from "./build-inspection
 export { parseThreadExport } from "./thread-export.js";
 export { exportThread, exportThreadState, loadThreadFromJson, type ThreadState, type ThreadStoreOptions } from "./thread-sources.js";
 export { loadThreadFromPostgres, loadThreadFromSqlite, type PostgresThreadOptions } from "./thread-databases.js";
+export { loadThreadFromLangGraph, type LangGraphThreadClient, type LangGraphThreadOptions } from "./thread-langgraph.js";
 export { renderInspectionText } from "./render-text.js";
 export { renderInspectionHtml, type RenderHtmlOptions } from "./render-html.js";

@@ -78,6 +78,11 @@ export interface CompactionView {
   readonly summary: string | null;
   /** How many originals it archived. */
   readonly archivedMessages: number;
+  /**
+   * The originals it archived, as it saw them (an earlier summary or hidden copy among them is shown
+   * as such, not expanded again), in their order in the history; empty when its archive is missing.
+   */
+  readonly originals: readonly MessageView[];
   /** Index in {@link Inspection.chart} of the step at which it ran, or null when it cannot be placed. */
   readonly step: number | null;
 }

@@ -1,6 +1,7 @@
 import { SCRIPT, SCRIPT_HASH, STYLE } from "./html-assets.js";
 import { renderChart } from "./html-chart.js";
 import { escapeHtml, formatDuration, formatNumber, formatTime, messagesChange, tokensChange } from "./html-format.js";
+import { explanation, renderHistory } from "./html-history.js";
 import { TimelineRenderer } from "./html-timeline.js";
 import type { CompactionView, Inspection, InspectionTotals } from "./inspection.js";
 
@@ -13,21 +14,28 @@ export interface RenderHtmlOptions {
 }
 
 /**
- * Render an {@link Inspection} as one self-contained HTML page: totals in a header, the compaction
- * list, a chart of context tokens per step (inline SVG) and the conversation timeline, in which
- * everything a compaction took out of the context sits collapsed in place (`<details>`, so it expands
- * without JavaScript; nested for repeated compactions). The page loads nothing from the network: its
- * CSS and its small script are inline. All message text is escaped.
+ * Render an {@link Inspection} as one self-contained HTML page: totals in a header, a chart of
+ * context tokens per step (inline SVG), the compaction list (what each did and why in plain
+ * sentences) and the timeline: each compaction at the top level, in the order they ran, with the
+ * originals it archived collapsed once under it, then the current context. Below it, collapsed, the
+ * nested view: the current context with everything a compaction took out of it in place
+ * (`<details>`, nested for repeated compactions). Nothing is loaded from the network: the CSS and
+ * the small script are inline. All message text is escaped.
  *
- * Stable hooks for tests and tools: timeline nodes carry `data-kind` (`message`, `summary`, `hidden`,
- * `replacement`, `removed`), `data-message-id` and `data-compaction-id`; collapsed regions are
- * `<details>` with `data-kind` `originals`, `original` or `removed`; compaction markers are `.marker`
- * elements with id `compaction-<n>`, at the first node of their compaction or, for one that left no
- * node (failed, no-op), after the message it saw last, as it was then (a summary it saw, not that
- * summary's collapsed originals); header figures carry `data-total="<InspectionTotals key>"`.
+ * Stable hooks for tests and tools: the timeline (`#timeline`) holds `data-kind="compaction"`
+ * entries with id `compaction-<n>` and `data-compaction-id`, each with a `details[data-kind="replaced"]`
+ * of its originals, then a `data-kind="context"` heading and the current messages. Messages carry
+ * `data-kind` (`message`, `summary`, `hidden`, `replacement`), `data-message-id` and, when a
+ * compaction made them, `data-compaction-id`. A plain-sentence reason keeps the record's own in
+ * `data-reason`. The nested view (`#nested-timeline`, inside `details#nested-view`) has `removed`
+ * nodes too, regions `<details>` with `data-kind` `originals`, `original` or `removed`, and markers
+ * (`.marker`, id `nested-compaction-<n>`) at the first node of their compaction or, for one that
+ * left no node (failed, no-op), after the message it saw last. Header figures carry
+ * `data-total="<InspectionTotals key>"`.
  *
- * Without JavaScript every region still expands, except those nested more than 60 levels deep
- * (a thread summarized over and over), which the page's script moves into place when opened.
+ * Without JavaScript every region still expands, except nested-view regions nested more than 60
+ * levels deep (a thread summarized over and over), which the page's script moves into place when
+ * opened.
  *
  * @example
  * const inspection = await buildInspection(await loadThreadFromSqlite("agent.sqlite", "t1"));
@@ -36,9 +44,10 @@ export interface RenderHtmlOptions {
 export function renderInspectionHtml(inspection: Inspection, options: RenderHtmlOptions = {}): string {
   const title = options.title ?? `Compaction inspector: ${inspection.threadId}`;
   const numbers = new Map(inspection.compactions.map((view) => [view.record.id, view.number]));
-  // The timeline is rendered first: the compaction list links only to markers it actually placed.
   const timeline = new TimelineRenderer(inspection.compactions, numbers);
-  const timelineHtml = timeline.render(inspection.timeline);
+  const nestedHtml = timeline.render(inspection.timeline);
+  // Every compaction has its entry in the default timeline: the list and the chart link to each.
+  const listed = new Set(inspection.compactions.map((view) => view.record.id));
   return [
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8">',
@@ -54,11 +63,14 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     renderTotals(inspection.totals),
     "</header><main>",
     renderWarnings(inspection.warnings),
-    renderChart(inspection.chart, inspection.compactions, timeline.placed),
-    renderCompactionList(inspection.compactions, timeline.placed),
+    renderChart(inspection.chart, inspection.compactions, listed),
+    renderCompactionList(inspection.compactions),
     `<section class="timeline-section"><h2>Timeline</h2>`,
-    `<p class="hint">The current context, oldest first. What a compaction took out of it is collapsed in place: open a region to read the originals.</p>`,
-    `<div id="timeline" class="timeline">${timelineHtml}</div></section>`,
+    `<p class="hint">Each compaction in the order they ran, with what it replaced (open it to read the originals), then the current context.</p>`,
+    `<div id="timeline" class="timeline">${renderHistory(inspection)}</div></section>`,
+    `<section class="timeline-section"><details class="nested-view" id="nested-view" data-kind="nested-view"><summary><h2>The current context with every original nested in place</h2></summary>`,
+    `<p class="hint">What a compaction took out of the context sits collapsed where it was; a summary of summaries holds the earlier summary with its own originals.</p>`,
+    `<div id="nested-timeline" class="timeline">${nestedHtml}</div></details></section>`,
     "</main>",
     ...timeline.templates,
     `<script>${SCRIPT}</script>`,
@@ -99,14 +111,13 @@ function renderWarnings(warnings: readonly string[]): string {
   return `<section class="warnings" data-kind="warnings"><h2>Warnings</h2><ul>${items}</ul></section>`;
 }
 
-function renderCompactionList(compactions: readonly CompactionView[], placed: ReadonlySet<string>): string {
+function renderCompactionList(compactions: readonly CompactionView[]): string {
   if (compactions.length === 0) {
     return `<section class="compactions"><h2>Compactions</h2><p class="empty" data-kind="no-compactions">This thread was never compacted.</p></section>`;
   }
   const rows = compactions.map((view) => {
     const { record } = view;
-    const label = `#${view.number}`;
-    const link = placed.has(record.id) ? `<a href="#compaction-${view.number}">${label}</a>` : `<span title="not placed in the timeline">${label}</span>`;
+    const link = `<a href="#compaction-${view.number}">#${view.number}</a>`;
     return (
       `<tr data-compaction-id="${escapeHtml(record.id)}">` +
       `<td class="n">${link}</td>` +
@@ -117,12 +128,12 @@ function renderCompactionList(compactions: readonly CompactionView[], placed: Re
       `<td class="num">${messagesChange(view)}</td>` +
       `<td class="num">${formatNumber(view.archivedMessages)}</td>` +
       `<td class="num">${formatDuration(record.durationMs)}</td>` +
-      `<td class="reason">${escapeHtml(record.reason ?? "")}</td></tr>`
+      `<td class="reason"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(view))}</td></tr>`
     );
   });
   return (
     `<section class="compactions"><h2>Compactions</h2><div class="table-wrap"><table>` +
-    `<thead><tr><th>#</th><th>time</th><th>strategy</th><th>status</th><th class="num">tokens</th><th class="num">messages</th><th class="num">archived</th><th class="num">duration</th><th>reason</th></tr></thead>` +
+    `<thead><tr><th>#</th><th>time</th><th>strategy</th><th>status</th><th class="num">tokens</th><th class="num">messages</th><th class="num">archived</th><th class="num">duration</th><th>what it did and why</th></tr></thead>` +
     `<tbody>${rows.join("")}</tbody></table></div></section>`
   );
 }

@@ -245,7 +245,13 @@ describe("buildInspection", () => {
     const inspection = await inspect(thread);
     expect({
       outline: inspection.timeline.map(outline),
-      compactions: inspection.compactions.map(({ number, summary, archivedMessages, step }) => ({ number, summary, archivedMessages, step })),
+      compactions: inspection.compactions.map(({ number, summary, archivedMessages, originals, step }) => ({
+        number,
+        summary,
+        archivedMessages,
+        originals: originals.map((view) => `${view.id}:${view.text.split("\n")[0]}`),
+        step,
+      })),
       chart: inspection.chart,
       totals: inspection.totals,
       warnings: inspection.warnings,
@@ -257,8 +263,9 @@ describe("buildInspection", () => {
         "a3",
       ],
       compactions: [
-        { number: 1, summary: "First summary\nmore", archivedMessages: 2, step: 1 },
-        { number: 2, summary: "Second summary", archivedMessages: 3, step: 4 },
+        // Each compaction's originals as it saw them: #2's first is #1's summary, not expanded again.
+        { number: 1, summary: "First summary\nmore", archivedMessages: 2, originals: ["h1:user h1", "a1:one"], step: 1 },
+        { number: 2, summary: "Second summary", archivedMessages: 3, originals: ["h1:First summary", "h2:user h2", "a2:two"], step: 4 },
       ],
       // 10, 20 | compaction #1: 10 | +h2 +a2 +h3: 20, 30, 40 | compaction #2: 20 | +a3: 30.
       chart: chartOf(10, [20, 10], 20, 30, [40, 20], 30),
@@ -383,7 +390,7 @@ describe("buildInspection", () => {
       saved: inspection.totals.tokensSaved,
       warnings: inspection.warnings,
     }).toEqual({
-      compactions: [{ number: 1, record: failed, summary: null, archivedMessages: 0, step: 1 }],
+      compactions: [{ number: 1, record: failed, summary: null, archivedMessages: 0, originals: [], step: 1 }],
       chart: chartOf(10, 20, 30),
       failed: 1,
       saved: 0,

@@ -86,6 +86,42 @@ function topSummary(inspection: Inspection): Extract<TimelineNode, { kind: "summ
 
 const selector = (attribute: string, value: string) => `[${attribute}=${JSON.stringify(value)}]`;
 
+/** Option names (`clearAtLeast`), status words and terse separators a reader should not meet in a reason. */
+const JARGON = /\b[a-z]+[A-Z][A-Za-z]*\b|\bnoop\b|\(s\)|[<>]=?\s*break\b/u;
+
+/**
+ * Whether any row of the compaction list is out of sight: each element around the table that clips
+ * its content (overflow other than visible) and holds more than it shows, and each row that, scrolled
+ * to in the page, is not what the browser finds at its middle.
+ */
+async function rowsHiddenOrCovered(page: Page): Promise<{ rows: number; clipping: string[]; covered: string[] }> {
+  // A string: this project compiles without the DOM's types.
+  return page.evaluate(`(() => {
+    const rows = [...document.querySelectorAll("tr[data-compaction-id]")];
+    const clipping = [];
+    for (let element = rows[0]?.parentElement ?? null; element && element !== document.documentElement; element = element.parentElement) {
+      const overflow = getComputedStyle(element).overflowY;
+      if (overflow !== "visible" && element.scrollHeight > element.clientHeight + 1) clipping.push(element.tagName.toLowerCase() + "." + element.className + " (" + overflow + ")");
+    }
+    const covered = [];
+    for (const row of rows) {
+      const top = row.getBoundingClientRect().top + window.scrollY;
+      window.scrollTo(0, Math.max(0, top - 100));
+      const rect = row.getBoundingClientRect();
+      const found = document.elementFromPoint(rect.left + 8, rect.top + rect.height / 2)?.closest("tr");
+      if (found !== row) covered.push(row.getAttribute("data-compaction-id"));
+    }
+    window.scrollTo(0, 0);
+    return { rows: rows.length, clipping, covered };
+  })()`);
+}
+
+/** Open the collapsed nested view (the current context with every original nested in place). */
+async function openNestedView(page: Page): Promise<void> {
+  await page.locator("#nested-view > summary").click();
+  await page.locator("#nested-timeline").waitFor({ state: "visible" });
+}
+
 interface OpenedPage {
   readonly page: Page;
   /** Requests for anything but the page's own file (all aborted). */
@@ -99,7 +135,9 @@ interface OpenedPage {
  * the page must ask for nothing, so any entry is a failure.
  */
 async function blockNetwork(page: Page, url: string, blocked: string[]): Promise<void> {
-  const allowed = (requested: string) => requested === url || requested.startsWith("data:");
+  // Requests name the file without the fragment (`#nested-compaction-1`) the page may be opened at.
+  const file = url.split("#")[0];
+  const allowed = (requested: string) => requested === file || requested.startsWith("data:");
   page.on("request", (request) => {
     if (!allowed(request.url())) blocked.push(request.url());
   });
@@ -200,9 +238,10 @@ describeWithChromium("inspector page in Chromium", () => {
 
     it("expands a summary's archived originals to the original message text", async () => {
       const { page } = await open(summarized.url);
+      await openNestedView(page);
       const summary = topSummary(summarized.inspection);
       const id = messageIdOf(summary.originals.find((node) => node.kind === "message"));
-      const region = page.locator(`#timeline > [data-kind="summary"]${selector("data-compaction-id", summary.compactionId)} > details[data-kind="originals"]`);
+      const region = page.locator(`#nested-timeline > [data-kind="summary"]${selector("data-compaction-id", summary.compactionId)} > details[data-kind="originals"]`);
       const original = region.locator(`${selector("data-message-id", id)} > pre.text`);
       expect(await original.isVisible()).toBe(false);
       await region.locator(":scope > summary").click();
@@ -212,11 +251,12 @@ describeWithChromium("inspector page in Chromium", () => {
 
     it("expands the originals of an earlier summary nested in a later one", async () => {
       const { page } = await open(summarized.url);
+      await openNestedView(page);
       const outer = topSummary(summarized.inspection);
       const inner = outer.originals.find((node) => node.kind === "summary");
       if (inner?.kind !== "summary") throw new Error("the newest summary holds no earlier summary");
       const id = messageIdOf(inner.originals.find((node) => node.kind === "message"));
-      const outerRegion = page.locator(`#timeline > [data-kind="summary"] > details[data-kind="originals"]`);
+      const outerRegion = page.locator(`#nested-timeline > [data-kind="summary"] > details[data-kind="originals"]`);
       const innerRegion = outerRegion.locator(`:scope > .nested > [data-kind="summary"]${selector("data-compaction-id", inner.compactionId)} > details[data-kind="originals"]`);
       const original = innerRegion.locator(`${selector("data-message-id", id)} > pre.text`);
       await outerRegion.locator(":scope > summary").click();
@@ -227,28 +267,70 @@ describeWithChromium("inspector page in Chromium", () => {
       expect(await original.textContent()).toBe(recordedText(swe, id));
     });
 
-    it("opens the regions around a compaction's marker when its list entry is clicked", async () => {
-      const { page } = await open(summarized.url);
-      const marker = page.locator("#compaction-1");
-      expect(await marker.isVisible()).toBe(false);
-      await page.locator('tr[data-compaction-id] a[href="#compaction-1"]').click();
+    it("opens the nested regions around a compaction's marker when the page is opened at it", async () => {
+      const { page } = await open(`${summarized.url}#nested-compaction-1`);
+      const marker = page.locator("#nested-compaction-1");
       await marker.waitFor({ state: "visible" });
       expect(await marker.getAttribute("data-compaction-id")).toBe(summarized.thread.compactionLog[0]!.id);
+      expect(await page.locator("#nested-view").evaluate((details) => (details as unknown as { open: boolean }).open)).toBe(true);
     });
 
-    it("saves screenshots: the top of the page, and a summary's originals expanded two levels deep", async () => {
-      const { page } = await open(summarized.url, { width: 1280, height: 1600 });
-      const top = join(ARTIFACTS, "inspector.png");
+    it("lists every compaction in rows all visible within the page (no box scrolls them out of sight), each linking to its timeline entry", async () => {
+      const { page } = await open(summarized.url);
+      const ids = summarized.thread.compactionLog.map((record) => record.id);
+      expect(await rowsHiddenOrCovered(page)).toEqual({ rows: ids.length, clipping: [], covered: [] });
+      await page.locator(`tr[data-compaction-id] a[href="#compaction-${ids.length}"]`).click();
+      const entry = page.locator(`#compaction-${ids.length}`);
+      expect(await entry.evaluate((element) => {
+        const rect = element.getBoundingClientRect();
+        return { kind: element.getAttribute("data-kind"), inView: rect.top >= 0 && rect.top < (globalThis as unknown as { innerHeight: number }).innerHeight };
+      })).toEqual({ kind: "compaction", inView: true });
+    });
+
+    it("lists the compactions at the top level of the timeline, in the order they ran, before the current context", async () => {
+      const { page } = await open(summarized.url);
+      const top = await page.locator("#timeline > *").evaluateAll((elements) =>
+        elements.map((element) => (element.getAttribute("data-kind") === "compaction" ? `compaction ${element.getAttribute("data-compaction-id")}` : element.getAttribute("data-kind"))),
+      );
+      expect(top).toEqual([
+        ...summarized.thread.compactionLog.map((record) => `compaction ${record.id}`),
+        "context",
+        ...summarized.inspection.timeline.filter((node) => node.kind !== "removed").map((node) => node.kind),
+      ]);
+      // Opening a compaction's region shows exactly what it archived, one level: no region inside it.
+      const first = page.locator("#compaction-1");
+      await first.locator(':scope > details[data-kind="replaced"] > summary').click();
+      const shown = await first.locator(':scope > details[data-kind="replaced"] > .nested > *').evaluateAll((elements) =>
+        elements.map((element) => [element.getAttribute("data-message-id"), element.querySelectorAll("details").length]),
+      );
+      expect(shown).toEqual(summarized.inspection.compactions[0]!.originals.map((view) => [view.id, 0]));
+    });
+
+    it("says what each compaction did and why in plain sentences, keeping the record's own reason in data-reason", async () => {
+      const { page } = await open(summarized.url);
+      const cells = await page.locator("tr[data-compaction-id] td.reason").evaluateAll((elements) =>
+        elements.map((element) => ({ text: element.textContent ?? "", reason: element.getAttribute("data-reason") })),
+      );
+      expect(cells.map((cell) => cell.reason)).toEqual(summarized.thread.compactionLog.map((record) => record.reason ?? null));
+      const unplain = cells.filter((cell) => !/^[A-Z][^]*[.)]$/u.test(cell.text) || JARGON.test(cell.text) || cell.text === cell.reason);
+      expect(unplain).toEqual([]);
+    });
+
+    it("saves screenshots: the whole page, and the second compaction's originals opened", async () => {
+      const { page } = await open(summarized.url, { width: 1280, height: 1000 });
+      const full = join(ARTIFACTS, "inspector.png");
       const expanded = join(ARTIFACTS, "inspector-expanded.png");
-      rmSync(top, { force: true });
+      rmSync(full, { force: true });
       rmSync(expanded, { force: true });
-      await page.screenshot({ path: top });
-      const outer = page.locator('#timeline > [data-kind="summary"] > details[data-kind="originals"]');
-      await outer.locator(":scope > summary").click();
-      await outer.locator(':scope > .nested > [data-kind="summary"] > details[data-kind="originals"] > summary').click();
-      await page.locator('#timeline > [data-kind="summary"]').evaluate((element) => element.scrollIntoView());
+      // The whole page in the viewport: timeline nodes off screen are not painted (content-visibility: auto).
+      await page.setViewportSize({ width: 1280, height: await page.evaluate<number>("document.documentElement.scrollHeight") });
+      await page.screenshot({ path: full, fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 1000 });
+      const second = page.locator("#compaction-2");
+      await second.locator(':scope > details[data-kind="replaced"] > summary').click();
+      await second.evaluate((element) => element.scrollIntoView());
       await page.screenshot({ path: expanded });
-      const signatures = [top, expanded].map((path) => readFileSync(path).subarray(1, 4).toString("latin1"));
+      const signatures = [full, expanded].map((path) => readFileSync(path).subarray(1, 4).toString("latin1"));
       expect(signatures).toEqual(["PNG", "PNG"]);
     });
   });
@@ -256,9 +338,10 @@ describeWithChromium("inspector page in Chromium", () => {
   describe("a recorded thread whose tool results were hidden", () => {
     it("expands a hidden tool result to its original content", async () => {
       const { page } = await open(hidden.url);
+      await openNestedView(page);
       // The newest summary, or the summary it folded in (and so on), holds the hidden results it replaced.
       let summary = topSummary(hidden.inspection);
-      let details = '#timeline > [data-kind="summary"] > details[data-kind="originals"]';
+      let details = '#nested-timeline > [data-kind="summary"] > details[data-kind="originals"]';
       const opened = [details];
       let node = summary.originals.find((each) => each.kind === "hidden");
       while (node === undefined) {
@@ -287,8 +370,8 @@ describeWithChromium("inspector page in Chromium", () => {
       const { page, blocked, errors } = await open(plain.url);
       expect(await page.locator('[data-total="compactions"]').textContent()).toBe("0");
       expect(await page.locator('#timeline > [data-kind="message"]').count()).toBe(airline.expectedHistory.length);
-      expect(await page.locator('#timeline > :not([data-kind="message"])').count()).toBe(0);
-      expect(await page.locator('[data-kind="marker"], svg .chart-marker, details').count()).toBe(0);
+      expect(await page.locator('#timeline > :not([data-kind="message"])').evaluateAll((elements) => elements.map((element) => element.getAttribute("data-kind")))).toEqual(["context"]);
+      expect(await page.locator('[data-kind="marker"], [data-kind="compaction"], svg .chart-marker, #timeline details, #nested-timeline details').count()).toBe(0);
       expect(await page.locator('[data-kind="no-compactions"]').isVisible()).toBe(true);
       expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
     });
@@ -343,18 +426,33 @@ describeWithChromium("inspector page in Chromium", () => {
           `goto→load ${Math.round(loaded)} ms, goto→timeline visible ${Math.round(timelineShown)} ms, first contentful paint ${Math.round(paint)} ms after navigation start`,
       );
       expect(await page.locator('[data-total="originalMessages"]').textContent()).toBe("5,000");
-      expect(await page.locator("#timeline > .node").count()).toBe(large.inspection.timeline.length);
-      expect(await page.locator("#timeline > .node").evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-message-id")))).toEqual(
+      expect(await page.locator('#timeline > [data-kind="compaction"]').count()).toBe(large.thread.compactionLog.length);
+      expect(await page.locator("#timeline > .msg").evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-message-id")))).toEqual(
         large.thread.messages.map((message) => message.data.id ?? null),
       );
       expect(blocked).toEqual([]);
       await context.close();
     });
 
-    it("reaches the oldest message through every nested summary from the first compaction's link", async () => {
+    it("lists its dozens of compactions in rows all visible within the page", async () => {
+      const { page } = await open(large.url);
+      expect(await rowsHiddenOrCovered(page)).toEqual({ rows: large.thread.compactionLog.length, clipping: [], covered: [] });
+    });
+
+    it("shows the oldest message under the first compaction's entry, one click from its list row", async () => {
       const { page, errors } = await open(large.url);
       await page.locator('tr[data-compaction-id] a[href="#compaction-1"]').click();
-      const marker = page.locator("#compaction-1");
+      const entry = page.locator("#compaction-1");
+      await entry.locator(':scope > details[data-kind="replaced"] > summary').click();
+      const oldest = entry.locator(':scope > details[data-kind="replaced"] [data-message-id="h0"] > pre.text');
+      await oldest.waitFor({ state: "visible" });
+      expect(await oldest.textContent()).toBe("Question 0: what does 0.txt say?");
+      expect(errors).toEqual([]);
+    });
+
+    it("reaches the oldest message through every nested summary of the nested view, opened at the first compaction's marker", async () => {
+      const { page, errors } = await open(`${large.url}#nested-compaction-1`);
+      const marker = page.locator("#nested-compaction-1");
       await marker.waitFor({ state: "visible" });
       const first = large.thread.compactionLog[0]!;
       expect(first.summaryId).toBe("h0");

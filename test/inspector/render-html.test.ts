@@ -33,7 +33,7 @@ function record(id: string, overrides: Partial<CompactionRecord> = {}): Compacti
 }
 
 function compaction(number: number, compactionRecord: CompactionRecord, step: number | null): CompactionView {
-  return { number, record: compactionRecord, summary: null, archivedMessages: 0, step };
+  return { number, record: compactionRecord, summary: null, archivedMessages: 0, originals: [], step };
 }
 
 const ZERO_TOTALS: InspectionTotals = {
@@ -203,9 +203,10 @@ function shapeOf(element: Element): Shape[] {
   });
 }
 
-function timelineOf(html: string): Element {
-  const [timeline] = findAll(parseTags(html), (element) => element.attributes["id"] === "timeline");
-  if (timeline === undefined) throw new Error("no #timeline");
+/** The nested view (`#nested-timeline`), or with `id` another element: the default timeline is `#timeline`. */
+function timelineOf(html: string, id = "nested-timeline"): Element {
+  const [timeline] = findAll(parseTags(html), (element) => element.attributes["id"] === id);
+  if (timeline === undefined) throw new Error(`no #${id}`);
   return timeline;
 }
 
@@ -305,9 +306,90 @@ describe("renderInspectionHtml", () => {
     ]);
   });
 
+  describe("the default timeline: each compaction at the top level, in the order they ran, then the current context", () => {
+    const REASON = "hiding noop: hiding would free at most 1057 tokens, less than clearAtLeast (2000); summarized instead";
+    /** c1 hid t1; c2 summarized h1, a1, the hidden t1 and h2 into a summary that took h1's id. */
+    function hiddenThenSummarized(): Inspection {
+      const hiddenT1 = view("t1", "tool", "[hidden]", { toolCallId: "call-1", toolName: "bash", tokens: 3 });
+      return inspection({
+        timeline: [
+          { kind: "summary", compactionId: "c2", message: view("h1", "human", "Summary: fixed it."), originals: [] },
+          message(view("a2", "ai", "Anything else?")),
+        ],
+        compactions: [
+          {
+            ...compaction(1, record("c1", { strategy: "toolResultHiding", status: "compacted", replacedIds: ["t1"], messagesBefore: 4, messagesAfter: 4 }), 3),
+            archivedMessages: 1,
+            originals: [view("t1", "tool", "a long output", { toolCallId: "call-1", toolName: "bash", tokens: 400 })],
+          },
+          {
+            ...compaction(2, record("c2", { replacedIds: ["h1"], removedIds: ["a1", "t1", "h2"], summaryId: "h1", reason: REASON }), 4),
+            summary: "Summary: fixed it.",
+            archivedMessages: 4,
+            originals: [view("h1", "human", "Fix it"), view("a1", "ai", "", { toolCalls: [{ id: "call-1", name: "bash", args: "{}" }] }), hiddenT1, view("h2", "human", "Thanks")],
+          },
+        ],
+      });
+    }
+
+    it("lists the compactions in order, each with what it replaced collapsed once under it (an earlier summary or hidden copy labelled, not expanded)", () => {
+      expect(shapeOf(timelineOf(renderInspectionHtml(hiddenThenSummarized()), "timeline"))).toEqual([
+        { kind: "compaction", compaction: "c1", children: [{ kind: "replaced", compaction: "c1", children: [{ kind: "message", id: "t1" }] }] },
+        {
+          kind: "compaction",
+          compaction: "c2",
+          children: [
+            { kind: "summary-text" },
+            {
+              kind: "replaced",
+              compaction: "c2",
+              children: [
+                { kind: "message", id: "h1" },
+                { kind: "message", id: "a1" },
+                { kind: "hidden", id: "t1", compaction: "c1" },
+                { kind: "message", id: "h2" },
+              ],
+            },
+          ],
+        },
+        { kind: "context" },
+        { kind: "summary", id: "h1", compaction: "c2" },
+        { kind: "message", id: "a2" },
+      ]);
+    });
+
+    it("says what each compaction did and why in plain sentences, in the timeline and the list, keeping the record's reason in data-reason", () => {
+      const html = renderInspectionHtml(hiddenThenSummarized());
+      const root = parseTags(html);
+      const plain =
+        "Summarized 4 older messages into one. Not enough to hide yet: hiding older tool results would free at most 1,057 tokens, and it needs 2,000. So the older messages were summarized instead.";
+      expect([...html.matchAll(/<p class="explain"[^>]*>([^<]*)<\/p>/g)].map((match) => match[1])).toEqual([
+        "Hid 1 older tool result in place.",
+        plain,
+      ]);
+      expect([...html.matchAll(/<td class="reason"[^>]*>([^<]*)<\/td>/g)].map((match) => match[1])).toEqual([
+        "Hid 1 older tool result in place.",
+        plain,
+      ]);
+      expect(findAll(root, (element) => "data-reason" in element.attributes).map((element) => [element.tag, element.attributes["data-reason"]])).toEqual([
+        ["td", REASON],
+        ["p", REASON],
+        // The nested view's marker.
+        ["span", REASON],
+      ]);
+    });
+
+    it("puts the compaction list in no scrolling box: the table grows with its rows", () => {
+      const html = renderInspectionHtml(compactedThread());
+      const style = /<style>([^]*?)<\/style>/.exec(html)![1]!;
+      expect(style.match(/\.table-wrap\{[^}]*\}/)?.[0]).toBe(".table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}");
+    });
+  });
+
   it("keeps every collapsed region closed", () => {
     const details = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "details");
     expect(details.map((element) => [element.attributes["data-kind"], "open" in element.attributes])).toEqual([
+      ["nested-view", false],
       ["originals", false],
       ["originals", false],
       ["original", false],
@@ -317,7 +399,7 @@ describe("renderInspectionHtml", () => {
 
   it("writes each marker with its time, strategy, status, tokens and messages before and after", () => {
     const html = renderInspectionHtml(compactedThread());
-    const marker = html.match(/<div class="marker[^"]*" id="compaction-4"[^>]*>.*?<\/div>/)?.[0]?.replace(/<[^>]+>/g, "");
+    const marker = html.match(/<div class="marker[^"]*" id="nested-compaction-4"[^>]*>.*?<\/div>/)?.[0]?.replace(/<[^>]+>/g, "");
     expect(marker).toBe("#4 2025-01-01 12:00:00.000 UTC · hardTruncate truncated · tokens 9,120 → 2,210 · messages 40 → 9 · 3.3 ms");
   });
 
@@ -368,7 +450,7 @@ describe("renderInspectionHtml", () => {
     ]);
   });
 
-  it("lists a compaction that left no node and names no message without a link, and draws it unlinked", () => {
+  it("lists a compaction that left no node and names no message, linked to its entry in the timeline, and leaves it out of the nested view", () => {
     const html = renderInspectionHtml(
       inspection({
         timeline: [message(view("h1", "human", "Hello"))],
@@ -378,8 +460,12 @@ describe("renderInspectionHtml", () => {
     );
     const root = parseTags(html);
     const row = findAll(root, (element) => element.tag === "tr" && element.attributes["data-compaction-id"] === "f1")[0]!;
-    expect(findAll(row, (element) => element.tag === "a")).toEqual([]);
-    expect(findAll(root, (element) => element.attributes["data-compaction-id"] === "f1").map((element) => element.tag)).toEqual(["g", "tr"]);
+    expect(findAll(row, (element) => element.tag === "a").map((element) => element.attributes["href"])).toEqual(["#compaction-1"]);
+    expect(findAll(root, (element) => element.attributes["data-compaction-id"] === "f1").map((element) => [element.tag, element.attributes["id"] ?? null])).toEqual([
+      ["a", null],
+      ["tr", null],
+      ["section", "compaction-1"],
+    ]);
     expect(html).toContain('<td class="num">— → —</td>');
   });
 
@@ -508,10 +594,10 @@ describe("renderInspectionHtml", () => {
       },
       { kind: "replacement", id: "h1", compaction: "c1" },
     ]);
-    expect(html.match(/<span class="note">[^]*?<\/span> <span class="spacer">/g)).toEqual([
-      '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">',
-      '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">',
-    ]);
+    // Both copies, in the current context of the default timeline and in the nested view.
+    expect(html.match(/<span class="note">[^]*?<\/span> <span class="spacer">/g)).toEqual(
+      Array.from({ length: 4 }, () => '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">'),
+    );
   });
 
   it("lets only its own script run: the CSP's script-src is the SHA-256 of the inline script, not 'unsafe-inline'", () => {
@@ -582,7 +668,9 @@ describe("renderInspectionHtml", () => {
     }
     const html = renderInspectionHtml(inspection({ timeline: [node] }));
     const root = parseTags(html);
-    const ids = findAll(root, (element) => "data-message-id" in element.attributes).map((element) => element.attributes["data-message-id"]!);
+    // The nested view and its templates (the default timeline shows the current context, s100, once more).
+    const nested = [timelineOf(html), ...findAll(root, (element) => element.tag === "template")];
+    const ids = nested.flatMap((element) => findAll(element, (each) => "data-message-id" in each.attributes)).map((element) => element.attributes["data-message-id"]!);
     expect(ids.filter((id) => id.startsWith("m")).sort()).toEqual(Array.from({ length: 101 }, (_, index) => `m${index}`).sort());
     expect(ids.filter((id) => id.startsWith("s"))).toHaveLength(100);
     const templates = findAll(root, (element) => element.tag === "template").map((element) => element.attributes["id"]);

@@ -34,7 +34,7 @@ const inspection: Inspection = {
     compactionMs: 1.5,
   },
   timeline: [],
-  compactions: [{ number: 1, record, summary: null, archivedMessages: 0, step: 1 }],
+  compactions: [{ number: 1, record, summary: null, archivedMessages: 0, originals: [], step: 1 }],
   chart: [],
   // A newline would forge a line of its own.
   warnings: ["archive of x\n- no warnings"],

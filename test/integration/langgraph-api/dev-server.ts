@@ -6,7 +6,7 @@
  * test/) and the server load one copy of `@langchain/langgraph`.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -25,6 +25,15 @@ export interface DevServer {
   output(): string;
   /** Kills the CLI and the server it spawned (their process group), then removes the project directory. */
   stop(): Promise<void>;
+}
+
+/**
+ * The graphs of a project's `langgraph.json`, each `"<path>:<export>"` with its path made absolute
+ * (relative to the file), for {@link startDevServer}: the project is served as its file describes it.
+ */
+export async function graphsOf(configPath: string): Promise<Record<string, string>> {
+  const config = JSON.parse(await readFile(configPath, "utf8")) as { graphs: Record<string, string> };
+  return Object.fromEntries(Object.entries(config.graphs).map(([id, spec]) => [id, resolve(dirname(configPath), spec)]));
 }
 
 async function freePort(): Promise<number> {
