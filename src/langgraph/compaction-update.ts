@@ -40,7 +40,7 @@ export interface CompactionUpdate {
   readonly changed: boolean;
   /**
    * False only with `inPlace`, for a result that cannot be written in place (more messages than the
-   * history had, or messages without unique ids): `messages` is then empty and `changed` false, and
+   * history had, messages without unique ids, or `replaceAll`): `messages` is then empty and `changed` false, and
    * `history` is the result (with ids) for the caller to use as a view.
    */
   readonly expressible: boolean;
@@ -156,7 +156,8 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     // The reducer appends a message whose id it does not know: after the answer written in the same step.
     const known = new Set(before.map((message) => message.id));
     if (builder?.update.some((message) => !known.has(message.id))) builder = undefined;
-    builder ??= sources === undefined && !hasUniqueIds(before) ? undefined : positionalUpdate(before, result);
+    // Ids the caller had to give (`replaceAll`) are not the stored messages': nothing addresses those.
+    builder ??= options.replaceAll || !hasUniqueIds(before) ? undefined : positionalUpdate(before, result);
     if (builder === undefined) return inexpressible(before, result, options);
   }
   builder ??= replaceAllUpdate(before, result);

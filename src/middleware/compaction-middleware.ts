@@ -69,9 +69,10 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
   const checked = new CheckedHistories();
   const base = { name: name ?? "CompactionMiddleware", stateSchema: CompactionStateSchema };
   if (hook !== "beforeModel") {
+    const prepared = new WeakMap();
     return createMiddleware({
       ...base,
-      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked }, request, handler),
+      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, prepared }, request, handler),
     });
   }
   return createMiddleware({

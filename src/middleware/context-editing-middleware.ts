@@ -83,6 +83,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
   const edits = givenEdits ?? [new ClearToolUsesEdit()];
   const method = tokenCountMethod ?? "approx";
   const checked = new CheckedHistories();
+  const prepared = new WeakMap();
   return createMiddleware({
     name: name ?? "ContextEditingMiddleware",
     stateSchema: CompactionStateSchema,
@@ -93,6 +94,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
           compactor: contextEditsCompactor(edits, { countTokens: contextEditingCounter(method, request.model, request.systemPrompt), model: request.model }),
           options: graphOptions,
           checked,
+          prepared,
         },
         request,
         handler,

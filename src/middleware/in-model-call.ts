@@ -20,6 +20,8 @@ export interface InModelCompaction {
   readonly compactor: Compactor;
   readonly options: GraphCompactionOptions;
   readonly checked: CheckedHistories;
+  /** The step's compaction by state messages array, shared by the hook's calls within one step. */
+  readonly prepared: WeakMap<object, Promise<Prepared>>;
 }
 
 /**
@@ -37,13 +39,56 @@ export interface InModelCompaction {
  * @internal
  */
 export async function compactInModelCall<Request extends ModelCallRequest, Response>(
-  { component, compactor, options, checked }: InModelCompaction,
+  compaction: InModelCompaction,
   request: Request,
   handler: (request: Request) => Response | Promise<Response>,
 ): Promise<Response | Command> {
   const state = (request.state as { messages?: unknown } | undefined)?.messages ?? request.messages;
   if (!Array.isArray(state) || state.length === 0) return handler(request);
   const mayEndStructured = request.responseFormat !== undefined && request.responseFormat !== null;
+  // A middleware listed before this one that calls the model again (a retry, a fallback) calls this
+  // hook again on the same state: the compaction is worked out, and its archive written, once.
+  let preparing = compaction.prepared.get(state);
+  if (preparing === undefined) {
+    preparing = prepare(compaction, request, state);
+    compaction.prepared.set(state, preparing);
+  }
+  const prepared = await preparing;
+  const { update, view, viewOnly, startWrite } = prepared;
+  if (!mayEndStructured) startWrite();
+  const messages = modelMessages(request.messages, state, view, viewOnly ? undefined : update.messages);
+  let response: Response;
+  try {
+    response = await handler(messages === request.messages ? request : { ...request, messages });
+  } catch (error) {
+    // The call fails either way; it still ends after the write, as every compacting step does.
+    await startWrite(false)?.catch(() => undefined);
+    throw error;
+  }
+  // A structured response: the agent writes the state from its own copy and drops hooks' updates.
+  if (Object.keys(update).length === 0 || !(AIMessage.isInstance(response) || isCommand(response))) return response;
+  // LangChain applies every Command a hook returns, even one an outer middleware then discards: once.
+  if (prepared.returned) return response;
+  prepared.returned = true;
+  // The originals could not be archived: the state keeps them, and the `failed` record says why.
+  const written = (await startWrite()) ?? update;
+  return new Command({ update: { ...written } });
+}
+
+/** A step's compaction, worked out once per state. */
+interface Prepared {
+  readonly update: CompactionStateUpdate;
+  /** The compacted history (undefined when nothing changed). */
+  readonly view: BaseMessage[] | undefined;
+  /** True when the result cannot be written in place: the view is for the call only. */
+  readonly viewOnly: boolean;
+  /** Starts the archive write (once; `start` false: only returns it if started), or undefined without one. */
+  readonly startWrite: (start?: boolean) => Promise<CompactionStateUpdate | undefined> | undefined;
+  /** Set once the update was returned in a `Command`. */
+  returned: boolean;
+}
+
+async function prepare({ component, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
   let view: BaseMessage[] | undefined;
   let viewOnly = false;
@@ -68,36 +113,25 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
     },
   });
   let archived: Promise<CompactionStateUpdate | undefined> | undefined;
-  const startWrite = () => {
-    archived ??= write?.();
-    // Waited for below; until then a failure must not count as unhandled.
+  const startWrite = (start = true) => {
+    if (start) archived ??= write?.();
+    // Waited for by the hook; until then a failure must not count as unhandled.
     archived?.catch(() => undefined);
     return archived;
   };
-  if (!mayEndStructured) startWrite();
-  const messages = modelMessages(request.messages, state, view, viewOnly ? undefined : update.messages);
-  let response: Response;
-  try {
-    response = await handler(messages === request.messages ? request : { ...request, messages });
-  } catch (error) {
-    // The call fails either way; it still ends after the write, as every compacting step does.
-    await archived?.catch(() => undefined);
-    throw error;
-  }
-  // A structured response: the agent writes the state from its own copy and drops hooks' updates.
-  if (Object.keys(update).length === 0 || !(AIMessage.isInstance(response) || isCommand(response))) return response;
-  // The originals could not be archived: the state keeps them, and the `failed` record says why.
-  const written = (await startWrite()) ?? update;
-  return new Command({ update: { ...written } });
+  return { update, view, viewOnly, startWrite, returned: false };
 }
 
 /**
- * The messages the model gets: the compacted history when the request holds the state's own; the
+ * The messages the model gets, never the state's own array: the compacted history (or a copy of
+ * the state's) when the request holds the state's own; the
  * request's messages with the update applied by id when a middleware before gave other ones, or
  * those as they are when a message the update changes is not among them (or nothing can be written).
  */
 function modelMessages(requested: unknown, state: readonly BaseMessage[], view: BaseMessage[] | undefined, update: BaseMessage[] | undefined): unknown {
-  if (view === undefined) return requested;
+  // A copy: a middleware after this one that edits the request's array in place (LangChain's
+  // contextEditingMiddleware) must not edit the state's.
+  if (view === undefined) return requested === state ? [...state] : requested;
   if (requested === state) return view;
   if (!Array.isArray(requested) || update === undefined || update.length === 0) return requested;
   const present = new Set((requested as BaseMessage[]).map((message) => message?.id));
