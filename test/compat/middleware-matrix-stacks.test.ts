@@ -5,10 +5,23 @@
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { humanInTheLoopMiddleware, modelFallbackMiddleware, modelRetryMiddleware, todoListMiddleware, toolStrategy } from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
+import {
+  anthropicPromptCachingMiddleware,
+  createAgent,
+  humanInTheLoopMiddleware,
+  modelFallbackMiddleware,
+  modelRetryMiddleware,
+  todoListMiddleware,
+  toolStrategy,
+} from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import { assistant } from "../support/builders.js";
+import { createTokenCounter, toolResultHiding } from "../../src/index.js";
+import { anthropicCacheAnchorsMiddleware, compactionMiddleware } from "../../src/middleware/index.js";
+import { assistant, step, user } from "../support/builders.js";
+import { EVERY_RUN } from "../support/hiding.js";
+import { bodyBreakpoints, recordingAnthropic } from "../support/recording-models.js";
 import { lookupTool } from "../langgraph/support/lookup-tool.js";
 import { expectComposes, runScenario, type RunResult, type Scenario } from "./support/middleware-matrix.js";
 
@@ -99,5 +112,19 @@ describe("compactionMiddleware in realistic stacks of LangChain's middleware", (
       retried: run.values.messages.filter((message) => message.type === "tool" && (message as { tool_call_id?: string }).tool_call_id === "call-s1").length,
       lastRequestAnswersRetry: run.requests.at(-1)!.some((message) => (message as { tool_call_id?: string }).tool_call_id === "call-s1"),
     }).toEqual({ structured: { answer: "five things" }, retried: 1, lastRequestAnswersRetry: true });
+  });
+
+  it("anthropicPromptCachingMiddleware and the cache anchors on a real ChatAnthropic: anchors after compaction meet the request's breakpoint", async () => {
+    const bodiesFor = async (order: "compaction first" | "compaction last") => {
+      const { model, bodies } = recordingAnthropic();
+      const caching = [anthropicPromptCachingMiddleware(), anthropicCacheAnchorsMiddleware()];
+      const hiding = compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter: createTokenCounter() }));
+      const middleware = order === "compaction first" ? [hiding, ...caching] : [...caching, hiding];
+      await createAgent({ model, tools: [], middleware, checkpointer: new MemorySaver() }).invoke({ messages: [user("u"), ...[1, 2, 3, 4].flatMap((n) => step(n))] }, { configurable: { thread_id: "c" } });
+      return bodyBreakpoints(bodies[0]!);
+    };
+    // Listed before the compaction, the anchors are found on the history before this call's hiding:
+    // the newest hidden result's anchor (on a3, message 5) is missing from the request.
+    expect({ first: await bodiesFor("compaction first"), last: await bodiesFor("compaction last") }).toEqual({ first: ["top", "1/1", "5/1"], last: ["top", "1/1"] });
   });
 });

@@ -4,16 +4,18 @@
  * structured response.
  */
 import { AIMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
-import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { Command, InMemoryStore, MemorySaver, interrupt } from "@langchain/langgraph";
 import { fakeModel } from "@langchain/core/testing";
-import { createAgent, toolStrategy } from "langchain";
+import { createAgent, createMiddleware, toolStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { restoreHistory, toolResultHiding, validateToolPairing, type CompactionRecord } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
-import { lookupTool } from "./support/lookup-tool.js";
+import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { scriptedModel } from "./support/scripted.js";
+import { CountingStore } from "../compat/support/middleware-matrix.js";
 
 const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimit: 50 });
 const answerSchema = z.object({ answer: z.string() }).meta({ title: "Answer" });
@@ -85,5 +87,44 @@ describe("compactionMiddleware in the model's step, with other writes of that st
       entries: entries.map((entry) => entry.key),
       named: (values.compactionLog as CompactionRecord[]).map((record) => record.id),
     }).toEqual({ structured: { answer: "done" }, hiddenInLastPrompt: ["t-c1"], entries: [], named: [] });
+  });
+
+  it("an interrupt inside the model's step: the step's writes wait for the resume, which writes the same archive entry again", async () => {
+    const store = new CountingStore();
+    let calls = 0;
+    // Asks a person before the third model call, inside the model's step (after the compaction).
+    const asking = createMiddleware({
+      name: "Asking",
+      wrapModelCall: (request, handler) => {
+        if (++calls >= 3 && request.messages.length === 5) interrupt("go on?");
+        return handler(request);
+      },
+    });
+    const agent = createAgent({
+      model: scriptedModel(3),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), asking],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("i"));
+    const paused = await agent.graph.getState(thread("i"));
+    await agent.invoke(new Command({ resume: "yes" }), thread("i"));
+    const { values } = await agent.graph.getState(thread("i"));
+    const log = values.compactionLog as CompactionRecord[];
+    expect({
+      pausedLog: (paused.values.compactionLog as CompactionRecord[]).length,
+      log: log.map((record) => record.replacedIds),
+      puts: [...store.puts.entries()].map(([key, count]) => [key.split("/").at(-1), count]),
+      restored: stored(await restoreHistory(values, { store, threadId: "i" })).filter(([type]) => type === "tool").map(([, content]) => content),
+    }).toEqual({
+      pausedLog: 0,
+      log: [["t-c1"], ["t-c2"]],
+      puts: [
+        [log[0]!.id, 2],
+        [log[1]!.id, 1],
+      ],
+      restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
+    });
   });
 });
