@@ -48,6 +48,10 @@ const optionsSchema = z
  * archived and the record's `repair` names it. `invalidHistory: "leave"` keeps the history as it is
  * (the compactor's error is logged and the provider gets the broken history).
  *
+ * List it before LangChain's `contextEditingMiddleware` (which edits the state's own message array
+ * in place when listed first) and before `anthropicCacheAnchorsMiddleware`; other middleware may
+ * come in any order (docs/langgraph.md says what each of LangChain's does with it).
+ *
  * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
  *
  * @example

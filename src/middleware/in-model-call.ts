@@ -36,6 +36,9 @@ export interface InModelCompaction {
  * and nothing is written. The archive write to the store runs while the model is called; a request
  * that may end in a structured response (`responseFormat`) writes it after the call, and not at all
  * when it does end so (the agent then writes the state itself and drops the hooks' updates).
+ * Called again on the same state in one step (a retry or fallback listed before it), it reuses the
+ * step's compaction and returns its update once. The model never gets the state's own array (a
+ * middleware after this one may edit the request's in place).
  * @internal
  */
 export async function compactInModelCall<Request extends ModelCallRequest, Response>(
