@@ -197,7 +197,7 @@ describe("compactionMiddleware in the model's step (the default)", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const model = scriptedModel(3);
     const copying = createMiddleware({ name: "Copying", wrapModelCall: (request, handler) => handler({ ...request, messages: [...request.messages] }) });
-    const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, inModel()], checkpointer: new MemorySaver() });
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, compactionMiddleware(hiding(), { hook: "wrapModelCall" })], checkpointer: new MemorySaver() });
     await agent.invoke({ messages: [user("h1")] }, thread("t4"));
     const { values } = await agent.graph.getState(thread("t4"));
     expect({
