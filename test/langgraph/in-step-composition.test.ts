@@ -3,13 +3,14 @@
  * retry written in the same step as a repair that moves a message, and a call that ends in a
  * structured response.
  */
-import { AIMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
 import { Command, InMemoryStore, MemorySaver, interrupt } from "@langchain/langgraph";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent, createMiddleware, toolStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { restoreHistory, toolResultHiding, validateToolPairing, type CompactionRecord } from "../../src/index.js";
+import type { Compactor } from "../../src/strategies/compaction-strategy.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
@@ -125,6 +126,42 @@ describe("compactionMiddleware in the model's step, with other writes of that st
         [log[1]!.id, 1],
       ],
       restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
+    });
+  });
+
+  it("a result longer than the history, which cannot be written in place: the model gets it for the call, nothing is written", async () => {
+    // Puts a note before the history and removes nothing.
+    const noting: Compactor = {
+      compact: async (messages) => ({
+        messages: [new HumanMessage({ content: "note" }), ...messages],
+        status: "compacted",
+        strategy: "noting",
+        tokensBefore: 1,
+        tokensAfter: 2,
+        messagesBefore: messages.length,
+        messagesAfter: messages.length + 1,
+        removed: [],
+        replaced: [],
+      }),
+    };
+    const store = new CountingStore();
+    const model = scriptedModel(1);
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(noting)], checkpointer: new MemorySaver(), store });
+    await agent.invoke({ messages: [user("h1")] }, thread("g"));
+    const { values } = await agent.graph.getState(thread("g"));
+    expect({
+      prompts: model.calls.map((call) => (call.messages as BaseMessage[]).map((message) => message.content)),
+      state: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: values.compactionLog,
+      puts: store.puts.size,
+    }).toEqual({
+      prompts: [
+        ["note", "user h1"],
+        ["note", "user h1", "step 1", lookupOutput("c1")],
+      ],
+      state: ["h1", "a1", "t-c1", "final"],
+      log: [],
+      puts: 0,
     });
   });
 });
