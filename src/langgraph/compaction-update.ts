@@ -4,7 +4,7 @@ import { storedMessages } from "../messages/stored-messages.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
 import { hasUniqueIds, lastIdOf } from "./message-ids.js";
-import { newBuilder, placeGap, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
+import { newBuilder, placeGap, positionalUpdate, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
 
 export { assignMessageIds, lastIdOf } from "./message-ids.js";
 
@@ -24,12 +24,26 @@ export interface CompactionUpdateOptions {
    * give them ids. @default false
    */
   replaceAll?: boolean;
+  /**
+   * Write the update in place: rewrite and remove messages by id only, never append one or replace
+   * the whole history, so it composes with the other writes of a step that also appends the
+   * model's answer. A result the id-by-id form cannot express (a reordering, a repair that moves a
+   * message, an insertion at the end) is written position by position (see `expressible`).
+   * @default false
+   */
+  inPlace?: boolean;
 }
 
 /** What one compaction means for a LangGraph `messages` channel, its log and its archive. */
 export interface CompactionUpdate {
   /** True when the history changed (the other fields are then worth writing). */
   readonly changed: boolean;
+  /**
+   * False only with `inPlace`, for a result that cannot be written in place (more messages than the
+   * history had, messages without unique ids, or `replaceAll`): `messages` is then empty and `changed` false, and
+   * `history` is the result (with ids) for the caller to use as a view.
+   */
+  readonly expressible: boolean;
   /**
    * The minimal update for a `messages` channel reduced by LangGraph's messages reducer: rewritten
    * messages under their own id (replaced in place), a summary under the id of the first message it
@@ -138,6 +152,14 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
       previous = source;
     }
   }
+  if (options.inPlace) {
+    // The reducer appends a message whose id it does not know: after the answer written in the same step.
+    const known = new Set(before.map((message) => message.id));
+    if (builder?.update.some((message) => !known.has(message.id))) builder = undefined;
+    // Ids the caller had to give (`replaceAll`) are not the stored messages': nothing addresses those.
+    builder ??= options.replaceAll || !hasUniqueIds(before) ? undefined : positionalUpdate(before, result);
+    if (builder === undefined) return inexpressible(before, result, options);
+  }
   builder ??= replaceAllUpdate(before, result);
 
   const changed = builder.update.length > 0;
@@ -166,6 +188,7 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   };
   return {
     changed,
+    expressible: true,
     messages: builder.update,
     history: changed ? builder.history : [...before],
     record,
@@ -173,3 +196,26 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   };
 }
 
+
+/** An `inPlace` result that cannot be written in place: no update, the result as a view. */
+function inexpressible(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions): CompactionUpdate {
+  const { history } = replaceAllUpdate(before, result);
+  const id = options.id ?? uuidv4();
+  const record: CompactionRecord = {
+    id,
+    at: (options.at ?? new Date()).toISOString(),
+    strategy: result.strategy,
+    status: result.status,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    messagesBefore: before.length,
+    messagesAfter: before.length,
+    removedIds: [],
+    replacedIds: [],
+    insertedIds: [],
+    summaryId: null,
+    archive: "none",
+    lastMessageId: lastIdOf(before),
+  };
+  return { changed: false, expressible: false, messages: [], history, record, archive: { compactionId: id, messages: [], dropped: [] } };
+}

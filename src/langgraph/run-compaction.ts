@@ -137,6 +137,19 @@ export interface GraphCompactionRun {
    * The caller must wait for it before its step returns the update.
    */
   deferArchive?: ((written: Promise<CompactionStateUpdate | undefined>) => void) | undefined;
+  /**
+   * Given: as `deferArchive`, but the write is not started: the caller gets the function that
+   * starts it, and may never call it (a call that ends in a structured response writes nothing).
+   */
+  holdArchive?: ((write: () => Promise<CompactionStateUpdate | undefined>) => void) | undefined;
+  /**
+   * Write the update in place (see `CompactionUpdateOptions.inPlace`): for an update written in the
+   * model's own step. A result that cannot be written so updates nothing and archives nothing; it
+   * is handed to `onViewOnly`, for the model call alone.
+   */
+  inPlace?: boolean | undefined;
+  /** With `inPlace`: called with the history a result that cannot be written in place makes. */
+  onViewOnly?: ((history: BaseMessage[]) => void) | undefined;
 }
 
 /**
@@ -225,7 +238,7 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, idOf())] };
   };
 
-  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0 });
+  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
 
   let update: CompactionUpdate;
   try {
@@ -241,12 +254,17 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     update = { ...repaired, record: { ...repaired.record, tokensBefore: null, tokensAfter: null } };
   }
   const { changed, record, archive } = update;
+  if (!update.expressible) {
+    // Not written: the model gets it for this call, the state keeps the history as it is.
+    run.onViewOnly?.(update.history);
+    return {};
+  }
   if (!changed) {
     // A strategy that reports a failure changed nothing; the log still says why.
     return record.status === "failed" ? { compactionLog: [{ ...record, durationMs: performance.now() - started }] } : {};
   }
   if (record.archive === "store") {
-    const written = writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive).then(
+    const write = () => writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive).then(
       () => undefined,
       (error: unknown) => {
         const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describeError(error)}`, {
@@ -256,9 +274,10 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
         return fail(failure, failure.message);
       },
     );
-    if (run.deferArchive) run.deferArchive(written);
+    if (run.holdArchive) run.holdArchive(write);
+    else if (run.deferArchive) run.deferArchive(write());
     else {
-      const failed = await written;
+      const failed = await write();
       if (failed) return failed;
     }
   }

@@ -117,3 +117,50 @@ export function replaceAllUpdate(before: readonly BaseMessage[], result: Compact
   builder.update.push(new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...builder.history);
   return builder;
 }
+
+/**
+ * The in-place form, for an update written in the same step as the model's answer (which the
+ * reducer appends before it): output position `i` is written under the id of input position `i`
+ * (a message moved, rewritten or new takes that position's id), positions past the output's end are
+ * removed by id. Nothing is appended and nothing replaces the whole history, so other writes of the
+ * step (by id, or appended) keep their place. Each position changed is archived as replaced by its
+ * own id (restored in place), each removed one after the output's last position. Undefined when the
+ * output has more messages than the input (it cannot be written without appending). @internal
+ */
+export function positionalUpdate(before: readonly BaseMessage[], result: CompactionResult): Builder | undefined {
+  const after = result.messages;
+  if (after.length > before.length) return undefined;
+  const builder = newBuilder();
+  // What of the input an output message stands for: itself, a reported replacement, or its id.
+  const inputs = new Set<BaseMessage>(before);
+  const ids = new Set(before.map((message) => message.id));
+  const replacedBefore = new Map<BaseMessage, BaseMessage>();
+  for (const entry of result.replaced) replacedBefore.set(entry.after, entry.before);
+  for (const entry of result.repair?.replaced ?? []) replacedBefore.set(entry.after, entry.before);
+  const isNew = (message: BaseMessage) =>
+    !inputs.has(message) && !replacedBefore.has(message) && !(typeof message.id === "string" && ids.has(message.id));
+  after.forEach((message, position) => {
+    const original = before[position]!;
+    if (message === original) {
+      builder.history.push(message);
+      return;
+    }
+    const final = withId(message, original.id!);
+    builder.update.push(final);
+    builder.history.push(final);
+    if (isNew(message)) {
+      noteInserted(builder, final);
+      builder.removedIds.push(original.id!);
+    } else builder.replacedIds.push(original.id!);
+    builder.archived.push({ position, anchor: { kind: "replaced-by", id: original.id! }, message: original });
+  });
+  const last = builder.history[builder.history.length - 1];
+  const anchor: ArchiveAnchor = last ? { kind: "after", id: last.id! } : { kind: "start" };
+  for (let position = after.length; position < before.length; position++) {
+    const original = before[position]!;
+    builder.update.push(removalOf(original));
+    builder.removedIds.push(original.id!);
+    builder.archived.push({ position, anchor, message: original });
+  }
+  return builder;
+}

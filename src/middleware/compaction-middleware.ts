@@ -15,34 +15,25 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
   /** The middleware's name (unique among an agent's middleware). @default "CompactionMiddleware" */
   name?: string;
   /**
-   * Where the compaction runs. `"beforeModel"`: a hook of its own, which `createAgent` runs as a node
-   * before the model node, so every model call costs one more graph step (and checkpoint, and one
-   * step of the run's `recursionLimit`). `"wrapModelCall"`: inside the model node's step, with no
-   * step of its own; the archive write to the store runs while the model is called. It compacts
-   * the messages the model request holds: list it before any middleware whose `wrapModelCall`
-   * rewrites them (such as `anthropicCacheAnchorsMiddleware`), or its compaction applies to that
-   * call only and nothing is written to the state (it warns once: {@link VIEW_ONLY_WARNING}). Nothing is written either for a call that ends
-   * in a structured response (its archive entry may be in the store, named by no record). An update
-   * that replaces the whole history (a repair that moves a message) is applied after the step's
-   * other writes: with middleware that write their own update in the model's step (a
-   * structured-output retry), keep `"beforeModel"`. With `onError: "throw"`, a failed archive write
-   * fails the step after the model call.
-   * @default "beforeModel"
+   * Where the compaction runs. `"wrapModelCall"`: inside the model node's step, wherever the
+   * middleware is listed, so the agent takes as many graph steps (checkpoints, `recursionLimit`
+   * steps) as without it; the update is written by message id, with the model's answer, and
+   * composes with what other middleware write in that step (a repair that moves a message is
+   * written position by position). A call that ends in a structured response writes nothing,
+   * neither to the state nor to the store. `"beforeModel"`: a hook of its own, which `createAgent`
+   * runs as a node before the model node: one more graph step per model call. See docs/langgraph.md.
+   * @default "wrapModelCall"
    */
   hook?: "beforeModel" | "wrapModelCall";
 }
-
-/** What `compactionMiddleware` with `hook: "wrapModelCall"` warns, once, when a middleware before it gave the model other messages than the state's. */
-export const VIEW_ONLY_WARNING =
-  'compactionMiddleware (hook: "wrapModelCall"): the model request\'s messages are not the agent state\'s (a middleware listed before it gave other ones), so the compaction applies to this call only and is not persisted; list compactionMiddleware before middleware that rewrite the messages';
 
 const optionsSchema = z
   .object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional(), hook: z.enum(["beforeModel", "wrapModelCall"]).optional() })
   .strict();
 
 /**
- * `createAgent` middleware that compacts the agent's messages before every model call (in a
- * `beforeModel` hook, or with `hook: "wrapModelCall"` inside the model's own step), with the
+ * `createAgent` middleware that compacts the agent's messages before every model call, inside the
+ * model's own step (or, with `hook: "beforeModel"`, in a step of its own before it), with the
  * same behaviour as `createCompactionNode`: the change is written to the agent's state as the
  * minimal `messages` update (so it persists in the checkpointer), each compaction is logged in the
  * `compactionLog` state channel, and the originals are archived in the agent's store under the
@@ -56,6 +47,10 @@ const optionsSchema = z
  * when the compactor has nothing to do or throws; what the repair dropped, rewrote or moved is
  * archived and the record's `repair` names it. `invalidHistory: "leave"` keeps the history as it is
  * (the compactor's error is logged and the provider gets the broken history).
+ *
+ * List it before LangChain's `contextEditingMiddleware` (which edits the state's own message array
+ * in place when listed first) and before `anthropicCacheAnchorsMiddleware`; other middleware may
+ * come in any order (docs/langgraph.md says what each of LangChain's does with it).
  *
  * Imported from `langchain-compaction/middleware`, since `langchain` is an optional peer dependency.
  *
@@ -77,17 +72,11 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
   const { name, hook, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
   const checked = new CheckedHistories();
   const base = { name: name ?? "CompactionMiddleware", stateSchema: CompactionStateSchema };
-  if (hook === "wrapModelCall") {
-    let warned = false;
-    // A compaction that is never persisted is redone, and breaks the prompt cache, at every call: said once.
-    const onViewOnly = () => {
-      if (warned) return;
-      warned = true;
-      console.warn(VIEW_ONLY_WARNING);
-    };
+  if (hook !== "beforeModel") {
+    const prepared = new WeakMap();
     return createMiddleware({
       ...base,
-      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, onViewOnly }, request, handler),
+      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, prepared }, request, handler),
     });
   }
   return createMiddleware({

@@ -53,12 +53,13 @@ const optionsSchema = z
  *
  * What it adds to LangChain's:
  * - The edit is written to the agent's state (the checkpointed `messages`: cleared results under
- *   their own ids) with the model's answer, so the history stays byte-identical between firings and
- *   a provider's prompt cache holds; the originals are archived (store per thread, else the
- *   `compactionArchive` channel) and `restoreHistory` gives them back; each edit is logged in
- *   `compactionLog`. LangChain's edits the array the state holds in place, which LangGraph may or
- *   may not checkpoint. When a middleware before this one gave the model other messages than the
- *   state's, or the model call ends in a structured response, the edit applies to that call only.
+ *   their own ids) with the model's answer, in the model's own step, so the history stays
+ *   byte-identical between firings and a provider's prompt cache holds; the originals are archived
+ *   (store per thread, else the `compactionArchive` channel) and `restoreHistory` gives them back;
+ *   each edit is logged in `compactionLog`. LangChain's edits the array the state holds in place,
+ *   which LangGraph may or may not checkpoint. The state's messages are edited wherever the
+ *   middleware is listed (see `compactionMiddleware`); a model call that ends in a structured
+ *   response writes nothing.
  * - A history whose tool calls and results do not pair up is repaired first (orphan results
  *   dropped, as LangChain does, and unanswered calls removed): `invalidHistory`, default `"repair"`.
  * - An edit that throws, or whose result a provider would reject, changes nothing: the model gets
@@ -82,6 +83,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
   const edits = givenEdits ?? [new ClearToolUsesEdit()];
   const method = tokenCountMethod ?? "approx";
   const checked = new CheckedHistories();
+  const prepared = new WeakMap();
   return createMiddleware({
     name: name ?? "ContextEditingMiddleware",
     stateSchema: CompactionStateSchema,
@@ -92,6 +94,7 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
           compactor: contextEditsCompactor(edits, { countTokens: contextEditingCounter(method, request.model, request.systemPrompt), model: request.model }),
           options: graphOptions,
           checked,
+          prepared,
         },
         request,
         handler,

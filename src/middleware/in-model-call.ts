@@ -1,22 +1,16 @@
 import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, REMOVE_ALL_MESSAGES, messagesStateReducer, type BaseStore } from "@langchain/langgraph";
+import { Command, isCommand, type BaseStore } from "@langchain/langgraph";
 import type { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { currentConfig } from "./current-config.js";
 
-/** `messages` with a compaction's `messages` update applied, as LangGraph's reducer applies it. */
-function applyUpdate(messages: BaseMessage[], update: BaseMessage[] | undefined): BaseMessage[] {
-  if (update === undefined || update.length === 0) return messages;
-  if (replacesAll(update)) return update.slice(1);
-  return messagesStateReducer(messages, update) as BaseMessage[];
-}
-
 /** What a `wrapModelCall` hook gets of LangChain's model request (the fields this package reads). */
 export interface ModelCallRequest {
   readonly messages?: unknown;
   readonly state?: unknown;
+  readonly responseFormat?: unknown;
   readonly runtime: { readonly signal?: AbortSignal; readonly store?: unknown; readonly configurable?: unknown };
 }
 
@@ -26,73 +20,130 @@ export interface InModelCompaction {
   readonly compactor: Compactor;
   readonly options: GraphCompactionOptions;
   readonly checked: CheckedHistories;
-  /** Called when the compaction changed the messages of a request that are not the state's own: it applies to that call only. */
-  readonly onViewOnly?: () => void;
+  /** The step's compaction by state messages array, shared by the hook's calls within one step. */
+  readonly prepared: WeakMap<object, Promise<Prepared>>;
 }
 
 /**
- * A `wrapModelCall` body that compacts the request's messages before the model is called, in the
- * model node's own step: the model gets the compacted messages, and the update (messages, log,
- * archive channel) is written to the agent's state with the model's answer. The archive write to
- * the store runs while the model is called and is waited for before the hook returns, so no record
- * names an entry that is not written; a failed write leaves the state as it was (a `failed` record),
- * the model having answered the compacted view (with `onError: "throw"` the step then fails, after
- * the model call). The compaction applies to that call only, and nothing is written to the state,
- * when the request's messages are not the state's own (a middleware before this one gave other
- * ones) or when the answer is not an `AIMessage` (a structured response; the archive entry may then
- * be in the store already, named by no record). An update that replaces the whole history (a
- * repair that moves a message, a compactor that reorders) is written with the answer last:
- * LangChain applies a hook's update after the step's other writes, so it replaces what another
- * middleware's own update wrote in the same step (a structured-output retry, a rewritten answer).
+ * A `wrapModelCall` body that compacts the agent state's messages inside the model node's step and
+ * calls the model on the result. The update is written by message id only (rewrites and
+ * `RemoveMessage`s, a moved message written position by position), returned as a `Command` that
+ * LangChain applies after the answer and the other middleware's updates of the step without
+ * overriding them. When a middleware before this one gave the model other messages than the
+ * state's, the update is applied to those by id, or, when a message it changes is not there, they
+ * go to the model as they are (the state is compacted for the next call either way). A result that
+ * cannot be written in place (more messages than the history) goes to the model for this call only
+ * and nothing is written. The archive write to the store runs while the model is called; a request
+ * that may end in a structured response (`responseFormat`) writes it after the call, and not at all
+ * when it does end so (the agent then writes the state itself and drops the hooks' updates).
+ * Called again on the same state in one step (a retry or fallback listed before it), it reuses the
+ * step's compaction and returns its update once. The model never gets the state's own array (a
+ * middleware after this one may edit the request's in place).
  * @internal
  */
 export async function compactInModelCall<Request extends ModelCallRequest, Response>(
-  { component, compactor, options, checked, onViewOnly }: InModelCompaction,
+  compaction: InModelCompaction,
   request: Request,
   handler: (request: Request) => Response | Promise<Response>,
 ): Promise<Response | Command> {
-  const messages = request.messages as BaseMessage[] | undefined;
-  if (!Array.isArray(messages) || messages.length === 0) return handler(request);
-  // Only the state's own messages can be edited in the state: another middleware may have given other ones.
-  const persist = messages === (request.state as { messages?: unknown } | undefined)?.messages;
-  let archived: Promise<CompactionStateUpdate | undefined> | undefined;
+  const state = (request.state as { messages?: unknown } | undefined)?.messages ?? request.messages;
+  if (!Array.isArray(state) || state.length === 0) return handler(request);
+  const mayEndStructured = request.responseFormat !== undefined && request.responseFormat !== null;
+  // A middleware listed before this one that calls the model again (a retry, a fallback) calls this
+  // hook again on the same state: the compaction is worked out, and its archive written, once.
+  let preparing = compaction.prepared.get(state);
+  if (preparing === undefined) {
+    preparing = prepare(compaction, request, state);
+    compaction.prepared.set(state, preparing);
+  }
+  const prepared = await preparing;
+  const { update, view, viewOnly, startWrite } = prepared;
+  if (!mayEndStructured) startWrite();
+  const messages = modelMessages(request.messages, state, view, viewOnly ? undefined : update.messages);
+  let response: Response;
+  try {
+    response = await handler(messages === request.messages ? request : { ...request, messages });
+  } catch (error) {
+    // The call fails either way; it still ends after the write, as every compacting step does.
+    await startWrite(false)?.catch(() => undefined);
+    throw error;
+  }
+  // A structured response: the agent writes the state from its own copy and drops hooks' updates.
+  if (Object.keys(update).length === 0 || !(AIMessage.isInstance(response) || isCommand(response))) return response;
+  // LangChain applies every Command a hook returns, even one an outer middleware then discards: once.
+  if (prepared.returned) return response;
+  prepared.returned = true;
+  // The originals could not be archived: the state keeps them, and the `failed` record says why.
+  const written = (await startWrite()) ?? update;
+  return new Command({ update: { ...written } });
+}
+
+/** A step's compaction, worked out once per state. */
+interface Prepared {
+  readonly update: CompactionStateUpdate;
+  /** The compacted history (undefined when nothing changed). */
+  readonly view: BaseMessage[] | undefined;
+  /** True when the result cannot be written in place: the view is for the call only. */
+  readonly viewOnly: boolean;
+  /** Starts the archive write (once; `start` false: only returns it if started), or undefined without one. */
+  readonly startWrite: (start?: boolean) => Promise<CompactionStateUpdate | undefined> | undefined;
+  /** Set once the update was returned in a `Command`. */
+  returned: boolean;
+}
+
+async function prepare({ component, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
+  let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
+  let view: BaseMessage[] | undefined;
+  let viewOnly = false;
   const update: CompactionStateUpdate = await runGraphCompaction({
     component,
     compactor,
-    messages,
-    options: persist ? options : { ...options, archive: "state" },
+    messages: state,
+    options,
     config: currentConfig(),
     signal: request.runtime.signal,
-    store: persist ? (request.runtime.store as BaseStore | undefined) : undefined,
-    threadId: persist ? threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined) : undefined,
+    store: request.runtime.store as BaseStore | undefined,
+    threadId: threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined),
     // Right before the model: calls without results, even in the last message, would be rejected.
     keepPendingCalls: false,
     checked,
-    deferArchive: (written) => {
-      archived = written;
-      // Waited for below; until then a failure must not count as unhandled.
-      written.catch(() => undefined);
+    inPlace: true,
+    holdArchive: (start) => (write = start),
+    onHistory: (history) => (view = history),
+    onViewOnly: (history) => {
+      view = history;
+      viewOnly = true;
     },
   });
-  const edited = applyUpdate(messages, update.messages);
-  if (!persist && edited !== messages) onViewOnly?.();
-  let response: Response;
-  try {
-    response = await handler(edited === messages ? request : { ...request, messages: edited });
-  } catch (error) {
-    // The call fails either way; it still ends after the write, as every compacting step does.
-    await archived?.catch(() => undefined);
-    throw error;
-  }
-  // The originals could not be archived: the state keeps them, and the `failed` record says why.
-  const written = (await archived) ?? update;
-  if (!persist || Object.keys(written).length === 0 || !AIMessage.isInstance(response)) return response;
-  // The agent writes the answer before this update: a replace-everything update must keep it.
-  return new Command({ update: replacesAll(written.messages) ? { ...written, messages: [...written.messages!, response] } : { ...written } });
+  let archived: Promise<CompactionStateUpdate | undefined> | undefined;
+  const startWrite = (start = true) => {
+    if (start) archived ??= write?.();
+    // Waited for by the hook; until then a failure must not count as unhandled.
+    archived?.catch(() => undefined);
+    return archived;
+  };
+  return { update, view, viewOnly, startWrite, returned: false };
 }
 
-/** Whether a `messages` update replaces the whole history (`REMOVE_ALL_MESSAGES` first). */
-function replacesAll(update: readonly BaseMessage[] | undefined): boolean {
-  const first = update?.[0];
-  return first !== undefined && RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
+/**
+ * The messages the model gets, never the state's own array: the compacted history (or a copy of
+ * the state's) when the request holds the state's own; the
+ * request's messages with the update applied by id when a middleware before gave other ones, or
+ * those as they are when a message the update changes is not among them (or nothing can be written).
+ */
+function modelMessages(requested: unknown, state: readonly BaseMessage[], view: BaseMessage[] | undefined, update: BaseMessage[] | undefined): unknown {
+  // A copy: a middleware after this one that edits the request's array in place (LangChain's
+  // contextEditingMiddleware) must not edit the state's.
+  if (view === undefined) return requested === state ? [...state] : requested;
+  if (requested === state) return view;
+  if (!Array.isArray(requested) || update === undefined || update.length === 0) return requested;
+  const present = new Set((requested as BaseMessage[]).map((message) => message?.id));
+  if (!update.every((message) => present.has(message.id))) return requested;
+  const removed = new Set<string>();
+  const rewritten = new Map<string, BaseMessage>();
+  for (const message of update) {
+    if (RemoveMessage.isInstance(message)) removed.add(message.id!);
+    else rewritten.set(message.id!, message);
+  }
+  return (requested as BaseMessage[]).filter((message) => !removed.has(message.id!)).map((message) => rewritten.get(message.id!) ?? message);
 }

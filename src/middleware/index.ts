@@ -1,6 +1,6 @@
 // LangChain `createAgent` integration, published as `langchain-compaction/middleware` because it
 // imports `langchain`, an optional peer dependency. The package root never imports this file.
-export { VIEW_ONLY_WARNING, compactionMiddleware, type CompactionMiddlewareOptions } from "./compaction-middleware.js";
+export { compactionMiddleware, type CompactionMiddlewareOptions } from "./compaction-middleware.js";
 export { anthropicCacheAnchorsMiddleware, type CacheAnchorsMiddlewareOptions } from "./cache-anchors-middleware.js";
 export { contextEditingMiddleware, type ContextEditingMiddlewareConfig } from "./context-editing-middleware.js";
 export {

@@ -112,15 +112,15 @@ describe("contextEditingMiddleware in createAgent", () => {
     expect(values.messages.map((message: BaseMessage) => message.id)).toEqual(["h1", "final"]);
   });
 
-  it("after a middleware that gives the model other messages than the state's, the edit applies to the call only", async () => {
+  it("after a middleware that gives the model other messages than the state's, the edit is written to the state and applied to those by id", async () => {
     const copying = createMiddleware({ name: "Copying", wrapModelCall: (request, handler) => handler({ ...request, messages: [...request.messages] }) });
     const model = scriptedModel(4);
     const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, contextEditingMiddleware({ edits: [clearing()] })], checkpointer: new MemorySaver() });
     await agent.invoke({ messages: [user("h1")] }, thread("t6"));
     expect(clearedIds(model.calls[3]!.messages as BaseMessage[])).toEqual(["t-c1", "t-c2"]);
     const { values } = await agent.graph.getState(thread("t6"));
-    expect(clearedIds(values.messages)).toEqual([]);
-    expect(values.compactionLog).toEqual([]);
+    expect(clearedIds(values.messages)).toEqual(["t-c1", "t-c2"]);
+    expect((values.compactionLog as Log).map((record) => record.replacedIds)).toEqual([["t-c1", "t-c2"]]);
   });
 
   it("a result separated from its call is put back after it, and the answer stays last", async () => {

@@ -1,14 +1,14 @@
 /**
- * compactionMiddleware with `hook: "wrapModelCall"`: the compaction runs inside the model node's step
- * (no graph step, checkpoint or recursion step of its own), the archive write runs while the model
- * is called, and the update is written with the model's answer.
+ * compactionMiddleware in the model's step (the default, `hook: "wrapModelCall"`): the compaction runs
+ * inside the model node's step (no graph step, checkpoint or recursion step of its own), the archive
+ * write runs while the model is called, and the update is written with the model's answer.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware } from "langchain";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compactionMarkerOf, restoreHistory, toolResultHiding, type CompactionRecord } from "../../src/index.js";
-import { VIEW_ONLY_WARNING, compactionMiddleware } from "../../src/middleware/index.js";
+import { autoCompaction, compactionMarkerOf, restoreHistory, toolResultHiding, type CompactionRecord } from "../../src/index.js";
+import { compactionMiddleware } from "../../src/middleware/index.js";
 import { user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { GatedStore } from "./support/gated-store.js";
@@ -18,7 +18,7 @@ import { scriptedModel } from "./support/scripted.js";
 const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimit: 100 });
 const hiding = () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 });
 const hiddenIds = (messages: readonly BaseMessage[]) => messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
-const inModel = () => compactionMiddleware(hiding(), { hook: "wrapModelCall" });
+const inModel = () => compactionMiddleware(hiding());
 
 /** A middleware that runs inside the ones listed before it, right before the model: `observe` sees each request. */
 const observer = (observe: (messages: BaseMessage[]) => void) =>
@@ -39,7 +39,7 @@ async function checkpointsOf(middleware: ReturnType<typeof compactionMiddleware>
   return count;
 }
 
-describe('compactionMiddleware with hook: "wrapModelCall"', () => {
+describe("compactionMiddleware in the model's step (the default)", () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
@@ -47,9 +47,37 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
   it("takes no graph step of its own: as many checkpoints as the agent without it, one fewer per model call than beforeModel", async () => {
     const without = await checkpointsOf([]);
     // 11 model calls and 10 tool calls.
-    expect({ inModel: await checkpointsOf([inModel()]), beforeModel: await checkpointsOf([compactionMiddleware(hiding())]) }).toEqual({
+    expect({
+      inModel: await checkpointsOf([inModel()]),
+      named: await checkpointsOf([compactionMiddleware(hiding(), { hook: "wrapModelCall" })]),
+      beforeModel: await checkpointsOf([compactionMiddleware(hiding(), { hook: "beforeModel" })]),
+    }).toEqual({
       inModel: without,
+      named: without,
       beforeModel: without + 11,
+    });
+  });
+
+  it("autoCompaction by default: the checkpoints of 11 model calls, and the model calls within the default recursionLimit, as without it", async () => {
+    const auto = () => [compactionMiddleware(autoCompaction({ contextWindow: 128_000 }))];
+    /** Model calls made before the default recursionLimit (25) stops an agent that keeps calling tools. */
+    const reachable = async (middleware: ReturnType<typeof compactionMiddleware>[]) => {
+      const model = scriptedModel(40);
+      const agent = createAgent({ model, tools: [lookupTool()], middleware, checkpointer: new MemorySaver() });
+      const error = await agent.invoke({ messages: [user("h1")] }, { configurable: { thread_id: "r" } }).then(() => undefined, (caught: Error) => caught.name);
+      return [error, model.calls.length];
+    };
+    expect({
+      checkpoints: [await checkpointsOf([]), await checkpointsOf(auto())],
+      reachable: [await reachable([]), await reachable(auto())],
+      beforeModel: [await checkpointsOf([compactionMiddleware(autoCompaction({ contextWindow: 128_000 }), { hook: "beforeModel" })]), await reachable([compactionMiddleware(autoCompaction({ contextWindow: 128_000 }), { hook: "beforeModel" })])],
+    }).toEqual({
+      checkpoints: [23, 23],
+      reachable: [
+        ["GraphRecursionError", 13],
+        ["GraphRecursionError", 13],
+      ],
+      beforeModel: [34, ["GraphRecursionError", 8]],
     });
   });
 
@@ -165,19 +193,42 @@ describe('compactionMiddleware with hook: "wrapModelCall"', () => {
     });
   });
 
-  it("after a middleware that gives the model other messages, the compaction applies to that call only, and it says so once", async () => {
+  it("after a middleware that gives the model other messages, the compaction is persisted and applied to those by id", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const model = scriptedModel(3);
     const copying = createMiddleware({ name: "Copying", wrapModelCall: (request, handler) => handler({ ...request, messages: [...request.messages] }) });
-    const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, inModel()], checkpointer: new MemorySaver() });
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [copying, compactionMiddleware(hiding(), { hook: "wrapModelCall" })], checkpointer: new MemorySaver() });
     await agent.invoke({ messages: [user("h1")] }, thread("t4"));
     const { values } = await agent.graph.getState(thread("t4"));
-    expect({ lastPrompt: hiddenIds(model.calls[3]!.messages as BaseMessage[]), state: hiddenIds(values.messages), log: values.compactionLog }).toEqual({
-      lastPrompt: ["t-c1", "t-c2"],
-      state: [],
-      log: [],
+    expect({
+      lastPrompt: hiddenIds(model.calls[3]!.messages as BaseMessage[]),
+      state: hiddenIds(values.messages),
+      log: values.compactionLog.map((record: CompactionRecord) => record.replacedIds),
+    }).toEqual({ lastPrompt: ["t-c1", "t-c2"], state: ["t-c1", "t-c2"], log: [["t-c1"], ["t-c2"]] });
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("a middleware before it whose messages lack one the update changes: they go to the model as they are, the state is compacted", async () => {
+    const model = scriptedModel(3);
+    // Gives the model the messages under new ids (as LangChain's own edits do when they rebuild a message).
+    const renaming = createMiddleware({
+      name: "Renaming",
+      wrapModelCall: (request, handler) => handler({ ...request, messages: request.messages.map((message) => (ToolMessage.isInstance(message) ? new ToolMessage({ content: message.content, tool_call_id: message.tool_call_id, id: `copy-${message.id}` }) : message)) }),
     });
-    // Calls 3 and 4 compacted a view; the warning came once.
-    expect(warn.mock.calls).toEqual([[VIEW_ONLY_WARNING]]);
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [renaming, inModel()], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [user("h1")] }, thread("t6"));
+    const { values } = await agent.graph.getState(thread("t6"));
+    expect({
+      lastPrompt: (model.calls[3]!.messages as BaseMessage[]).filter((message) => message.type === "tool").map((message) => [message.id, message.content === lookupOutput(message.id!.slice("copy-t-".length))]),
+      state: hiddenIds(values.messages),
+    }).toEqual({
+      // t-c1 was hidden in the state by the call before; t-c2, hidden now, is not under its id in the copy.
+      lastPrompt: [
+        ["copy-t-c1", false],
+        ["copy-t-c2", true],
+        ["copy-t-c3", true],
+      ],
+      state: ["t-c1", "t-c2"],
+    });
   });
 });

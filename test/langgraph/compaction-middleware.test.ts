@@ -152,10 +152,16 @@ describe("compactionMiddleware in createAgent", () => {
         return { status: "noop" };
       }
     }
-    const agent = createAgent({ model: scriptedModel(0), tools: [lookupTool()], middleware: [compactionMiddleware(new CallsASummaryChain())] });
+    const agent = createAgent({ model: scriptedModel(0), tools: [lookupTool()], middleware: [compactionMiddleware(new CallsASummaryChain(), { hook: "beforeModel" })] });
     await agent.invoke({ messages: [user("h1")] }, { callbacks: [new Recorder()] });
     const summary = runs.find((run) => run.name === "summaryCall");
     expect(runs.find((run) => run.id === summary?.parent)?.name).toBe("CompactionMiddleware.before_model");
+    // By default, inside the model's node.
+    runs.length = 0;
+    const inStep = createAgent({ model: scriptedModel(0), tools: [lookupTool()], middleware: [compactionMiddleware(new CallsASummaryChain())] });
+    await inStep.invoke({ messages: [user("h1")] }, { callbacks: [new Recorder()] });
+    const inStepSummary = runs.find((run) => run.name === "summaryCall");
+    expect(runs.find((run) => run.id === inStepSummary?.parent)?.name).toBe("model_request");
   });
 
   it("rejects invalid options at construction, naming the option", async () => {

@@ -277,3 +277,63 @@ describe("compactionUpdate", () => {
     expectHistoryUnchanged(resultSnapshot);
   });
 });
+
+describe("compactionUpdate with inPlace", () => {
+  const result = (before: BaseMessage[], messages: BaseMessage[]): CompactionResult => ({
+    messages,
+    status: "compacted",
+    strategy: "custom",
+    tokensBefore: 10,
+    tokensAfter: 10,
+    messagesBefore: before.length,
+    messagesAfter: messages.length,
+    removed: [],
+    replaced: [],
+  });
+
+  it("writes a reordering position by position: no message appended, nothing replaced whole; restoreHistory's anchors name each position", () => {
+    const before = [user("h1"), assistant("a1", "looking", [{ id: "c1", name: "lookup" }]), user("h2"), toolResult("t1", "c1")];
+    const update = compactionUpdate(before, result(before, [before[0]!, before[1]!, before[3]!, before[2]!]), { inPlace: true });
+    expect({
+      expressible: update.expressible,
+      update: describeUpdate(update.messages),
+      content: messagesStateReducer(before, update.messages).map((message) => [message.id, message.content]),
+      replaced: update.record.replacedIds,
+      archived: update.archive.messages.map((entry) => [entry.position, entry.anchor]),
+    }).toEqual({
+      expressible: true,
+      update: ["tool:h2", "human:t1"],
+      content: [
+        ["h1", "user h1"],
+        ["a1", "looking"],
+        ["h2", "result of c1"],
+        ["t1", "user h2"],
+      ],
+      replaced: ["h2", "t1"],
+      archived: [
+        [2, { kind: "replaced-by", id: "h2" }],
+        [3, { kind: "replaced-by", id: "t1" }],
+      ],
+    });
+    expectReducerReachesHistory(before, update);
+  });
+
+  it("an insertion at the end, which the reducer would put after the answer of the step: written in place over the removed positions", () => {
+    const before = [user("h1"), user("h2"), user("h3")];
+    const summary = new HumanMessage({ content: "summary" });
+    const update = compactionUpdate(before, result(before, [before[0]!, summary]), { inPlace: true });
+    expect({ update: describeUpdate(update.messages), expressible: update.expressible }).toEqual({ update: ["human:h2", "remove:h3"], expressible: true });
+    expectReducerReachesHistory(before, update);
+  });
+
+  it("a result longer than the history cannot be written in place: no update, the result as the history", () => {
+    const before = [user("h1"), user("h2")];
+    const update = compactionUpdate(before, result(before, [new HumanMessage({ content: "note" }), ...before]), { inPlace: true });
+    expect({ expressible: update.expressible, changed: update.changed, update: update.messages, history: update.history.map((message) => message.content) }).toEqual({
+      expressible: false,
+      changed: false,
+      update: [],
+      history: ["note", "user h1", "user h2"],
+    });
+  });
+});

@@ -304,7 +304,12 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
 
   it("a misplaced result: the model gets [h1, a1, t1, h2], the record moved t1, restoreHistory gives the stored order", async () => {
     const model = answering();
-    const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(slidingWindow({ keepTurns: 5 }))], checkpointer: new MemorySaver() });
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(slidingWindow({ keepTurns: 5 }), { hook: "beforeModel" })],
+      checkpointer: new MemorySaver(),
+    });
     await agent.invoke({ messages: misplaced() }, thread("m2"));
     const { values } = await agent.graph.getState(thread("m2"));
     expect({
@@ -323,7 +328,7 @@ describe("compactionMiddleware on a history with broken tool pairing", () => {
   });
 
   it("right before the model, the calls of a last assistant message are repaired too (the model would reject them)", async () => {
-    const middleware = compactionMiddleware(slidingWindow({ keepTurns: 5 }));
+    const middleware = compactionMiddleware(slidingWindow({ keepTurns: 5 }), { hook: "beforeModel" });
     const beforeModel = middleware.beforeModel as (state: unknown, runtime: unknown) => Promise<{ messages: BaseMessage[]; compactionLog: CompactionRecord[] }>;
     const update = await beforeModel(
       { messages: [user("h1"), assistant("a1", "checking", [{ id: "c1", name: "lookup" }])], compactionLog: [], compactionArchive: [] },

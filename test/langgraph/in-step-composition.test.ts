@@ -1,0 +1,167 @@
+/**
+ * compactionMiddleware in the model's step, where other writes share that step: a structured-output
+ * retry written in the same step as a repair that moves a message, and a call that ends in a
+ * structured response.
+ */
+import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
+import { Command, InMemoryStore, MemorySaver, interrupt } from "@langchain/langgraph";
+import { fakeModel } from "@langchain/core/testing";
+import { createAgent, createMiddleware, toolStrategy } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod/v4";
+import { restoreHistory, toolResultHiding, validateToolPairing, type CompactionRecord } from "../../src/index.js";
+import type { Compactor } from "../../src/strategies/compaction-strategy.js";
+import { compactionMiddleware } from "../../src/middleware/index.js";
+import { assistant, toolResult, user } from "../support/builders.js";
+import { EVERY_RUN } from "../support/hiding.js";
+import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { scriptedModel } from "./support/scripted.js";
+import { CountingStore } from "../compat/support/middleware-matrix.js";
+
+const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimit: 50 });
+const answerSchema = z.object({ answer: z.string() }).meta({ title: "Answer" });
+/** A structured answer: a call of the `Answer` tool. */
+const answer = (id: string, args: Record<string, unknown>) => new AIMessage({ id, content: "", tool_calls: [{ id: `call-${id}`, name: "Answer", args }] });
+const stored = (messages: readonly BaseMessage[]) => mapChatMessagesToStoredMessages([...messages]).map(({ type, data }) => [type, data.content, data.tool_call_id]);
+
+describe("compactionMiddleware in the model's step, with other writes of that step", () => {
+  it("a repair that moves a result, in the step of a structured-output parse failure: the retry's call keeps its answer", async () => {
+    // The first answer fails to parse (no `answer`): LangChain retries in the same step's update.
+    const model = fakeModel().respond(answer("s1", { wrong: 1 })).respond(answer("s2", { answer: "42" }));
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      responseFormat: toolStrategy(answerSchema),
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 5 }), { hook: "wrapModelCall" })],
+      checkpointer: new MemorySaver(),
+    });
+    const input = [user("h1"), assistant("a1", "looking", [{ id: "c1", name: "lookup" }]), user("h2"), toolResult("t1", "c1")];
+    const result = await agent.invoke({ messages: input }, thread("s"));
+    const { values } = await agent.graph.getState(thread("s"));
+    const messages = values.messages as BaseMessage[];
+    expect({
+      structured: result.structuredResponse,
+      problems: validateToolPairing(messages),
+      // The retry's own update (its call and the error result) is in the state, after the moved result.
+      retry: messages.filter((message) => message.type === "tool" && (message as { tool_call_id?: string }).tool_call_id === "call-s1").length,
+      log: (values.compactionLog as CompactionRecord[]).map((record) => [record.status, record.repair?.problems.map((problem) => problem.kind)]),
+      secondPrompt: stored(model.calls[1]!.messages as BaseMessage[]).slice(0, 6),
+    }).toEqual({
+      structured: { answer: "42" },
+      problems: [],
+      retry: 1,
+      log: [["repaired", ["misplaced-result"]]],
+      secondPrompt: [
+        ["human", "user h1", undefined],
+        ["ai", "looking", undefined],
+        ["tool", "result of c1", "c1"],
+        ["human", "user h2", undefined],
+        ["ai", "", undefined],
+        ["tool", expect.stringContaining("answer"), "call-s1"],
+      ],
+    });
+    // The stored order comes back.
+    expect(stored(await restoreHistory(values)).slice(0, 4)).toEqual(stored(input));
+  });
+
+  it("a call that ends in a structured response writes nothing to the store (no entry that no record names)", async () => {
+    const store = new InMemoryStore();
+    const model = fakeModel()
+      .respond(assistant("a1", "step 1", [{ id: "c1", name: "lookup", args: { query: "q1" } }]))
+      .respond(assistant("a2", "step 2", [{ id: "c2", name: "lookup", args: { query: "q2" } }]))
+      .respond(answer("s1", { answer: "done" }));
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      responseFormat: toolStrategy(answerSchema),
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { hook: "wrapModelCall" })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    const result = await agent.invoke({ messages: [user("h1")] }, thread("s2"));
+    const { values } = await agent.graph.getState(thread("s2"));
+    const entries = await store.search(["langchain-compaction", "archive", "s2"]);
+    // The third call hid c1's result for the model; the structured response ends the run without it.
+    expect({
+      structured: result.structuredResponse,
+      hiddenInLastPrompt: (model.calls[2]!.messages as BaseMessage[]).filter((message) => message.type === "tool" && message.content !== (values.messages as BaseMessage[]).find((m) => m.id === message.id)?.content).map((message) => message.id),
+      entries: entries.map((entry) => entry.key),
+      named: (values.compactionLog as CompactionRecord[]).map((record) => record.id),
+    }).toEqual({ structured: { answer: "done" }, hiddenInLastPrompt: ["t-c1"], entries: [], named: [] });
+  });
+
+  it("an interrupt inside the model's step: the step's writes wait for the resume, which writes the same archive entry again", async () => {
+    const store = new CountingStore();
+    let calls = 0;
+    // Asks a person before the third model call, inside the model's step (after the compaction).
+    const asking = createMiddleware({
+      name: "Asking",
+      wrapModelCall: (request, handler) => {
+        if (++calls >= 3 && request.messages.length === 5) interrupt("go on?");
+        return handler(request);
+      },
+    });
+    const agent = createAgent({
+      model: scriptedModel(3),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), asking],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("i"));
+    const paused = await agent.graph.getState(thread("i"));
+    await agent.invoke(new Command({ resume: "yes" }), thread("i"));
+    const { values } = await agent.graph.getState(thread("i"));
+    const log = values.compactionLog as CompactionRecord[];
+    expect({
+      pausedLog: (paused.values.compactionLog as CompactionRecord[]).length,
+      log: log.map((record) => record.replacedIds),
+      puts: [...store.puts.entries()].map(([key, count]) => [key.split("/").at(-1), count]),
+      restored: stored(await restoreHistory(values, { store, threadId: "i" })).filter(([type]) => type === "tool").map(([, content]) => content),
+    }).toEqual({
+      pausedLog: 0,
+      log: [["t-c1"], ["t-c2"]],
+      puts: [
+        [log[0]!.id, 2],
+        [log[1]!.id, 1],
+      ],
+      restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
+    });
+  });
+
+  it("a result longer than the history, which cannot be written in place: the model gets it for the call, nothing is written", async () => {
+    // Puts a note before the history and removes nothing.
+    const noting: Compactor = {
+      compact: async (messages) => ({
+        messages: [new HumanMessage({ content: "note" }), ...messages],
+        status: "compacted",
+        strategy: "noting",
+        tokensBefore: 1,
+        tokensAfter: 2,
+        messagesBefore: messages.length,
+        messagesAfter: messages.length + 1,
+        removed: [],
+        replaced: [],
+      }),
+    };
+    const store = new CountingStore();
+    const model = scriptedModel(1);
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [compactionMiddleware(noting)], checkpointer: new MemorySaver(), store });
+    await agent.invoke({ messages: [user("h1")] }, thread("g"));
+    const { values } = await agent.graph.getState(thread("g"));
+    expect({
+      prompts: model.calls.map((call) => (call.messages as BaseMessage[]).map((message) => message.content)),
+      state: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: values.compactionLog,
+      puts: store.puts.size,
+    }).toEqual({
+      prompts: [
+        ["note", "user h1"],
+        ["note", "user h1", "step 1", lookupOutput("c1")],
+      ],
+      state: ["h1", "a1", "t-c1", "final"],
+      log: [],
+      puts: 0,
+    });
+  });
+});
