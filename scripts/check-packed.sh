@@ -54,7 +54,8 @@ echo "== $(basename "$tarball"): $(wc -l < "$scratch/files.txt") files"
 # What a user needs is there; what they do not is not.
 for required in package/package.json package/README.md package/LICENSE package/CHANGELOG.md \
   package/dist/esm/index.js package/dist/esm/index.d.ts package/dist/cjs/index.js package/dist/cjs/index.d.ts \
-  package/dist/cjs/package.json package/dist/esm/cli.js package/dist/esm/middleware/index.js package/dist/cjs/inspector/index.js; do
+  package/dist/cjs/package.json package/dist/esm/cli.js package/dist/esm/middleware/index.js package/dist/cjs/inspector/index.js \
+  package/middleware/package.json package/inspector/package.json package/sqlite/package.json; do
   grep -qx "$required" "$scratch/files.txt" || { echo "the tarball lacks $required"; exit 1; }
 done
 if grep -E '^package/(test|bench|examples|scripts|node_modules)/' "$scratch/files.txt"; then
@@ -73,7 +74,7 @@ mkdir -p "$app"
 (cd "$app" && npm init -y > /dev/null)
 while IFS= read -r line; do
   # The package itself comes from the tarball; every other package from the registry.
-  command="${line//$readme_tarball/$tarball}"
+  command="${line//"$readme_tarball"/$tarball}"
   echo "\$ ${line}"
   (cd "$app" && eval "$command --no-audit --no-fund --prefer-offline --loglevel=error") > "$scratch/install.log" 2>&1 || {
     cat "$scratch/install.log"
