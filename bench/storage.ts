@@ -6,7 +6,7 @@
  *   npx tsx bench/storage.ts                                   # the demo's session (bundled SWE-bench run), window 8000
  *   npx tsx bench/storage.ts --traces examples/fixtures/public.jsonl.gz   # every session of a trace file, summed
  *   npx tsx bench/storage.ts --window 16000 --session <id>
- *   npx tsx bench/storage.ts --file /tmp/langchain-compaction-demo/demo.sqlite   # bytes per thread of an existing file (e.g. the demo's)
+ *   npx tsx bench/storage.ts --file <path>/demo.sqlite   # bytes per thread of an existing file (e.g. the one npm run demo printed)
  *
  * Layouts: without compaction (SqliteSaver), and with compaction: the archive in the state channel on
  * SqliteSaver (0.1.0's default on SQLite), in a SqliteStore beside a SqliteSaver, in the state

@@ -4,13 +4,15 @@
  * channel value stored once, and a SqliteStore in the same file for the archive of originals); then a
  * before/after table. No API key, no server. The inspector then reads both threads back from the
  * SQLite file, and the demo checks that it gives the same figures under the same names (exit code 1
- * otherwise).
+ * otherwise). Each run writes a new SQLite file in a new temporary folder (mkdtemp), and prints its
+ * path and the `npm run inspect` command that opens the compacted thread.
  *
  *   npm run demo                                  # the bundled SWE-bench session
  *   npm run demo -- --session tau-bench-airline/task2-trial1
  *   npm run demo -- --window 16000 --traces examples/fixtures/public.jsonl.gz --session <id>
+ *   npm run demo -- --sqlite demo.sqlite         # this file instead (replaced if it exists)
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -27,7 +29,11 @@ const flag = (name: string): string | undefined => {
 };
 const tracesPath = flag("--traces") ?? BUNDLED_TRACES_PATH;
 const window = Number(flag("--window") ?? 8_000);
-const sqlitePath = flag("--sqlite") ?? join(tmpdir(), "langchain-compaction-demo", "demo.sqlite");
+// A new folder per run, so that two runs (at once, or one after the other) never share a file.
+const sqlitePath = flag("--sqlite") ?? join(mkdtempSync(join(tmpdir(), "langchain-compaction-demo-")), "demo.sqlite");
+
+/** `text` as one shell word: as it is when it is safe, else in single quotes. */
+const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
 
 const sessions = loadTraceSessions(tracesPath);
 const session = sessions.find((each) => each.id === (flag("--session") ?? sessions[0]!.id));
@@ -130,7 +136,7 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
   };
 }
 
-// A fresh file each run: the demo's threads are not meant to be resumed.
+// A fresh file each run (`--sqlite` names one that may exist): the demo's threads are not meant to be resumed.
 for (const file of [sqlitePath, `${sqlitePath}-wal`, `${sqlitePath}-shm`]) rmSync(file, { force: true });
 
 console.log("langchain-compaction demo: a LangGraph ReAct agent replaying a real recorded session");
@@ -186,8 +192,9 @@ async function inspectorAgrees(figures: RunFigures): Promise<string[]> {
 const disagreements = [...(await inspectorAgrees(before)), ...(await inspectorAgrees(after))];
 console.log(
   disagreements.length === 0
-    ? "the inspector reads the same figures from the SQLite file: npm run inspect -- --sqlite " +
-        `${sqlitePath} --thread ${after.threadId} --format text (or without --format, for the HTML page)`
+    ? "the inspector reads the same figures from the SQLite file; to see the compacted thread, in the clone:\n" +
+        `  npm run inspect -- --sqlite ${shellWord(sqlitePath)} --thread ${shellWord(after.threadId)} --format text\n` +
+        "  (without --format text, it writes an HTML page and prints its path)"
     : `the inspector's figures DIFFER:\n${disagreements.map((line) => `  ${line}`).join("\n")}`,
 );
 

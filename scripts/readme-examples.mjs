@@ -6,7 +6,7 @@
 // test/readme.test.ts runs every example against the sources; scripts/check-packed.sh runs them
 // against the packed package, as ESM and as CommonJS:
 //
-//   node scripts/readme-examples.mjs write <directory>   # NAME.mjs, NAME.cjs and NAME.txt per example without `needs`
+//   node scripts/readme-examples.mjs write <directory>   # NAME.mts (as written), NAME.mjs, NAME.cjs and NAME.txt per example without `needs`
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +73,7 @@ async function write(directory) {
   const written = [];
   for (const example of readmeExamples()) {
     if (example.needs.length > 0) continue;
+    writeFileSync(join(directory, `${example.name}.mts`), example.code);
     writeFileSync(join(directory, `${example.name}.mjs`), await transpile(example.code, "esm"));
     writeFileSync(join(directory, `${example.name}.cjs`), await transpile(example.code, "cjs"));
     writeFileSync(join(directory, `${example.name}.txt`), readFileSync(example.expectedPath, "utf8"));

@@ -5,12 +5,13 @@
  * (`needs: postgres`) run in their own suites (test/integration/readme-postgres.test.ts).
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { format } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readmeExamples } from "../scripts/readme-examples.mjs";
+import { relativeLinks, unshippedLinks } from "../scripts/shipped-links.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const examples = readmeExamples(root);
@@ -49,6 +50,7 @@ describe("README and docs examples", () => {
   it("finds the examples where they are, each with its expected output and none without", () => {
     expect(examples.map(({ name, file, needs }) => [file, name, needs])).toEqual([
       ["README.md", "quick-start", []],
+      ["README.md", "tool-result-hiding", []],
       ["README.md", "langgraph", []],
       ["README.md", "create-agent", []],
       ["README.md", "lcel", []],
@@ -58,6 +60,7 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "sqlite-storage", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "chat-history", []],
+      ["docs/reference.md", "auto-compaction-options", []],
       ["docs/reference.md", "token-counting", []],
       ["docs/strategies.md", "summaries", []],
       ["docs/strategies.md", "cache-anchors", []],
@@ -75,6 +78,18 @@ describe("README and docs examples", () => {
     },
   );
 
+  it("shows the printed output right after an example that says so: what examples/readme-output holds", () => {
+    const shown: [string, string][] = [];
+    for (const file of new Set(examples.map((example) => example.file))) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const [, name, output] of text.matchAll(/<!-- example: ([a-z0-9-]+)[^\n]*\n```ts\n[\s\S]*?\n```\n\nIt prints:\n\n```text\n([\s\S]*?)```\n/g)) {
+        shown.push([name!, output!]);
+      }
+    }
+    expect(shown.map(([name]) => name)).toEqual(["quick-start"]);
+    for (const [name, output] of shown) expect(output).toBe(readFileSync(join(root, "examples", "readme-output", `${name}.txt`), "utf8"));
+  });
+
   it("imports the package by name, never by a relative path", () => {
     const relative = examples.filter((example) => /from "\.{1,2}\//.test(example.code)).map((example) => example.name);
     expect(relative).toEqual([]);
@@ -88,8 +103,29 @@ describe("README", () => {
   it("names the demo and test commands a fresh clone (and CI) uses, and how to install from a clone", () => {
     expect(readme).toContain("npm ci && npm run demo");
     expect(readme).toContain("npm ci && npm test");
-    expect(readme).toContain("**Install from a clone**");
-    expect(readme).toContain("npm ci && npm pack");
+    const install = readme.slice(readme.indexOf("## Install\n"), readme.indexOf("### Running the examples\n"));
+    expect(install).toContain("The package is not on npm yet");
+    expect(install).toContain("```sh\ngit clone <url> langchain-compaction && cd langchain-compaction && npm ci && npm pack\n```");
+    const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+    expect(install).toContain(`npm install /path/to/langchain-compaction/langchain-compaction-${version}.tgz @langchain/core @langchain/langgraph\n`);
+    // What better-sqlite3 compiles with when its prebuilt binary cannot be downloaded.
+    for (const tool of ["`python3`", "`make`", "`g++`"]) expect(install).toContain(tool);
+  });
+
+  it("opens with the recommended path, autoCompaction in createAgent, and one sentence of figures", () => {
+    const intro = readme.slice(0, readme.indexOf("## Install\n"));
+    expect(intro.match(/\d[×x](?![a-z0-9])/g)).toEqual(["4×"]);
+    const first = examples[0]!;
+    expect([first.file, first.name]).toEqual(["README.md", "quick-start"]);
+    for (const call of ["autoCompaction(", "compactionMiddleware(", "createAgent("]) expect(first.code).toContain(call);
+    expect(readme.indexOf("## Quick start")).toBeLessThan(readme.indexOf("## Pick a strategy"));
+  });
+
+  it("says how to run the examples: .mts or a module project with tsx, and require from CommonJS", () => {
+    const running = readme.slice(readme.indexOf("### Running the examples\n"), readme.indexOf("## Quick start"));
+    expect(running).toContain("npx tsx quick-start.mts");
+    expect(running).toContain("npm pkg set type=module");
+    expect(running).toContain('require("langchain-compaction")');
   });
 
   it("keeps a place for the migration guide", () => {
@@ -99,6 +135,29 @@ describe("README", () => {
   it("speaks to users: no internal documents, seeds or issue numbers", () => {
     const internal = /\bseed \d|\bissue #?\d|\b[Rr]equirement \d|\bR\d+\b|DESIGN\.md|design doc/;
     expect(docs.filter((file) => internal.test(readFileSync(join(root, file), "utf8")))).toEqual([]);
+  });
+
+  it("ships Markdown that links only to what the package ships (package.json \"files\")", () => {
+    const { files } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files: string[] };
+    const shipped = files.flatMap((entry) => {
+      const path = join(root, entry);
+      if (!existsSync(path)) return [];
+      if (!statSync(path).isDirectory()) return [entry];
+      return readdirSync(path, { recursive: true, withFileTypes: true })
+        .filter((item) => item.isFile())
+        .map((item) => relative(root, join(item.parentPath, item.name)));
+    });
+    expect(shipped).toContain("docs/reference.md");
+    expect(unshippedLinks(shipped)).toEqual([]);
+  });
+
+  it("finds the links a shipped Markdown file has, and those to unshipped files", () => {
+    expect(relativeLinks("[a](docs/a.md#x) [b](https://x.dev/y) [c](#local) [d](../bench/README.md)")).toEqual(["docs/a.md", "../bench/README.md"]);
+    const text: Record<string, string> = { "README.md": "[ok](docs/b.md) [no](examples/demo.ts) [dir](docs/)", "docs/b.md": "[up](../README.md) [out](../test/x.ts)" };
+    expect(unshippedLinks(["README.md", "docs/b.md"], (file) => text[file]!)).toEqual([
+      { file: "README.md", target: "examples/demo.ts" },
+      { file: "docs/b.md", target: "../test/x.ts" },
+    ]);
   });
 
   it("links only to files that exist", () => {
