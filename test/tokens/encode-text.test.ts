@@ -62,6 +62,23 @@ describe("bytePairEncode", () => {
     expect(compared).toBe(1_352);
   });
 
+  it("gives the same tokens from an empty merged-pair cache, a filled one, and one of two slots that always collide", () => {
+    const random = seededRandom(9);
+    const pieces = Array.from({ length: 400 }, (_, index) => utf8Binary(randomText(random, index % 40 === 0 ? 200 : 12).replace(/\s/g, "")));
+    const fresh = parseRanks(o200k);
+    const colliding = { ...fresh, mergedPairs: { lefts: new Int32Array(2).fill(-1), rights: new Int32Array(2).fill(-1), merged: new Int32Array(2), shift: 31 } };
+    const encodeAll = (tables: typeof fresh) => pieces.map((bytes) => {
+      const tokens: number[] = [];
+      if (bytes.length >= 2 && !tables.ranks.has(bytes)) bytePairEncode(bytes, tables, tokens);
+      return tokens.join();
+    });
+    const cold = encodeAll(fresh);
+    expect(encodeAll(fresh)).toEqual(cold);
+    expect(encodeAll(colliding)).toEqual(cold);
+    // The colliding cache kept a pair and missed others: it was used.
+    expect(colliding.mergedPairs.lefts.some((left) => left >= 0)).toBe(true);
+  });
+
   it("merges a long piece with the heap exactly as js-tiktoken", () => {
     for (const text of [" ".repeat(400), "\n".repeat(300), " \t".repeat(200) + "\n", "é".repeat(100)]) {
       const tokens: number[] = [];
