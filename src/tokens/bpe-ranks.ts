@@ -16,6 +16,21 @@ export interface RankFile {
 /** No rank: a pair of parts that does not merge. */
 export const NO_RANK = 0x7fffffff;
 
+/** Bits of a {@link MergedPairs} slot: 2^16 slots. */
+const MERGED_PAIR_BITS = 16;
+
+/**
+ * A direct-mapped cache of merged pairs: the rank of the bytes of token `lefts[slot]` followed by
+ * those of token `rights[slot]` is `merged[slot]` ({@link NO_RANK} when they have none). A pair
+ * replaces whichever pair had its slot; `shift` turns a 32-bit hash into a slot.
+ */
+export interface MergedPairs {
+  readonly lefts: Int32Array;
+  readonly rights: Int32Array;
+  readonly merged: Int32Array;
+  readonly shift: number;
+}
+
 export interface BpeRanks {
   /** Token of each byte sequence (binary string). */
   readonly ranks: Map<string, number>;
@@ -27,6 +42,8 @@ export interface BpeRanks {
   readonly byteRanks: Int32Array;
   /** UTF-8 bytes (binary string) of each special token, by token. */
   readonly specialBytes: Map<number, string>;
+  /** Ranks of recently merged pairs of tokens, filled while merging. */
+  readonly mergedPairs: MergedPairs;
 }
 
 /** The binary string of a UTF-8 byte array. */
@@ -62,5 +79,7 @@ export function parseRanks(file: RankFile): BpeRanks {
   const encoder = new TextEncoder();
   const specialBytes = new Map<number, string>();
   for (const [text, rank] of Object.entries(file.special_tokens)) specialBytes.set(rank, binaryOf(encoder.encode(text)));
-  return { ranks, bytesOf, pairRanks, byteRanks, specialBytes };
+  const slots = 1 << MERGED_PAIR_BITS;
+  const mergedPairs = { lefts: new Int32Array(slots).fill(-1), rights: new Int32Array(slots).fill(-1), merged: new Int32Array(slots), shift: 32 - MERGED_PAIR_BITS };
+  return { ranks, bytesOf, pairRanks, byteRanks, specialBytes, mergedPairs };
 }

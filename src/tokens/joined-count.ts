@@ -1,15 +1,28 @@
-import { isSpace } from "./encoder.js";
-
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const SLASH = 0x2f;
+
+/** Whether a UTF-16 code unit is one of JavaScript's `\s` characters (the regular expression class). */
+function isSpace(unit: number): boolean {
+  if (unit < 0x80) return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
+  return (
+    unit === 0xa0 ||
+    unit === 0x1680 ||
+    (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000 ||
+    unit === 0xfeff
+  );
+}
 
 /**
  * Whether no piece of the `o200k_base` and `cl100k_base` pre-tokenizers spans position `at` of
  * `text`: the unit before it ends a line (`\n` or `\r`) and the unit at it is neither whitespace
  * nor `/`. Then the text's tokens are the tokens of `text.slice(0, at)` followed by those of
- * `text.slice(at)`, each encoded alone (`countText` included: its long runs of non-space units
- * cannot span a line end either).
+ * `text.slice(at)`, each encoded alone.
  *
  * Why, alternative by alternative of both patterns: the letter and contraction alternatives never
  * take a line end (their optional lead character excludes `\r` and `\n`); the digit one takes

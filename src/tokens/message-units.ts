@@ -71,8 +71,7 @@ export function tallyMessage(message: BaseMessage, units: (text: string) => numb
  * It bounds the text's tokens in `o200k_base` and `cl100k_base` from above: the tokenizer cuts the
  * text into pieces on code-point boundaries, encodes each piece to UTF-8 and splits its bytes into
  * tokens of one byte or more (byte-level BPE: every token stands for a non-empty byte sequence), so
- * a text never has more tokens than bytes. Cutting long runs into pieces (`encodeText`) keeps the
- * bytes the same: pieces end on code-point boundaries. @internal
+ * a text never has more tokens than bytes. @internal
  */
 export function utf8Length(text: string): number {
   let bytes = text.length;

@@ -12,7 +12,6 @@ import { TextUnitsCache } from "./text-units-cache.js";
 import type { TokenCounter, TokenCounterMode, TokenCounterOptions, TokenMeasurement, TokenUpperBound } from "./token-counter-types.js";
 import { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
-export { LONG_RUN_PIECE } from "./encoder.js";
 export { tokenCounterFromFunction, type TokenCounterFunction } from "./function-token-counter.js";
 
 export { TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_ROLE, TOKENS_PER_TOOL_CALL } from "./message-units.js";

@@ -3,12 +3,12 @@
  * o200k_base and cl100k_base: on the recorded traces, on hand-picked hard texts, and on seeded
  * random strings. The trace texts are sampled (every 5th message); ENCODER_ALL_TRACES=1 takes all.
  */
-import { readFileSync } from "node:fs";
+import { AIMessage } from "@langchain/core/messages";
 import { Tiktoken } from "js-tiktoken/lite";
 import cl100k from "js-tiktoken/ranks/cl100k_base";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
-import { defaultTracesPath } from "../../examples/traces.js";
+import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { BpeEncoder, PIECE_CACHE_MAX_ENTRIES } from "../../src/tokens/bpe-encoder.js";
 import { parseRanks, type RankFile } from "../../src/tokens/bpe-ranks.js";
 import { HEAP_MERGE_MIN_BYTES } from "../../src/tokens/bpe-merge.js";
@@ -31,13 +31,11 @@ const encoders = new Map(encodings.map(([name, file]) => [name, new BpeEncoder(f
 function traceTexts(): string[] {
   const stride = process.env["ENCODER_ALL_TRACES"] === "1" ? 1 : 5;
   const texts: string[] = [];
-  for (const line of readFileSync(defaultTracesPath(), "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const { messages } = JSON.parse(line) as { messages: { content: string | null; tool_calls?: { name: string; args: unknown }[] }[] };
+  for (const { messages } of loadTraceSessions(defaultTracesPath())) {
     messages.forEach((message, index) => {
       if (index % stride !== 0) return;
-      texts.push(message.content ?? "");
-      for (const call of message.tool_calls ?? []) texts.push(call.name, JSON.stringify(call.args));
+      texts.push(message.content as string);
+      if (message instanceof AIMessage) for (const call of message.tool_calls ?? []) texts.push(call.name, JSON.stringify(call.args));
     });
   }
   return texts;

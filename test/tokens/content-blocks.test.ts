@@ -110,14 +110,13 @@ describe("exact counts of every content block kind", () => {
   });
 
   it("counts a compaction block, an OpenAI function_call_output and the JSON of any other block", async () => {
-    // JSON has no spaces: countText encodes its long runs in pieces, as the counter does.
     const webSearch = { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", title: "Paris", url: "https://example.com" }] };
     const message = human([
       { type: "compaction", content: "Earlier: the user asked about Paris." },
       { type: "function_call_output", call_id: "call_9", output: "18 degrees" },
       webSearch,
     ]);
-    const expected = OVERHEAD + tokens("Earlier: the user asked about Paris.") + tokens("call_9") + tokens("18 degrees") + (await exact.countText(JSON.stringify(webSearch)));
+    const expected = OVERHEAD + tokens("Earlier: the user asked about Paris.") + tokens("call_9") + tokens("18 degrees") + tokens(JSON.stringify(webSearch));
     expect(await exact.countMessage(message)).toBe(expected);
   });
 

@@ -1,6 +1,6 @@
 /**
  * The pieces under BpeEncoder: its UTF-8 conversion and both merge paths; and the counter's
- * `encodeText` / `countText` / `tokenPrefix`, which must give what they gave on js-tiktoken.
+ * `encodeText` / `countText` / `tokenPrefix`, which must give js-tiktoken's tokens and cuts.
  */
 import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
@@ -9,29 +9,12 @@ import { boundaryAtOrBefore } from "../../src/text/code-points.js";
 import { BpeEncoder } from "../../src/tokens/bpe-encoder.js";
 import { bytePairEncode, HEAP_MERGE_MIN_BYTES } from "../../src/tokens/bpe-merge.js";
 import { parseRanks } from "../../src/tokens/bpe-ranks.js";
-import { LONG_RUN_PIECE, countText, encodeText, tokenPrefix } from "../../src/tokens/encoder.js";
+import { countText, encodeText, tokenPrefix } from "../../src/tokens/encoder.js";
 import { isAscii, utf8Binary } from "../../src/tokens/utf8-binary.js";
 import { randomText, seededRandom } from "../support/random-text.js";
 
 const reference = new Tiktoken(o200k);
 const encoder = new BpeEncoder(o200k);
-
-/** encodeText as it was on js-tiktoken: runs of more than LONG_RUN_PIECE non-space units in pieces. */
-function referenceEncodeText(text: string): number[] {
-  const tokens: number[] = [];
-  let last = 0;
-  for (const match of text.matchAll(new RegExp(`\\S{${LONG_RUN_PIECE + 1},}`, "g"))) {
-    tokens.push(...reference.encode(text.slice(last, match.index), [], []));
-    for (let piece = 0; piece < match[0].length; ) {
-      const end = boundaryAtOrBefore(match[0], piece + LONG_RUN_PIECE);
-      tokens.push(...reference.encode(match[0].slice(piece, end), [], []));
-      piece = end;
-    }
-    last = match.index + match[0].length;
-  }
-  tokens.push(...reference.encode(text.slice(last), [], []));
-  return tokens;
-}
 
 /** Every UTF-16 code unit that `/\s/` matches. */
 function spaceCodeUnits(): string[] {
@@ -79,6 +62,23 @@ describe("bytePairEncode", () => {
     expect(compared).toBe(1_352);
   });
 
+  it("gives the same tokens from an empty merged-pair cache, a filled one, and one of two slots that always collide", () => {
+    const random = seededRandom(9);
+    const pieces = Array.from({ length: 400 }, (_, index) => utf8Binary(randomText(random, index % 40 === 0 ? 200 : 12).replace(/\s/g, "")));
+    const fresh = parseRanks(o200k);
+    const colliding = { ...fresh, mergedPairs: { lefts: new Int32Array(2).fill(-1), rights: new Int32Array(2).fill(-1), merged: new Int32Array(2), shift: 31 } };
+    const encodeAll = (tables: typeof fresh) => pieces.map((bytes) => {
+      const tokens: number[] = [];
+      if (bytes.length >= 2 && !tables.ranks.has(bytes)) bytePairEncode(bytes, tables, tokens);
+      return tokens.join();
+    });
+    const cold = encodeAll(fresh);
+    expect(encodeAll(fresh)).toEqual(cold);
+    expect(encodeAll(colliding)).toEqual(cold);
+    // The colliding cache kept a pair and missed others: it was used.
+    expect(colliding.mergedPairs.lefts.some((left) => left >= 0)).toBe(true);
+  });
+
   it("merges a long piece with the heap exactly as js-tiktoken", () => {
     for (const text of [" ".repeat(400), "\n".repeat(300), " \t".repeat(200) + "\n", "é".repeat(100)]) {
       const tokens: number[] = [];
@@ -92,18 +92,18 @@ describe("encodeText, countText and tokenPrefix", () => {
   const random = seededRandom(7);
   const texts = [
     "plain text, no long run",
-    "x" + "𝒳".repeat(3 * LONG_RUN_PIECE),
-    "=".repeat(6_400),
-    `before ${"a".repeat(LONG_RUN_PIECE + 1)} after ${"b".repeat(LONG_RUN_PIECE)} ${"😀".repeat(LONG_RUN_PIECE)}`,
+    "x" + "𝒳".repeat(192),
+    "=".repeat(1_000),
+    `before ${"a".repeat(65)} after ${"b".repeat(64)} ${"😀".repeat(64)}`,
     "path/" + "segment/".repeat(40) + "file.ts and <|endoftext|>",
-    // Every code unit JavaScript's \s matches ends a run; U+200B, U+0085 and U+180E do not.
-    spaceCodeUnits().map((space) => "r".repeat(LONG_RUN_PIECE) + space).join("") + "q".repeat(LONG_RUN_PIECE / 2) + "\u200b\u0085\u180e" + "q".repeat(LONG_RUN_PIECE / 2),
+    // Every code unit JavaScript's \s matches, between runs; U+200B, U+0085 and U+180E are not spaces.
+    spaceCodeUnits().map((space) => "r".repeat(64) + space).join("") + "q".repeat(32) + "\u200b\u0085\u180e" + "q".repeat(32),
     ...Array.from({ length: 200 }, () => randomText(random, 60).replace(/\s/g, "") + " " + randomText(random, 120)),
   ];
 
-  it("give the tokens and counts they gave on js-tiktoken, long runs in pieces", () => {
+  it("give js-tiktoken's tokens and counts, long runs included", () => {
     for (const text of texts) {
-      const expected = referenceEncodeText(text);
+      const expected = reference.encode(text, [], []);
       expect({ text, tokens: encodeText(encoder, text) }).toEqual({ text, tokens: expected });
       expect({ text, count: countText(encoder, text) }).toEqual({ text, count: expected.length });
     }

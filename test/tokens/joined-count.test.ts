@@ -19,7 +19,7 @@ const ENCODERS = { o200k_base: new BpeEncoder(o200k), cl100k_base: new BpeEncode
 
 /** Texts built around line ends: what a break needs, and what is next to one but is not one. */
 const LINE_UNITS = ["\n", "\r", "\r\n", " ", "  ", "\t", "/", "//", "-", "<", ">", ".", ":", "'s", "'", "a", "Word", "ab c", "7", "123", "é", "漢", "😀", "\ud800", "\u0301", "\u00a0", "\u3000", "\u2028", "="];
-/** Runs of non-space units that, alone or together, pass the 64 units from which `countText` cuts a run in pieces. */
+/** Runs of non-space units, alone or together longer than 64 units. */
 const LONG_RUNS = ["x".repeat(40), "=".repeat(33), "😀".repeat(20), `a${"\ud83d\ude00".repeat(31)}`, "b".repeat(70)];
 const lineText = fc
   .array(fc.tuple(fc.constantFrom("\n", "\r", "\r\n", "\n\n"), fc.array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...LINE_UNITS) }, { weight: 1, arbitrary: fc.constantFrom(...LONG_RUNS) }), { maxLength: 8 })), { minLength: 1, maxLength: 20 })
@@ -44,7 +44,6 @@ describe("isPieceBreak", () => {
           if (!isPieceBreak(text, at)) continue;
           breaks++;
           expect(tokens(text)).toEqual([...tokens(text.slice(0, at)), ...tokens(text.slice(at))]);
-          // countText also cuts runs of more than 64 non-space units in pieces.
           expect(countText(encoder, text)).toBe(countText(encoder, text.slice(0, at)) + countText(encoder, text.slice(at)));
         }
       }),
