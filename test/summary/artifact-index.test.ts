@@ -144,4 +144,38 @@ describe("renderArtifacts", () => {
   it("renders nothing for an empty index", () => {
     expect(renderArtifacts(EMPTY_ARTIFACT_INDEX)).toBe("");
   });
+
+  it("within maxCharacters keeps the newest and the most used files in turn, in their stored order, and counts the rest", () => {
+    const index: ArtifactIndex = {
+      ...EMPTY_ARTIFACT_INDEX,
+      filesRead: Array.from({ length: 100 }, (_, n) => `f${n}.py`),
+      fileUses: { "f3.py": 5, "f7.py": 2 },
+      tools: { read: 90, grep: 10 },
+    };
+    // Four files each: the newest (f99, f98) and the most used (f3, f7), one of each in turn.
+    const four = "<artifact_index>\nfiles read: f3.py, f7.py, f98.py, f99.py, … and 96 more files\ntools used: read (90), grep (10)\n</artifact_index>";
+    expect(renderArtifacts(index, { maxCharacters: four.length })).toBe(four);
+    expect(renderArtifacts(index, { maxCharacters: four.length - 1 })).toBe(
+      "<artifact_index>\nfiles read: f3.py, f98.py, f99.py, … and 97 more files\ntools used: read (90), grep (10)\n</artifact_index>",
+    );
+    expect(renderArtifacts(index, { maxCharacters: 10 })).toBe("");
+  });
+
+  it("within maxCharacters shows the newest commands, errors and identifiers, with their count", () => {
+    const long = (kind: string) => [1, 2, 3].map((n) => `${kind} ${n} ${"x".repeat(40)}`);
+    const index: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, commands: long("command"), errors: long("error"), identifiers: long("id") };
+    const [c, e, i] = [index.commands, index.errors, index.identifiers];
+    const two = `<artifact_index>\nidentifiers: ${i[1]}, ${i[2]}, … and 1 more identifiers\ncommands run (newest 2 of 3):\n- ${c[1]}\n- ${c[2]}\nerrors seen (newest 2 of 3):\n- ${e[1]}\n- ${e[2]}\n</artifact_index>`;
+    expect(renderArtifacts(index, { maxCharacters: two.length })).toBe(two);
+  });
+});
+
+describe("fileUses", () => {
+  it("counts the files touched more than once, merged indexes summed", () => {
+    const read = (id: string, path: string) => [assistant(`a${id}`, "", [{ id, name: "read_file", args: { path } }]), toolResult(`t${id}`, id, "x", "read_file")];
+    const first = extractArtifacts([...read("1", "a.py"), ...read("2", "a.py"), ...read("3", "b.py")]);
+    expect(first.fileUses).toEqual({ "a.py": 2 });
+    expect(extractArtifacts(read("4", "b.py"), [first]).fileUses).toEqual({ "a.py": 2, "b.py": 2 });
+    expect("fileUses" in extractArtifacts(read("5", "c.py"))).toBe(false);
+  });
 });
