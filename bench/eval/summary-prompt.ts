@@ -176,7 +176,7 @@ export function parseRenderedArtifacts(text: string): ArtifactIndex {
     for (const line of match[1]!.split("\n")) {
       // A list cut to fit its summary message ends with a count of the rest ("… and 12 more files"): not an entry.
       const list = (label: string) => (line.startsWith(`${label}: `) ? line.slice(label.length + 2).split(", ").filter((entry) => entry !== "" && !/^… and \d+ more /.test(entry)) : undefined);
-      if (/^errors seen(?: \(newest \d+ of \d+\))?:$/.test(line)) {
+      if (/^errors seen(?: \(\d+ of \d+\))?:$/.test(line)) {
         inErrors = true;
         continue;
       }

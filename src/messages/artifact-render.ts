@@ -25,6 +25,22 @@ interface RankedList {
   readonly rank: readonly number[];
 }
 
+/** Characters that continue a path, word or number: an entry next to one is part of something longer. */
+const CONTINUES = /[\p{L}\p{N}_./\\-]/u;
+
+/** Whether `text` holds `entry` on its own: not inside a longer path, word or number (`a.py` is not in `data.py`). */
+function mentions(text: string, entry: string): boolean {
+  if (entry === "") return false;
+  for (let at = text.indexOf(entry); at >= 0; at = text.indexOf(entry, at + 1)) {
+    const before = at === 0 ? "" : text[at - 1]!;
+    const after = text[at + entry.length] ?? "";
+    // A sentence's full stop may follow a name: "." then space or the end does not continue it.
+    const afterContinues = CONTINUES.test(after) && !(after === "." && !CONTINUES.test(text[at + entry.length + 1] ?? " "));
+    if (!CONTINUES.test(before) && !afterContinues) return true;
+  }
+  return false;
+}
+
 /** Positions of `entries` newest first. */
 function newestFirst(entries: readonly string[]): number[] {
   return Array.from({ length: entries.length }, (_, position) => entries.length - 1 - position);
@@ -56,18 +72,38 @@ function newestAndMostUsed(entries: readonly string[], uses: (entry: string) => 
   return order;
 }
 
-/** The first `k` entries of `list` by rank, in their stored order, and how many are left out. */
-function kept({ entries, rank }: RankedList, k: number): { shown: string[]; rest: number } {
-  if (k >= entries.length) return { shown: [...entries], rest: 0 };
-  const positions = rank.slice(0, k).sort((a, b) => a - b);
-  return { shown: positions.map((position) => entries[position]!), rest: entries.length - k };
+/**
+ * The first `k` entries of `list` by rank that `named` does not hold, in their stored order, and how
+ * many entries are neither shown nor named.
+ */
+function kept({ entries, rank }: RankedList, k: number, named: (entry: string) => boolean): { shown: string[]; rest: number } {
+  const positions: number[] = [];
+  let namedCount = 0;
+  for (const position of rank) {
+    if (named(entries[position]!)) namedCount++;
+    else if (positions.length < k) positions.push(position);
+  }
+  positions.sort((a, b) => a - b);
+  return { shown: positions.map((position) => entries[position]!), rest: entries.length - positions.length - namedCount };
 }
 
 /**
  * {@link renderArtifacts} of `index` for any `maxCharacters`: the lists are ranked once, and each
- * call only picks and renders. @internal
+ * call only picks and renders. Entries `alreadyNamed` names on their own (a summary that quotes a
+ * path or an error line) are not shown again, nor counted in the rest; tools are always listed.
+ * @internal
  */
-export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15): (maxCharacters?: number) => string {
+export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15, alreadyNamed?: string): (maxCharacters?: number) => string {
+  // Entries the text beside the index names already (a summary quoting a path or an error line) are not repeated.
+  const verdicts = new Map<string, boolean>();
+  const named =
+    alreadyNamed === undefined || alreadyNamed === ""
+      ? () => false
+      : (entry: string) => {
+          let verdict = verdicts.get(entry);
+          if (verdict === undefined) verdicts.set(entry, (verdict = mentions(alreadyNamed, entry)));
+          return verdict;
+        };
   const files = (entries: readonly string[]): RankedList => ({ entries, rank: newestAndMostUsed(entries, (path) => usesOf(index, path)) });
   const newest = (entries: readonly string[]): RankedList => ({ entries, rank: newestFirst(entries) });
   const toolCounts = Object.entries(index.tools);
@@ -87,15 +123,16 @@ export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15): (
   const commandsStored = index.commands.length;
   const render = (k: number): string => {
     const lines: string[] = [];
-    const list = (label: string, ranked: RankedList, noun: string, show: (entry: string) => string = (entry) => entry) => {
-      const { shown, rest } = kept(ranked, k);
-      const items = [...shown.map(show), ...(rest > 0 ? [`… and ${rest} more ${noun}`] : [])];
+    const list = (label: string, ranked: RankedList, noun: string, show?: (entry: string) => string) => {
+      // Tools are listed with their counts, whoever names them.
+      const { shown, rest } = kept(ranked, k, show ? () => false : named);
+      const items = [...(show ? shown.map(show) : shown), ...(rest > 0 ? [`… and ${rest} more ${noun}`] : [])];
       if (items.length > 0) lines.push(`${label}: ${items.join(", ")}`);
     };
     const bullets = (label: string, ranked: RankedList, total: number) => {
-      const { shown } = kept(ranked, k);
-      if (total === 0) return;
-      lines.push(`${label}${shown.length < total ? ` (newest ${shown.length} of ${total})` : ""}:`);
+      const { shown, rest } = kept(ranked, k, named);
+      if (shown.length === 0 && rest === 0) return;
+      lines.push(`${label}${shown.length < total ? ` (${shown.length} of ${total})` : ""}:`);
       for (const entry of shown) lines.push(`- ${entry}`);
     };
     list("files created", lists.created, "files");
@@ -129,7 +166,7 @@ export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15): (
  * Commands show the newest `commandsShown`. With `maxCharacters`, each list keeps its first entries
  * by rank (files: the newest and the most used in turn, see `ArtifactIndex.fileUses`; the other
  * lists: the newest; tools: the most called), shown in their stored order with a count of the rest
- * (`… and 5980 more files`; `commands run (newest 3 of 40):`).
+ * (`… and 5980 more files`; `commands run (3 of 40):`).
  *
  * @example
  * renderArtifacts(index); // every entry

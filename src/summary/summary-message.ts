@@ -7,6 +7,9 @@ import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } fr
 import { fitToTokens } from "./fit-tokens.js";
 import type { WrittenSummary } from "./summary-strategy.js";
 
+/** More characters than any token of an index holds on average: a longer index is not counted to see whether it fits. */
+const MAX_CHARACTERS_PER_TOKEN = 10;
+
 /** The note after a summary's text that was cut to fit the summary message's cap. */
 export const cutNote = (maxTokens: number) => `\n[summary cut at ${maxTokens} tokens]`;
 const CUT_NOTE = /\n\[summary cut at \d+ tokens\]$/;
@@ -66,20 +69,25 @@ export class SummaryMessages {
 
   /**
    * The `<artifact_index>` block of `artifacts` for a summary message holding `text`: the most of the
-   * index that fits in the room the prefix and the text leave under the cap, at least its reserved share.
+   * index that fits in the room the prefix and the text leave under the cap (entries the text names
+   * are not repeated), at least its reserved share.
    */
   async #indexFor(text: string, artifacts: ArtifactIndex): Promise<string> {
     const reserved = await this.#reservedIndex(artifacts);
-    const fit = this.#fitterOf(artifacts);
-    if (fit() === reserved) return reserved;
+    const whole = this.#fitterOf(artifacts)();
+    if (whole === reserved) return reserved;
     const frame = await this.#tokensOf(text, "");
+    // The whole index when it fits (no token is shorter than a character's worth of this check).
+    if (whole.length <= (this.maxTokens - frame) * MAX_CHARACTERS_PER_TOKEN && (await this.#tokensOf(text, whole)) <= this.maxTokens) return whole;
+    // Else as much as fits, entries the summary names already left out: the room goes to others.
+    const fit = artifactIndexFitter(artifacts, undefined, text);
     const { text: index, fits } = await fitToTokens(
       (maxCharacters) => fit(maxCharacters),
       this.maxTokens - frame,
       async (candidate) => (await this.#tokensOf(text, candidate)) - frame,
       4,
     );
-    return fits && index.length > reserved.length ? index : reserved;
+    return fits ? index : reserved;
   }
 
   /** The parts a summary message's content joins. */
