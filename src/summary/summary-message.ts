@@ -25,7 +25,7 @@ interface MadeSummaryMessage {
  * `summaryMaxTokens`) as the token counter counts the whole message: the prefix, the summary's text
  * and the `<artifact_index>` block. The index is sure of {@link ARTIFACT_INDEX_SHARE} of the cap (the
  * text is fitted to the rest) and takes whatever room the text leaves; it shows as much of the index
- * as fits there (the marker's `artifacts` keep all of it). Made once per
+ * as fits there, not repeating what the text names (the marker's `artifacts` keep all of it). Made once per
  * written summary and number of messages summarized: a summary prepared ahead has its message made,
  * and counted, when it is written, off the step that places it. @internal
  */
@@ -77,7 +77,7 @@ export class SummaryMessages {
     const whole = this.#fitterOf(artifacts)();
     if (whole === reserved) return reserved;
     const frame = await this.#tokensOf(text, "");
-    // The whole index when it fits (no token is shorter than a character's worth of this check).
+    // The whole index when it fits (one longer than 10 characters a token of the room cannot, and is not counted).
     if (whole.length <= (this.maxTokens - frame) * MAX_CHARACTERS_PER_TOKEN && (await this.#tokensOf(text, whole)) <= this.maxTokens) return whole;
     // Else as much as fits, entries the summary names already left out: the room goes to others.
     const fit = artifactIndexFitter(artifacts, undefined, text);
