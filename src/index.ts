@@ -125,10 +125,10 @@ export {
   extractArtifacts,
   filesOf,
   filesOfCommand,
-  renderArtifacts,
   type ArtifactIndex,
   type ArtifactIndexLimits,
 } from "./messages/artifact-index.js";
+export { ARTIFACT_INDEX_SHARE, renderArtifacts, type RenderArtifactsOptions } from "./messages/artifact-render.js";
 export { messageText } from "./messages/message-text.js";
 
 export * from "./summary/index.js";

@@ -174,8 +174,9 @@ export function parseRenderedArtifacts(text: string): ArtifactIndex {
   for (const match of text.matchAll(/<artifact_index>\n([\s\S]*?)\n<\/artifact_index>/g)) {
     let inErrors = false;
     for (const line of match[1]!.split("\n")) {
-      const list = (label: string) => (line.startsWith(`${label}: `) ? line.slice(label.length + 2).split(", ").filter(Boolean) : undefined);
-      if (line === "errors seen:") {
+      // A list cut to fit its summary message ends with a count of the rest ("… and 12 more files"): not an entry.
+      const list = (label: string) => (line.startsWith(`${label}: `) ? line.slice(label.length + 2).split(", ").filter((entry) => entry !== "" && !/^… and \d+ more /.test(entry)) : undefined);
+      if (/^errors seen(?: \(\d+ of \d+\))?:$/.test(line)) {
         inErrors = true;
         continue;
       }

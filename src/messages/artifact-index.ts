@@ -18,6 +18,13 @@ export interface ArtifactIndex {
   readonly filesModified: readonly string[];
   readonly filesRead: readonly string[];
   /**
+   * How many times each file touched more than once was touched (read, created or modified), merged
+   * indexes summed; a file not in it was touched once (so was every file of an index stored by an
+   * earlier version). Absent when no file was touched twice. Ranks files when a summary message
+   * shows only part of the index.
+   */
+  readonly fileUses?: Readonly<Record<string, number>>;
+  /**
    * Commands run (first line, at most 200 UTF-16 code units, cut on a code-point boundary), newest
    * last; the newest `limits.commands`.
    */
@@ -79,6 +86,7 @@ class ArtifactCollector {
   readonly #created = new Map<string, true>();
   readonly #modified = new Map<string, true>();
   readonly #read = new Map<string, true>();
+  readonly #fileUses = new Map<string, number>();
   readonly #commands = new Map<string, true>();
   readonly #tools = new Map<string, number>();
   readonly #identifiers = new Map<string, true>();
@@ -97,6 +105,7 @@ class ArtifactCollector {
     for (const path of index.filesCreated) ArtifactCollector.#touch(this.#created, path);
     for (const path of index.filesModified) ArtifactCollector.#touch(this.#modified, path);
     for (const path of index.filesRead) ArtifactCollector.#touch(this.#read, path);
+    for (const path of filesOf(index)) this.#use(path, usesOf(index, path));
     for (const command of index.commands) ArtifactCollector.#touch(this.#commands, command);
     for (const [tool, count] of Object.entries(index.tools)) this.#tools.set(tool, (this.#tools.get(tool) ?? 0) + count);
     for (const identifier of index.identifiers) ArtifactCollector.#touch(this.#identifiers, identifier);
@@ -107,6 +116,11 @@ class ArtifactCollector {
   addFile(touch: FileTouch): void {
     const list = touch.kind === "created" ? this.#created : touch.kind === "modified" ? this.#modified : this.#read;
     ArtifactCollector.#touch(list, touch.path);
+    this.#use(touch.path, 1);
+  }
+
+  #use(path: string, uses: number): void {
+    this.#fileUses.set(path, (this.#fileUses.get(path) ?? 0) + uses);
   }
 
   addMessage(message: BaseMessage): void {
@@ -167,12 +181,19 @@ class ArtifactCollector {
     }
   }
 
+  /** `fileUses`: the files touched more than once, when there are any. */
+  #repeatedUses(): { fileUses?: Record<string, number> } {
+    const repeated = [...this.#fileUses].filter(([, uses]) => uses > 1);
+    return repeated.length === 0 ? {} : { fileUses: Object.fromEntries(repeated) };
+  }
+
   freeze(): ArtifactIndex {
     const newest = (list: Map<string, true>, limit: number) => [...list.keys()].slice(-limit);
     return {
       filesCreated: [...this.#created.keys()],
       filesModified: [...this.#modified.keys()],
       filesRead: [...this.#read.keys()],
+      ...this.#repeatedUses(),
       commands: newest(this.#commands, this.limits.commands),
       tools: Object.fromEntries(this.#tools),
       identifiers: newest(this.#identifiers, this.limits.identifiers),
@@ -218,35 +239,13 @@ export function artifactsOf(message: BaseMessage): ArtifactIndex | undefined {
   return marker?.artifacts;
 }
 
+/** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */
+export function usesOf(index: ArtifactIndex, path: string): number {
+  const uses = index.fileUses?.[path];
+  return typeof uses === "number" && uses > 0 ? uses : 1;
+}
+
 /** All file paths of an index, in the order created, modified, read, without repeats. */
 export function filesOf(index: ArtifactIndex): string[] {
   return [...new Set([...index.filesCreated, ...index.filesModified, ...index.filesRead])];
-}
-
-/**
- * The index as text for a summary message: an `<artifact_index>` block, empty sections left out.
- * Every file is listed; commands show the newest `commandsShown`.
- */
-export function renderArtifacts(index: ArtifactIndex, commandsShown = 15): string {
-  const lines: string[] = [];
-  const list = (label: string, values: readonly string[]) => {
-    if (values.length > 0) lines.push(`${label}: ${values.join(", ")}`);
-  };
-  list("files created", index.filesCreated);
-  list("files modified", index.filesModified);
-  list("files read", index.filesRead);
-  const tools = Object.entries(index.tools);
-  if (tools.length > 0) lines.push(`tools used: ${tools.map(([name, count]) => `${name} (${count})`).join(", ")}`);
-  list("identifiers", index.identifiers);
-  list("urls", index.urls);
-  const commands = index.commands.slice(-commandsShown);
-  if (commands.length > 0) {
-    lines.push(`commands run${index.commands.length > commands.length ? ` (newest ${commands.length})` : ""}:`);
-    for (const command of commands) lines.push(`- ${command}`);
-  }
-  if (index.errors.length > 0) {
-    lines.push("errors seen:");
-    for (const error of index.errors) lines.push(`- ${error}`);
-  }
-  return lines.length === 0 ? "" : `<artifact_index>\n${lines.join("\n")}\n</artifact_index>`;
 }

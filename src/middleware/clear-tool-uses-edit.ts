@@ -6,6 +6,8 @@ import { contextWindowOf, type ContextSize, type TriggerSize } from "../strategi
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import { ToolResultHiding, type KeepRecentResults } from "../strategies/tool-result-hiding.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
+import { carriesToolResults } from "../messages/tool-result-blocks.js";
+import { langChainKeep } from "./clear-tool-uses-keep.js";
 import { langChainTokenCounter, type LangChainTokenCounter } from "./langchain-token-counter.js";
 
 export type { ContextEdit } from "langchain";
@@ -32,7 +34,9 @@ export interface ClearToolUsesEditConfig {
    * How many of the newest tool results keep their content: `{ messages: n }`, or the newest whose
    * tokens add up to at most `{ tokens: n }` (or `{ fraction: f }` of the model's window; 3 results
    * when the window is unknown), stopping at the first that does not fit. Excluded and already
-   * cleared results count. @default { messages: DEFAULT_CLEAR_KEEP } (3)
+   * cleared results count. As in LangChain, only tool messages count: a `tool_result` block in a user
+   * message (Anthropic's form) is not one, and when every tool message is kept nothing is cleared.
+   * @default { messages: DEFAULT_CLEAR_KEEP } (3)
    */
   keep?: ContextSize;
   /** Also empty the arguments of the calls whose results are cleared. @default false */
@@ -54,7 +58,8 @@ export interface ClearToolUsesEditConfig {
   keepMessages?: number;
   /**
    * @deprecated in LangChain. When clearing every result beyond `keep` frees fewer tokens than
-   * this, kept results are cleared too, newest first, until it does. @default 0
+   * this, kept results are cleared too, newest first, until it does; as in LangChain, only when
+   * `keep` keeps some but not every tool message. @default 0
    */
   clearAtLeast?: number;
 }
@@ -87,6 +92,9 @@ const configSchema = z
     clearAtLeast: z.number().min(0).optional(),
   })
   .strict();
+
+/** Strategies kept per token counter (by keep and clearAtLeast); the oldest built goes first. */
+const MAX_STRATEGIES = 8;
 
 /** What an edit gets for one model call. */
 export interface ClearToolUsesRun {
@@ -124,7 +132,9 @@ function triggered(conditions: readonly TriggerSize[], messages: number, tokens:
  *
  * Differences from LangChain's: a result whose placeholder would cost as many tokens as it does is
  * left as it is; the edited history always pairs every call with its result (a history with broken
- * pairing is repaired first: orphan results dropped, unanswered calls removed).
+ * pairing is repaired first: orphan results dropped, unanswered calls removed); `tool_result` blocks
+ * in a user message, which LangChain never clears (nor counts in `keep`, nor does this one), are
+ * cleared when they are older than the oldest tool message kept.
  *
  * Use it in this package's `contextEditingMiddleware`, which also persists the edit and archives the
  * originals; it also works in LangChain's own `contextEditingMiddleware` (`apply` edits in place).
@@ -168,7 +178,13 @@ export class ClearToolUsesEdit implements ContextEdit {
     const window = contextWindowOf(undefined, this.model ?? run.model);
     const tokens = await run.countTokens([...messages]);
     if (!triggered(this.#conditions, messages.length, tokens, window)) return undefined;
-    return this.#strategyFor(run.countTokens, window).compact(messages, { ...run.context, force: true });
+    const keep = this.#keepFor(window);
+    const blocks = messages.some(carriesToolResults);
+    if (this.clearAtLeast === 0 && !blocks) return this.#strategyFor(run.countTokens, keep, 0).compact(messages, { ...run.context, force: true });
+    // LangChain's keep counts tool messages only, and clearAtLeast takes kept ones only when some, not all, are kept.
+    const counted = await langChainKeep(messages, keep as number | { tokens: number }, run.countTokens);
+    const clearAtLeast = counted.extends ? this.clearAtLeast : 0;
+    return this.#strategyFor(run.countTokens, blocks ? counted.keepRecentResults : keep, clearAtLeast).compact(messages, { ...run.context, force: true });
   }
 
   /**
@@ -180,25 +196,26 @@ export class ClearToolUsesEdit implements ContextEdit {
     if (result !== undefined && result.status !== "noop" && result.status !== "failed") params.messages.splice(0, params.messages.length, ...result.messages);
   }
 
-  /** The hiding strategy for a token counter and a window. */
-  #strategyFor(countTokens: LangChainTokenCounter, window: number | undefined): ToolResultHiding {
+  /** The hiding strategy for a token counter, the results to keep and the `clearAtLeast` to apply. */
+  #strategyFor(countTokens: LangChainTokenCounter, keep: KeepRecentResults, clearAtLeast: number): ToolResultHiding {
     let byKeep = this.#strategies.get(countTokens);
     if (byKeep === undefined) this.#strategies.set(countTokens, (byKeep = new Map()));
-    const keep = this.#keepFor(window);
-    const key = JSON.stringify(keep);
+    const key = `${JSON.stringify(keep)} ${clearAtLeast}`;
     let strategy = byKeep.get(key);
     if (strategy === undefined) {
       strategy = new ToolResultHiding({
         tokenCounter: langChainTokenCounter(countTokens),
         invalidHistory: "repair",
         keepRecentResults: keep,
-        clearAtLeast: this.clearAtLeast,
+        clearAtLeast,
         clearAtLeastMode: "extend",
         placeholder: this.placeholder,
         excludeTools: [...this.excludeTools],
         hideToolInputs: this.clearToolInputs,
         receipts: this.receipts,
       });
+      // A history with tool_result blocks keeps a count that changes with it: only the latest strategies are kept.
+      if (byKeep.size >= MAX_STRATEGIES) byKeep.delete(byKeep.keys().next().value!);
       byKeep.set(key, strategy);
     }
     return strategy;

@@ -72,7 +72,7 @@ const usesFraction = (trigger: TriggerSize | TriggerSize[] | undefined, keep: Ke
  * answers nothing or would not shrink the history (LangChain writes "Error generating summary" into
  * it); archives the replaced messages (`restoreHistory` gives them back); logs each compaction in
  * the `compactionLog` channel; carries this package's compaction marker and artifact index in the
- * summary message; caps the summary at `summaryMaxTokens` (1000). A `fraction` reads the window from
+ * summary message; caps the summary message, index included, at `summaryMaxTokens` (1000). A `fraction` reads the window from
  * `contextWindow`, else from the summary model as LangChain does, else from the agent model's profile
  * (`profile.maxInputTokens`, else its name in LangChain's table); when none is known the run throws,
  * as in LangChain. The agent model is seen at its calls: before the first one of a middleware

@@ -85,7 +85,7 @@ export interface SummarizationMiddlewareOptions extends GraphCompactionOptions {
    * the agent has called it
    */
   contextWindow?: number;
-  /** Cap on the summary's length in tokens. @default 1000 */
+  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default 1000 */
   summaryMaxTokens?: number;
   /** Time the summary call may take; then nothing changes. @default 30000 */
   timeoutMs?: number;

@@ -96,7 +96,7 @@ export interface AutoCompactionOptions {
   costModel?: CostModel;
   /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
   keepRecent?: number;
-  /** Cap on the summary's length in tokens. @default 1000 */
+  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default 1000 */
   summaryMaxTokens?: number;
   /**
    * Tool outputs in the part being summarized are sent to the summary model whole up to this many

@@ -3,7 +3,8 @@
  * by `summaryInputTokens`, and the tool outputs cut to `toolOutputBudgetTokens`.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { extractArtifacts, renderArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
+import { extractArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
+import { renderArtifacts } from "../messages/artifact-render.js";
 import { messageText } from "../messages/message-text.js";
 import { isToolResultMessage } from "../messages/message-types.js";
 import { carriesToolResults } from "../messages/tool-result-blocks.js";

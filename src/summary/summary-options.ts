@@ -16,8 +16,14 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
   /** Constructor fields for the model made from a model name (`ChatOpenAI`'s, e.g. `{ configuration: { baseURL } }`, or `initChatModel`'s). */
   modelOptions?: Record<string, unknown>;
   /**
-   * Cap on the summary's length in tokens: the model's `maxTokens`, and a model's summary is cut at
-   * it. Without a model, the no-model snapshot is fitted to it by leaving out its oldest items.
+   * Cap on the summary message in tokens (the token counter's count of the whole message: the
+   * prefix, the summary and the `<artifact_index>` block). The index is sure of a quarter of it
+   * (`ARTIFACT_INDEX_SHARE`) and takes whatever the summary leaves; a long index leaves out what the
+   * summary names and shows its newest and most used files with a count of the others
+   * (`… and 5940 more files`); its metadata keeps all of it.
+   * The summary gets the rest: a model's (the call's `maxTokens` is the cap) is cut to it with a note,
+   * the no-model snapshot is fitted to it by leaving out its oldest items. A prefix that leaves no
+   * room fails the run and changes nothing.
    * @default 1000
    */
   summaryMaxTokens?: number;
@@ -56,7 +62,7 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
    * fullSummary({ model, summaryPrefix: "Here is a summary of the conversation to date:" }); // LangChain's
    */
   summaryPrefix?: string;
-  /** How many commands, identifiers, URLs and error lines the artifact index keeps. */
+  /** How many commands, identifiers, URLs and error lines the artifact index keeps (every file is kept; the message shows what fits, see `summaryMaxTokens`). */
   artifactLimits?: ArtifactIndexLimits;
   /**
    * How the summary call sends the conversation.

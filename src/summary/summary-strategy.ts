@@ -1,4 +1,4 @@
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
 import { extractArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
@@ -58,7 +58,7 @@ export interface SummaryInput {
 
 /** A summary written for the part of a history before a cut, not yet placed in a history. @internal */
 export interface WrittenSummary {
-  /** The summary's text, cut to `summaryMaxTokens`, without the prefix and the artifact index. */
+  /** The summary's text, without the prefix and the artifact index: cut (with a note) to what the summary message's cap leaves it. */
   readonly text: string;
   /** The artifact index of the messages it replaces. */
   readonly artifacts: ArtifactIndex;
@@ -89,7 +89,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   protected readonly promptAsText: boolean = false;
   /** The model, resolved (and capped) on first use and kept; a failed resolution is retried next run. */
   #resolved: Promise<SummaryChatModel> | undefined;
-  /** Summary messages made, by written summary (see `summaryMessageOf`). */
+  /** Summary messages made, by written summary (see `prepareSummaryMessage`). */
   #summaryMessages: SummaryMessages | undefined;
 
   protected constructor(options: SummaryStrategyOptions) {
@@ -136,7 +136,8 @@ export abstract class SummaryStrategy extends CompactionStrategy {
 
   /**
    * The summary of the non-system messages before `cut` (the model call, or the no-model
-   * summarizer): its final text (cut to `summaryMaxTokens`), the artifact index of what it replaces
+   * summarizer): its final text (fitted so that its summary message, prefix and artifact index
+   * included, is within `summaryMaxTokens`), the artifact index of what it replaces
    * and who wrote it. It reads only `messages.slice(0, cut)` (a shared-prefix request also sends the
    * rest, up to the pending calls). A failure is returned, never thrown, except the caller's abort.
    * @internal
@@ -155,8 +156,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     let text: string;
     try {
       if (this.model === undefined) {
-        const snapshot = await this.#fittedSnapshot(replaced, artifacts);
-        if (snapshot.fits) return { text: snapshot.text, artifacts, summaryModel };
+        const snapshot = await this.#messages().fitSnapshot(noModelSnapshotFitter({ messages: replaced, artifacts }), artifacts);
         text = snapshot.text;
       } else {
         const request =
@@ -186,9 +186,10 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       return { status: "failed", summaryModel, reason: `${reason}; the history is unchanged` };
     }
     if (text.trim() === "") return { status: "failed", summaryModel, reason: "the summary is empty; the history is unchanged" };
-    // One tokenization: the cut returns the text itself when it fits.
-    const fitted = await this.tokenCounter.truncateText(text, this.summaryMaxTokens);
-    if (fitted !== text) text = `${fitted}\n[summary cut at ${this.summaryMaxTokens} tokens]`;
+    // Cut (with a note) to what the summary message's cap leaves beside the prefix and the index.
+    const fitted = await this.#messages().fitText(text, artifacts);
+    if (fitted === undefined) return { status: "failed", summaryModel, reason: this.#messages().noRoomReason() };
+    text = fitted;
     return { text, artifacts, summaryModel };
   }
 
@@ -210,6 +211,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       else removed.push({ index: position, message });
     }
     const summary = await this.#messages().countedMessageOf(written, removed.map(({ message }) => message));
+    if (typeof summary === "string") return { status: "failed", trigger, summaryModel, reason: summary };
     const output = [...systems, summary, ...messages.slice(cut)];
     const tokensAfter = (await this.tokenCounter.measure(output)).total;
     if (tokensAfter >= tokens.total) {
@@ -221,24 +223,6 @@ export abstract class SummaryStrategy extends CompactionStrategy {
       };
     }
     return { status: "summarized", messages: output, removed, trigger, summaryModel, tokensAfter };
-  }
-
-  /**
-   * The no-model snapshot of `messages` fitted to `summaryMaxTokens` by leaving out its oldest items
-   * (a first guess of 4 characters a token, then the measured ratio), counted once per try; `fits`
-   * is false only when three tries left it over, and the cap then cuts it.
-   */
-  async #fittedSnapshot(messages: readonly BaseMessage[], artifacts: ArtifactIndex): Promise<{ text: string; fits: boolean }> {
-    const fit = noModelSnapshotFitter({ messages, artifacts });
-    let maxCharacters = this.summaryMaxTokens * 4;
-    let text = "";
-    for (let attempt = 0; attempt < 3; attempt++) {
-      text = fit(maxCharacters);
-      const tokens = await this.tokenCounter.countText(text);
-      if (tokens <= this.summaryMaxTokens) return { text, fits: true };
-      maxCharacters = Math.min(maxCharacters, text.length) * (this.summaryMaxTokens / tokens) * 0.95;
-    }
-    return { text, fits: false };
   }
 
   #summaryModel(model: SummaryModel): Promise<SummaryChatModel> {
@@ -253,20 +237,15 @@ export abstract class SummaryStrategy extends CompactionStrategy {
   }
 
   /**
-   * The summary message of `written` for the messages it replaces, made once per written summary
-   * and number of messages summarized: a summary prepared ahead has it made (and counted) when it is
-   * written, off the step that places it. @internal
+   * Make and count the summary message of `written` for the messages it replaces ahead of the step
+   * that places it: made once per written summary and number of messages summarized, so that step
+   * finds it made and counted. @internal
    */
-  summaryMessageOf(written: WrittenSummary, replaced: readonly BaseMessage[]): HumanMessage {
-    return this.#messages().messageOf(written, replaced);
-  }
-
-  /** Make and count the summary message of `written` ahead of the step that places it (see `summaryMessageOf`). @internal */
   async prepareSummaryMessage(written: WrittenSummary, replaced: readonly BaseMessage[]): Promise<void> {
-    await this.tokenCounter.countMessage(await this.#messages().countedMessageOf(written, replaced));
+    await this.#messages().countedMessageOf(written, replaced);
   }
 
   #messages(): SummaryMessages {
-    return (this.#summaryMessages ??= new SummaryMessages(this.strategyName, this.summaryPrefix, this.tokenCounter));
+    return (this.#summaryMessages ??= new SummaryMessages(this.strategyName, this.summaryPrefix, this.tokenCounter, this.summaryMaxTokens));
   }
 }

@@ -33,11 +33,11 @@ const view = (messages: readonly BaseMessage[]) =>
     (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
   ]);
 
-async function both(config: ClearToolUsesEditConfig, history: BaseMessage[], model?: unknown) {
+async function both(config: ClearToolUsesEditConfig, history: BaseMessage[], model?: unknown, countTokens: (messages: BaseMessage[]) => number = countTokensApproximately) {
   const theirs = [...history];
-  await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens: countTokensApproximately, model: model as never });
+  await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens, model: model as never });
   const ours = [...history];
-  await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately, model });
+  await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens, model });
   return { theirs: view(theirs), ours: view(ours), cleared: ours.filter((message) => ToolMessage.isInstance(message) && message.content === (config.placeholder ?? "[cleared]")).map((message) => (message as ToolMessage).tool_call_id) };
 }
 
@@ -52,6 +52,10 @@ describe("ClearToolUsesEdit gives what LangChain's gives", () => {
     ["keep by tokens: the newest that fit", { trigger: { tokens: 10 }, keep: { tokens: 250 } }, [400, 400, 400, 400], ["call_1", "call_2"]],
     ["clearAtLeast reached beyond keep: the kept results stay", { trigger: { tokens: 10 }, keep: { messages: 2 }, clearAtLeast: 150 }, [400, 400, 400, 400], ["call_1", "call_2"]],
     ["clearAtLeast not reached: kept results go too, newest first", { trigger: { tokens: 10 }, keep: { messages: 2 }, clearAtLeast: 250 }, [400, 400, 400, 400], ["call_1", "call_2", "call_4"]],
+    ["clearAtLeast, keep covering every result: nothing cleared", { trigger: { tokens: 10 }, keep: { messages: 4 }, clearAtLeast: 250 }, [400, 400, 400, 400], []],
+    ["clearAtLeast, keep more than there are: nothing cleared", { trigger: { tokens: 10 }, keep: { messages: 9 }, clearAtLeast: 250 }, [400, 400, 400], []],
+    ["clearAtLeast, keep by tokens covering every result: nothing cleared", { trigger: { tokens: 10 }, keep: { tokens: 10_000 }, clearAtLeast: 250 }, [400, 400, 400], []],
+    ["clearAtLeast, keep 0: every result, nothing more", { trigger: { tokens: 10 }, keep: { messages: 0 }, clearAtLeast: 100_000 }, [400, 400], ["call_1", "call_2"]],
     ["clearToolInputs", { trigger: { tokens: 10 }, keep: { messages: 1 }, clearToolInputs: true }, [400, 400, 400], ["call_1", "call_2"]],
     ["a custom placeholder", { trigger: { tokens: 10 }, keep: { messages: 1 }, placeholder: "[gone]" }, [400, 400], ["call_1"]],
   ];
@@ -86,6 +90,73 @@ describe("ClearToolUsesEdit gives what LangChain's gives", () => {
     expect(ours).toEqual(theirs);
     const unknown = await both({ trigger: { tokens: 10 }, keep: { fraction: 0.25 } }, history, {});
     expect(unknown.cleared).toEqual(["call_1", "call_2"]);
+  });
+});
+
+/**
+ * A history whose results are tool messages, except those of `blocks` (1-based), which come back as
+ * an Anthropic `tool_result` block in a user message; result n is 400 times the n-th letter.
+ */
+function mixedResults(count: number, blocks: number[]): BaseMessage[] {
+  const messages: BaseMessage[] = [new HumanMessage({ id: "h", content: "search" })];
+  for (let n = 1; n <= count; n++) {
+    const id = `call_${n}`;
+    const content = String.fromCharCode(96 + n).repeat(400);
+    messages.push(new AIMessage({ id: `a${n}`, content: "", tool_calls: [{ id, name: "search", args: { query: `q${n}` } }] }));
+    messages.push(
+      blocks.includes(n)
+        ? new HumanMessage({ id: `u${n}`, content: [{ type: "tool_result", tool_use_id: id, content }] as never })
+        : new ToolMessage({ id: `t${n}`, content, tool_call_id: id, name: "search" }),
+    );
+  }
+  messages.push(new HumanMessage({ id: "last", content: "and now?" }));
+  return messages;
+}
+
+/**
+ * A counter that counts `tool_result` blocks too (LangChain's `countTokensApproximately` reads only
+ * text blocks, so to it a block result costs nothing and is never worth clearing): 4 characters a
+ * token of each message's content and calls as JSON.
+ */
+const countAll = (messages: BaseMessage[]) =>
+  messages.reduce((total, message) => total + Math.ceil(JSON.stringify([message.content, AIMessage.isInstance(message) ? message.tool_calls : null]).length / 4), 0);
+
+/** The `tool_result` blocks' contents of a history's user messages, by `tool_use_id`. */
+const blockContents = (messages: readonly BaseMessage[]) =>
+  Object.fromEntries(
+    messages.flatMap((message) =>
+      message.type === "human" && Array.isArray(message.content)
+        ? (message.content as { type: string; tool_use_id?: string; content?: unknown }[]).filter((block) => block.type === "tool_result").map((block) => [block.tool_use_id, block.content])
+        : [],
+    ),
+  );
+
+describe("Anthropic tool_result blocks in a user message, against LangChain's ClearToolUsesEdit", () => {
+  it("do not count toward keep, as in LangChain: the kept tool messages are the newest `keep` tool messages", async () => {
+    // call_3's result is a block: LangChain keeps the two tool messages (call_1, call_2) and clears nothing.
+    const { theirs, ours, cleared } = await both({ trigger: { tokens: 10 }, keep: { messages: 2 } }, mixedResults(3, [3]), undefined, countAll);
+    expect(cleared).toEqual([]);
+    expect(ours).toEqual(theirs);
+  });
+
+  it("a history whose results are all blocks: nothing is cleared, as in LangChain, whatever keep", async () => {
+    const history = mixedResults(3, [1, 2, 3]);
+    const { theirs, ours } = await both({ trigger: { tokens: 10 }, keep: { messages: 0 } }, history, undefined, countAll);
+    expect(ours).toEqual(theirs);
+    expect(ours).toEqual(view(history));
+  });
+
+  it("documented difference: blocks older than the oldest kept tool message are cleared too (LangChain never clears them)", async () => {
+    const history = mixedResults(3, [1]);
+    const theirs = [...history];
+    await new LangChainClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 } }).apply({ messages: theirs, countTokens: countAll, model: undefined as never });
+    const ours = [...history];
+    await new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 } }).apply({ messages: ours, countTokens: countAll });
+    // The tool messages agree: call_2 cleared, call_3 kept.
+    expect(view(ours.filter((message) => message.type !== "human"))).toEqual(view(theirs.filter((message) => message.type !== "human")));
+    expect(view(ours).filter(([type, content]) => type === "tool" && content === "[cleared]")).toHaveLength(1);
+    // call_1's block: left by LangChain, cleared here.
+    expect([blockContents(theirs), blockContents(ours)]).toEqual([{ call_1: "a".repeat(400) }, { call_1: "[cleared]" }]);
   });
 });
 

@@ -84,6 +84,13 @@ describe("parseRenderedArtifacts", () => {
       index.errors,
     ]);
   });
+
+  it("reads only the entries of a cut index, not its counts of the rest", () => {
+    // As renderArtifacts cuts an index to fit (its format: test/summary/artifact-index.test.ts).
+    const rendered = "<artifact_index>\nfiles read: b.py, c.py, … and 1 more files\nerrors seen (2 of 3):\n- E2 second\n- E3 third\n</artifact_index>";
+    const parsed = parseRenderedArtifacts(rendered);
+    expect([parsed.filesRead, parsed.errors]).toEqual([["b.py", "c.py"], ["E2 second", "E3 third"]]);
+  });
 });
 
 describe("DeterministicSummaryModel", () => {

@@ -1,6 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { EMPTY_ARTIFACT_INDEX, extractArtifacts, filesOf, filesOfCommand, renderArtifacts, type ArtifactIndex } from "../../src/index.js";
+import { artifactIndexFitter } from "../../src/messages/artifact-render.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
@@ -143,5 +144,53 @@ describe("renderArtifacts", () => {
 
   it("renders nothing for an empty index", () => {
     expect(renderArtifacts(EMPTY_ARTIFACT_INDEX)).toBe("");
+  });
+
+  it("within maxCharacters keeps the newest and the most used files in turn, in their stored order, and counts the rest", () => {
+    const index: ArtifactIndex = {
+      ...EMPTY_ARTIFACT_INDEX,
+      filesRead: Array.from({ length: 100 }, (_, n) => `f${n}.py`),
+      fileUses: { "f3.py": 5, "f7.py": 2 },
+      tools: { read: 90, grep: 10 },
+    };
+    // Four files each: the newest (f99, f98) and the most used (f3, f7), one of each in turn.
+    const four = "<artifact_index>\nfiles read: f3.py, f7.py, f98.py, f99.py, … and 96 more files\ntools used: read (90), grep (10)\n</artifact_index>";
+    expect(renderArtifacts(index, { maxCharacters: four.length })).toBe(four);
+    expect(renderArtifacts(index, { maxCharacters: four.length - 1 })).toBe(
+      "<artifact_index>\nfiles read: f3.py, f98.py, f99.py, … and 97 more files\ntools used: read (90), grep (10)\n</artifact_index>",
+    );
+    expect(renderArtifacts(index, { maxCharacters: 10 })).toBe("");
+  });
+
+  it("within maxCharacters shows the newest commands, errors and identifiers, with their count", () => {
+    const long = (kind: string) => [1, 2, 3].map((n) => `${kind} ${n} ${"x".repeat(40)}`);
+    const index: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, commands: long("command"), errors: long("error"), identifiers: long("id") };
+    const [c, e, i] = [index.commands, index.errors, index.identifiers];
+    const two = `<artifact_index>\nidentifiers: ${i[1]}, ${i[2]}, … and 1 more identifiers\ncommands run (2 of 3):\n- ${c[1]}\n- ${c[2]}\nerrors seen (2 of 3):\n- ${e[1]}\n- ${e[2]}\n</artifact_index>`;
+    expect(renderArtifacts(index, { maxCharacters: two.length })).toBe(two);
+  });
+});
+
+describe("artifactIndexFitter with text beside the index", () => {
+  it("leaves out the entries the text names on their own, and does not count them in the rest", () => {
+    const index: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, filesRead: ["a.py", "src/b.py", "c.py", "d.py"], tools: { read: 4 } };
+    // "a.py" stands inside "data.py" only: not named. "read" is a tool: always listed.
+    const fit = artifactIndexFitter(index, 15, "We read data.py, then src/b.py and c.py.");
+    expect(fit()).toBe("<artifact_index>\nfiles read: a.py, d.py\ntools used: read (4)\n</artifact_index>");
+    // Cut to one entry: the newest not named, and a count of the others not named.
+    const long = (name: string) => `src/a/long/directory/name/${name}.py`;
+    const index2: ArtifactIndex = { ...EMPTY_ARTIFACT_INDEX, filesRead: [long("x"), long("y"), long("z"), long("w")] };
+    const one = `<artifact_index>\nfiles read: ${long("w")}, … and 2 more files\n</artifact_index>`;
+    expect(artifactIndexFitter(index2, 15, `We read ${long("z")}.`)(one.length)).toBe(one);
+  });
+});
+
+describe("fileUses", () => {
+  it("counts the files touched more than once, merged indexes summed", () => {
+    const read = (id: string, path: string) => [assistant(`a${id}`, "", [{ id, name: "read_file", args: { path } }]), toolResult(`t${id}`, id, "x", "read_file")];
+    const first = extractArtifacts([...read("1", "a.py"), ...read("2", "a.py"), ...read("3", "b.py")]);
+    expect(first.fileUses).toEqual({ "a.py": 2 });
+    expect(extractArtifacts(read("4", "b.py"), [first]).fileUses).toEqual({ "a.py": 2, "b.py": 2 });
+    expect("fileUses" in extractArtifacts(read("5", "c.py"))).toBe(false);
   });
 });

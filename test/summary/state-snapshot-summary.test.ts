@@ -140,12 +140,17 @@ describe("stateSnapshotSummary", () => {
     expect(sameObjects(result.messages, history)).toBe(true);
   });
 
-  it("cuts a summary longer than summaryMaxTokens", async () => {
+  it("cuts a summary so that its message, prefix and artifact index included, is within summaryMaxTokens", async () => {
     const model = fakeModel().respond(snapshotAnswer("word ".repeat(400)));
-    const result = await stateSnapshotSummary({ model, contextWindow: 100_000, tokenCounter: counter, summaryMaxTokens: 50 }).compact(oneLongLoop(), { force: true });
-    const text = String(result.messages[1]!.content);
-    expect(text).toContain("[summary cut at 50 tokens]");
-    expect(text.slice(SUMMARY_MESSAGE_PREFIX.length + 2, text.indexOf("\n[summary cut")).length).toBe(200);
+    const result = await stateSnapshotSummary({ model, contextWindow: 100_000, tokenCounter: counter, summaryMaxTokens: 120 }).compact(oneLongLoop(), { force: true });
+    expect(result.status).toBe("summarized");
+    const summary = result.messages[1]!;
+    const text = String(summary.content);
+    expect(text.startsWith(`${SUMMARY_MESSAGE_PREFIX}\n\n<state_snapshot>\nword word`)).toBe(true);
+    expect(text).toContain("word \n[summary cut at 120 tokens]\n\n<artifact_index>\n");
+    // The approximate counter: 4 code units a token; the message's own overhead on top.
+    expect(await counter.countMessage(summary)).toBeLessThanOrEqual(120);
+    expect(await counter.countMessage(summary)).toBeGreaterThan(110);
   });
 
   it("cuts old tool outputs beyond the budget to head and tail before summarizing, newest kept whole", async () => {

@@ -103,14 +103,16 @@ describe("summary answers holding a literal closing tag", () => {
 
 describe("a summary cut at summaryMaxTokens", () => {
   it("holds no lone surrogate when the cut falls inside a surrogate pair", async () => {
-    // The approximate counter cuts at 4 code units a token: 50 tokens end between the halves of the first emoji.
-    const model = fakeModel().respond(new AIMessage(`<summary>\n${"a".repeat(189)}${"😀".repeat(100)}\n</summary>`));
-    const result = await fullSummary({ model, tokenCounter: counter, summaryMaxTokens: 50 }).compact(history());
+    // The approximate counter cuts at 4 code units a token: the emoji start at an odd unit of the
+    // text, so a cut among them falls between the halves of one.
+    const model = fakeModel().respond(new AIMessage(`<summary>\n${"a".repeat(189)}${"😀".repeat(400)}\n</summary>`));
+    const result = await fullSummary({ model, tokenCounter: counter, summaryMaxTokens: 200 }).compact(history());
     expect(result.status).toBe("summarized");
     const content = String(result.messages[1]!.content);
-    expect(content.startsWith(`${SUMMARY_MESSAGE_PREFIX}\n\n<summary>\n${"a".repeat(189)}`)).toBe(true);
-    expect(content).toContain("\n[summary cut at 50 tokens]");
+    expect(content.startsWith(`${SUMMARY_MESSAGE_PREFIX}\n\n<summary>\n${"a".repeat(189)}😀`)).toBe(true);
+    expect(content).toMatch(/😀\n\[summary cut at 200 tokens\]\n\n<artifact_index>/);
     expect(hasLoneSurrogate(content)).toBe(false);
+    expect(await counter.countMessage(result.messages[1]!)).toBeLessThanOrEqual(200);
   });
 });
 
