@@ -17,8 +17,10 @@ export interface Supersession {
   readonly by: number;
   /** The id of the call the superseding result answers. */
   readonly callId: string;
-  /** What the superseding call did, e.g. `file src/x.py viewed again`. */
+  /** What the superseding call did: `file viewed again`, `file edited`, `command run again` or `same call made again` (`files` for several). */
   readonly what: string;
+  /** The files of a superseded view, as its call named them (normalized). */
+  readonly paths: readonly string[];
 }
 
 /** A caller's reading of a call; `undefined` falls back to the built-in one. */
@@ -128,7 +130,7 @@ export class SupersessionReader {
     let best: Supersession | undefined;
     const same = byKey.get(key);
     const repeat = reading.rerun ? same?.newest : same?.byContent.get(content);
-    if (repeat) best = { by: repeat.index, callId: repeat.callId, what: reading.shell ? "command run again" : "same call made again" };
+    if (repeat) best = { by: repeat.index, callId: repeat.callId, what: reading.shell ? "command run again" : "same call made again", paths: [] };
     if (reading.views.length > 0 && reading.edits.length === 0) {
       // Each view's newest superseder is a candidate; the newest that supersedes every view wins.
       const candidates: Entry[] = [];
@@ -151,8 +153,8 @@ export class SupersessionReader {
         const how = reading.views.map((view) => supersedesView(candidate, view));
         if (how.some((what) => what === undefined)) continue;
         const paths = [...new Set(reading.views.map((view) => view.path))];
-        const what = `${paths.length === 1 ? "file" : "files"} ${paths.join(", ")} ${how.includes("edited") ? "edited" : "viewed again"}`;
-        best = { by: candidate.index, callId: candidate.callId, what };
+        const what = `${paths.length === 1 ? "file" : "files"} ${how.includes("edited") ? "edited" : "viewed again"}`;
+        best = { by: candidate.index, callId: candidate.callId, what, paths };
         break;
       }
     }

@@ -9,34 +9,10 @@ import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 import type { Supersession } from "../messages/supersession.js";
+import { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, langChainClearedInputs } from "./hidden-markers.js";
 import { blockArtifacts, callMessage, hiddenContent, hidingReceipt, isHiddenContent, supersededNote, type ReceiptLimits } from "./hiding-receipts.js";
 
-/**
- * The key of LangChain's context-editing marker in `response_metadata`: LangChain's
- * `ClearToolUsesEdit` writes `{ cleared: true, strategy: "clear_tool_uses" }` there on a cleared tool
- * message, and `{ cleared_tool_inputs: [ids] }` on an assistant message whose call arguments it emptied.
- */
-export const CONTEXT_EDITING_METADATA_KEY = "context_editing";
-
-/** LangChain's marker of a cleared tool result, as its `ClearToolUsesEdit` writes it. */
-export const LANGCHAIN_CLEARED_MARKER = Object.freeze({ cleared: true, strategy: "clear_tool_uses" });
-
-/** Whether LangChain's context editing (or this package) marked a message as a cleared tool result. */
-export function isLangChainCleared(message: BaseMessage): boolean {
-  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY];
-  return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
-}
-
-/** Whether a result is hidden already: by this package (its marker) or cleared by LangChain's context editing. */
-export function isHiddenResult(message: BaseMessage): boolean {
-  return compactionMarkerOf(message)?.hidden === true || isLangChainCleared(message);
-}
-
-/** The call ids whose arguments LangChain's context editing (or this package) emptied in an assistant message: its `cleared_tool_inputs`. */
-export function langChainClearedInputs(message: BaseMessage): readonly string[] {
-  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
-  return entry?.cleared_tool_inputs ?? [];
-}
+export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, isLangChainCleared, langChainClearedInputs } from "./hidden-markers.js";
 
 /** The results of a history: `resultIndices[n]` answers the assistant message at `assistantIndices[n]`. @internal */
 export interface ResultPositions {
@@ -167,7 +143,7 @@ export class HidingPass {
     const assistant = this.messages[assistantIndex]!;
     // The run's batch: its oldest hidden result, this one while none is hidden yet (results go oldest first).
     const batch = this.#first?.id ?? result.tool_call_id;
-    const note = supersession === undefined ? undefined : supersededNote(supersession);
+    const note = supersession === undefined ? undefined : supersededNote(supersession, settings.receipts === undefined);
     const made = settings.hiddenCopies.get(result);
     const reusable = made !== undefined && made.assistant === assistant && made.before === before && made.note === note && compactionMarkerOf(made.after)?.batch === batch;
     const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch, supersession);
@@ -227,7 +203,7 @@ export class HidingPass {
     };
     const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
     return cloneMessage(result, {
-      content: hiddenContent(supersession ? supersededNote(supersession) : settings.placeholder, receipt),
+      content: hiddenContent(supersession ? supersededNote(supersession, settings.receipts === undefined) : settings.placeholder, receipt),
       response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
     });
   }

@@ -97,9 +97,11 @@ export function isHiddenContent(content: unknown, placeholder: string): boolean 
 
 /**
  * The note that replaces a superseded result, in place of the placeholder: what superseded it and
- * the id of the call whose result has the newer content, e.g.
+ * the id of the call whose result has the newer content, e.g. `[superseded: file viewed again at
+ * call call_12]`; with `namePaths` (receipts off, so no receipt names them), the view's files too:
  * `[superseded: file src/x.py viewed again at call call_12]`. @internal
  */
-export function supersededNote(supersession: Supersession): string {
-  return `[superseded: ${supersession.what} at call ${supersession.callId}]`;
+export function supersededNote(supersession: Supersession, namePaths: boolean): string {
+  const what = namePaths && supersession.paths.length > 0 ? supersession.what.replace(/^(files?) /, `$1 ${supersession.paths.join(", ")} `) : supersession.what;
+  return `[superseded: ${what} at call ${supersession.callId}]`;
 }

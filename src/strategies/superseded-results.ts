@@ -4,7 +4,7 @@ import { isToolResultMessage } from "../messages/message-types.js";
 import { SupersessionReader, type ReadCallHook, type Supersession } from "../messages/supersession.js";
 import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import type { ToolCallReading, ToolCallRef } from "../messages/tool-call-reading.js";
-import { isHiddenResult } from "./hiding-pass.js";
+import { isHiddenResult } from "./hidden-markers.js";
 
 export type { Supersession, ToolCallReading, ToolCallRef };
 

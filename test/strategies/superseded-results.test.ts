@@ -33,19 +33,17 @@ function history(...calls: Call[]): BaseMessage[] {
 const bash = (command: string, output?: string): Call => ({ name: "bash", args: { command }, ...(output !== undefined ? { output } : {}) });
 const editor = (args: Record<string, unknown>): Call => ({ name: "str_replace_editor", args });
 
-/** Every group kept: only superseded results can be hidden. */
+/** Every group kept: only superseded results can be hidden. Without receipts, so that each note names the files. */
 async function hide(messages: BaseMessage[], options: ToolResultHidingOptions = {}) {
-  const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 100, ...options }).compact(messages);
+  const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 100, receipts: false, ...options }).compact(messages);
   expect(validateToolPairing(result.messages)).toEqual([]);
   return result;
 }
 
-/** The hidden results' ids and their content up to the receipt. */
+/** The hidden results' ids and their content. */
 function hidden(messages: readonly BaseMessage[]): Record<string, string> {
   const notes: Record<string, string> = {};
-  for (const message of messages) {
-    if (compactionMarkerOf(message)?.hidden) notes[message.id!] = String(message.content).replace(/ \(files: .*$| \(errors: .*$/, "");
-  }
+  for (const message of messages) if (compactionMarkerOf(message)?.hidden) notes[message.id!] = String(message.content);
   return notes;
 }
 
@@ -55,6 +53,11 @@ describe("superseded results: the recognised shapes", () => {
     expect(hidden(result.messages)).toEqual({ t1: "[superseded: file src/x.py viewed again at call c3]" });
     expect(compactionMarkerOf(result.messages[3]!)).toMatchObject({ strategy: "toolResultHiding", hidden: true, supersededBy: "c3" });
     expect((result.messages[3] as ToolMessage).tool_call_id).toBe("c1");
+  });
+
+  it("with receipts, the note leaves the files to the receipt", async () => {
+    const result = await hide(history(editor({ command: "view", path: "src/x.py" }), editor({ command: "view", path: "src/x.py" })), { receipts: true });
+    expect(hidden(result.messages)).toEqual({ t1: "[superseded: file viewed again at call c2] (files: src/x.py)" });
   });
 
   it("str_replace_editor: a view_range covered by a later range or whole view, not by one that leaves lines out", async () => {
