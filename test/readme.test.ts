@@ -59,6 +59,7 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "chat-history", []],
       ["docs/reference.md", "token-counting", []],
+      ["docs/strategies.md", "superseded-results", []],
       ["docs/strategies.md", "summaries", []],
       ["docs/strategies.md", "cache-anchors", []],
       ["docs/strategies.md", "prompt-caching", []],
