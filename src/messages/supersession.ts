@@ -96,7 +96,8 @@ export class SupersessionReader {
         if (read === undefined) continue;
         const { reading, key } = read;
         const entry = { index: resultIndex, callId: result.tool_call_id, reading };
-        const content = contentKey(result);
+        // Only a call that is not a rerun needs its result compared (the same key, the same reading).
+        const content = reading.rerun ? "" : contentKey(result);
         const supersession = this.#find(entry, key, content, byKey, newestEdit, views);
         if (supersession) found.set(resultIndex, supersession);
         entries.push({ entry, key, content, superseded: supersession !== undefined });

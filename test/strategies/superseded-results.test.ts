@@ -4,7 +4,7 @@
  * cases (another file, a range not covered, a command with side effects, a superseding result that
  * is hidden or about to be) leave it whole.
  */
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, compactionMarkerOf, createTokenCounter, toolResultHiding, validateToolPairing, type ToolResultHidingOptions } from "../../src/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
@@ -214,6 +214,13 @@ describe("superseded results: what is left whole", () => {
   it("an older result superseded by a kept one gets the note", async () => {
     const result = await hide(history(bash("cat a.py"), bash("ls"), bash("cat b.py"), bash("cat a.py")), { keepRecentGroups: 2 });
     expect(hidden(result.messages)).toEqual({ t1: "[superseded: file a.py viewed again at call c4]", t2: DEFAULT_HIDDEN_RESULT_PLACEHOLDER });
+  });
+
+  it("with hideToolInputs, empties the superseded call's arguments and leaves the superseding call's", async () => {
+    const result = await hide(history(bash("cat a.py"), bash("cat a.py")), { hideToolInputs: true });
+    const calls = [2, 4].map((position) => (result.messages[position] as AIMessage).tool_calls![0]!.args);
+    expect(calls).toEqual([{}, { command: "cat a.py" }]);
+    expect(compactionMarkerOf(result.messages[2]!)?.hiddenToolInputs).toEqual(["c1"]);
   });
 
   it("with supersession off, only the kept groups decide", async () => {
