@@ -157,7 +157,8 @@ export class ToolResultHiding extends CompactionStrategy {
       // LangChain's rule: short of clearAtLeast, the kept results go too, newest first.
       for (let position = resultIndices.length - 1; position >= resultIndices.length - kept && pass.saved < this.clearAtLeast; position--) {
         const resultIndex = resultIndices[position]!;
-        if (named.has(resultIndex)) continue;
+        // Superseded ones are hidden already; named ones stay.
+        if (named.has(resultIndex) || pass.replacements.has(resultIndex)) continue;
         const assistantIndex = assistantIndices[position]!;
         await pass.hideResult(resultIndex, assistantIndex, superseded?.get(resultIndex));
         await pass.hideInputs(assistantIndex);

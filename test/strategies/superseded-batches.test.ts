@@ -73,6 +73,21 @@ describe("superseded results and the batches", () => {
     expect(result.messages[5]).toBe(messages[5]);
   });
 
+  it("in clearAtLeastMode extend, counts a superseded kept result once on the way to clearAtLeast", async () => {
+    const step = (n: number, command: string, words: number) => [assistant(`a${n}`, "", [{ id: `c${n}`, args: { command } }]), toolResult(`t${n}`, `c${n}`, `word${n} `.repeat(words))];
+    // t2 (superseded by t4) is hidden first; then t3, then t1, newest first, until clearAtLeast.
+    const messages = [system("s"), user("u"), ...step(1, "ls", 100), ...step(2, "cat a.py", 400), ...step(3, "pwd", 100), ...step(4, "cat a.py", 400)];
+    const extend = (clearAtLeast: number) => toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 4, clearAtLeastMode: "extend", clearAtLeast }).compact(messages);
+    const all = await extend(1_000_000);
+    const freed = all.tokensBefore - all.tokensAfter;
+    const exact = await extend(freed);
+    const hiddenIds = (result: typeof all) => result.messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id);
+    expect([hiddenIds(all), hiddenIds(exact)]).toEqual([
+      ["t1", "t2", "t3"],
+      ["t1", "t2", "t3"],
+    ]);
+  });
+
   it("in clearAtLeastMode extend, never hides the result a superseded result's note names", async () => {
     const messages: BaseMessage[] = [system("s"), user("u"), ...grow(1), ...grow(2), ...grow(3), ...grow(4)];
     const result = await toolResultHiding({ ...EVERY_RUN, tokenCounter, keepRecentGroups: 4, clearAtLeastMode: "extend", clearAtLeast: 1_000_000 }).compact(messages);
