@@ -68,6 +68,9 @@ export {
   toolResultHiding,
   type ClearAtLeastMode,
   type KeepRecentResults,
+  type SupersessionOptions,
+  type ToolCallReading,
+  type ToolCallRef,
   type ToolResultHidingOptions,
 } from "./strategies/tool-result-hiding.js";
 export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isLangChainCleared } from "./strategies/hiding-pass.js";

@@ -107,6 +107,8 @@ export interface CompactionMarker {
    * (`cacheAnchorPositions` anchors the request after a run where the requests before it anchored).
    */
   readonly batch?: string;
+  /** For a result hidden because a later call superseded it: the id of that call (whose result the hiding kept). */
+  readonly supersededBy?: string;
   /** The message's text was cut to fit a hard limit. */
   readonly truncated?: boolean;
   /** An assistant message's text was shortened (its tool calls kept). */

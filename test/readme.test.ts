@@ -62,6 +62,7 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "chat-history", []],
       ["docs/reference.md", "auto-compaction-options", []],
       ["docs/reference.md", "token-counting", []],
+      ["docs/strategies.md", "superseded-results", []],
       ["docs/strategies.md", "summaries", []],
       ["docs/strategies.md", "cache-anchors", []],
       ["docs/strategies.md", "prompt-caching", []],

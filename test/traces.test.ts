@@ -50,7 +50,11 @@ interface StrategyCase {
 }
 
 const strategyCases: readonly StrategyCase[] = [
-  { name: "toolResultHiding (every run, no receipts)", create: () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: KEEP_RECENT_GROUPS, receipts: false, tokenCounter: counter }) },
+  // Oldest-first hiding alone (no superseded results hidden first), which the checks below describe.
+  {
+    name: "toolResultHiding (every run, no receipts)",
+    create: () => toolResultHiding({ ...EVERY_RUN, keepRecentGroups: KEEP_RECENT_GROUPS, receipts: false, supersession: false, tokenCounter: counter }),
+  },
   { name: "selectiveCompact (target 1/3)", create: (total) => selectiveCompact({ tokenCounter: counter, target: selectiveTarget(total) }) },
   {
     name: "hardTruncate (maxTokens 1/4)",

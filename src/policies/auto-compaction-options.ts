@@ -4,6 +4,7 @@ import type { CompactionEvent, CompactionLogger } from "../observability.js";
 import { baseOptionsShape } from "../strategies/compaction-strategy.js";
 import { triggerSchema, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
+import { supersessionSchema, type SupersessionOptions } from "../strategies/superseded-results.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter.js";
 
@@ -53,6 +54,11 @@ export interface AutoCompactionHidingOptions {
    * of each text to keep; `false` leaves assistant messages whole. @default true (80 code units kept)
    */
   trimAssistantText?: boolean | { keepChars?: number };
+  /**
+   * Hide superseded results first, in the same batch, kept groups included: see
+   * `ToolResultHidingOptions.supersession`. `false`: only the kept groups decide. @default true
+   */
+  supersession?: boolean | SupersessionOptions;
 }
 
 /** The configuration of automatic compaction. */
@@ -199,6 +205,7 @@ const hidingSchema = z
     excludeTools: z.array(z.string()).optional(),
     placeholder: z.string().min(1).optional(),
     trimAssistantText: z.union([z.boolean(), z.object({ keepChars: z.number().int().positive().optional() }).strict()]).optional(),
+    supersession: supersessionSchema.optional(),
   })
   .strict();
 

@@ -162,6 +162,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
         receipts: hiding.receipts ?? true,
         ...(hiding.excludeTools ? { excludeTools: hiding.excludeTools } : {}),
         ...(hiding.placeholder ? { placeholder: hiding.placeholder } : {}),
+        ...(hiding.supersession !== undefined ? { supersession: hiding.supersession } : {}),
       }),
     trimming:
       hiding && hiding.trimAssistantText !== false

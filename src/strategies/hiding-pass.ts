@@ -8,34 +8,11 @@ import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
-import { blockArtifacts, callMessage, hiddenContent, hidingReceipt, isHiddenContent, type ReceiptLimits } from "./hiding-receipts.js";
+import type { Supersession } from "../messages/supersession.js";
+import { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, langChainClearedInputs } from "./hidden-markers.js";
+import { blockArtifacts, callMessage, hiddenContent, hidingReceipt, isHiddenContent, supersededNote, type ReceiptLimits } from "./hiding-receipts.js";
 
-/**
- * The key of LangChain's context-editing marker in `response_metadata`: LangChain's
- * `ClearToolUsesEdit` writes `{ cleared: true, strategy: "clear_tool_uses" }` there on a cleared tool
- * message, and `{ cleared_tool_inputs: [ids] }` on an assistant message whose call arguments it emptied.
- */
-export const CONTEXT_EDITING_METADATA_KEY = "context_editing";
-
-/** LangChain's marker of a cleared tool result, as its `ClearToolUsesEdit` writes it. */
-export const LANGCHAIN_CLEARED_MARKER = Object.freeze({ cleared: true, strategy: "clear_tool_uses" });
-
-/** Whether LangChain's context editing (or this package) marked a message as a cleared tool result. */
-export function isLangChainCleared(message: BaseMessage): boolean {
-  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY];
-  return typeof entry === "object" && entry !== null && (entry as { cleared?: unknown }).cleared === true;
-}
-
-/** Whether a result is hidden already: by this package (its marker) or cleared by LangChain's context editing. */
-export function isHiddenResult(message: BaseMessage): boolean {
-  return compactionMarkerOf(message)?.hidden === true || isLangChainCleared(message);
-}
-
-/** The call ids whose arguments LangChain's context editing (or this package) emptied in an assistant message: its `cleared_tool_inputs`. */
-export function langChainClearedInputs(message: BaseMessage): readonly string[] {
-  const entry = (message.response_metadata as Record<string, unknown> | undefined)?.[CONTEXT_EDITING_METADATA_KEY] as { cleared_tool_inputs?: string[] } | undefined;
-  return entry?.cleared_tool_inputs ?? [];
-}
+export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, isLangChainCleared, langChainClearedInputs } from "./hidden-markers.js";
 
 /** The results of a history: `resultIndices[n]` answers the assistant message at `assistantIndices[n]`. @internal */
 export interface ResultPositions {
@@ -67,6 +44,8 @@ export interface HiddenCopy {
   readonly assistant: BaseMessage;
   /** The result's own tokens, recorded in the copy's marker. */
   readonly before: number;
+  /** For a superseded result: the note that replaced it (a result hidden either way is hidden alike again). */
+  readonly note: string | undefined;
   readonly after: BaseMessage;
 }
 
@@ -132,8 +111,12 @@ export class HidingPass {
     return (this.#hiddenCalls.get(position)?.size ?? 0) > 0;
   }
 
-  /** Hide the result message at `resultIndex`, of the group whose assistant message is at `assistantIndex`. */
-  async hideResult(resultIndex: number, assistantIndex: number): Promise<void> {
+  /**
+   * Hide the result message at `resultIndex`, of the group whose assistant message is at
+   * `assistantIndex`: by the placeholder, or, given its `supersession` (tool messages only), by a note
+   * naming the call that superseded it. Either way followed by its receipt.
+   */
+  async hideResult(resultIndex: number, assistantIndex: number, supersession?: Supersession): Promise<void> {
     const { settings } = this;
     const message = this.messages[resultIndex]!;
     const needCalls = settings.excludeTools.size > 0 || settings.receipts !== undefined;
@@ -160,10 +143,11 @@ export class HidingPass {
     const assistant = this.messages[assistantIndex]!;
     // The run's batch: its oldest hidden result, this one while none is hidden yet (results go oldest first).
     const batch = this.#first?.id ?? result.tool_call_id;
+    const note = supersession === undefined ? undefined : supersededNote(supersession, settings.receipts === undefined);
     const made = settings.hiddenCopies.get(result);
-    const reusable = made !== undefined && made.assistant === assistant && made.before === before && compactionMarkerOf(made.after)?.batch === batch;
-    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch);
-    if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, after });
+    const reusable = made !== undefined && made.assistant === assistant && made.before === before && made.note === note && compactionMarkerOf(made.after)?.batch === batch;
+    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch, supersession);
+    if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, note, after });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     // A result shorter than its hidden form stays: hiding it would cost tokens.
     if (afterTokens >= before) {
@@ -201,18 +185,25 @@ export class HidingPass {
     }
   }
 
-  /** The result's hidden copy: the placeholder and its receipt, the marker recording what was hidden. */
-  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string): ToolMessage {
+  /** The result's hidden copy: the placeholder (or its superseded note) and its receipt, the marker recording what was hidden. */
+  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string, supersession: Supersession | undefined): ToolMessage {
     const { settings } = this;
     // With receipts, the original is read once: its artifacts make the receipt and stay in the
     // marker, where a later summary's artifact index merges them.
     const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
     // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
     const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
-    const marker: CompactionMarker = { strategy: settings.strategyName, hidden: true, originalTokens: before, ...(markerArtifacts ? { artifacts: markerArtifacts } : {}), batch };
+    const marker: CompactionMarker = {
+      strategy: settings.strategyName,
+      hidden: true,
+      originalTokens: before,
+      ...(markerArtifacts ? { artifacts: markerArtifacts } : {}),
+      batch,
+      ...(supersession ? { supersededBy: supersession.callId } : {}),
+    };
     const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
     return cloneMessage(result, {
-      content: hiddenContent(settings.placeholder, receipt),
+      content: hiddenContent(supersession ? supersededNote(supersession, settings.receipts === undefined) : settings.placeholder, receipt),
       response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
     });
   }

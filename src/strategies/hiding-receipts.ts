@@ -1,6 +1,7 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import type { AssistantCall } from "../messages/assistant-calls.js";
+import type { Supersession } from "../messages/supersession.js";
 import { extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
 import { headOf } from "../text/code-points.js";
 
@@ -92,4 +93,15 @@ export function hiddenContent(placeholder: string, receipt: string): string {
 /** Whether a content is the placeholder, with or without a receipt (a result hidden already). @internal */
 export function isHiddenContent(content: unknown, placeholder: string): boolean {
   return typeof content === "string" && (content === placeholder || content.startsWith(`${placeholder} (`));
+}
+
+/**
+ * The note that replaces a superseded result, in place of the placeholder: what superseded it and
+ * the id of the call whose result has the newer content, e.g. `[superseded: file viewed again at
+ * call call_12]`; with `namePaths` (receipts off, so no receipt names them), the view's files too:
+ * `[superseded: file src/x.py viewed again at call call_12]`. @internal
+ */
+export function supersededNote(supersession: Supersession, namePaths: boolean): string {
+  const what = namePaths && supersession.paths.length > 0 ? supersession.what.replace(/^(files?) /, `$1 ${supersession.paths.join(", ")} `) : supersession.what;
+  return `[superseded: ${what} at call ${supersession.callId}]`;
 }

@@ -2,6 +2,7 @@ import { z } from "zod/v4";
 import { baseOptionsShape, type BaseStrategyOptions } from "./compaction-strategy.js";
 import { triggerSchema, type TriggerSize } from "./context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "./hiding-receipts.js";
+import { supersessionSchema, type SupersessionOptions } from "./superseded-results.js";
 
 // toolResultHiding's options, defaults and their schema.
 
@@ -80,6 +81,16 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
   excludeTools?: string[];
   /** Also empty the arguments of the calls whose results are hidden. @default false */
   hideToolInputs?: boolean;
+  /**
+   * Hide superseded results first: at a firing, a tool result that a later call superseded (the
+   * same call made again, the same file or lines of it shown again, the file edited since) is hidden
+   * even inside the kept groups, when the superseding result stays in full after the firing. Its
+   * content becomes a note naming that call, e.g. `[superseded: file a.py viewed again at call
+   * call_12]`, then its receipt. Recognises shell tools' commands (`cat`, `nl`, `sed -n`, `head`;
+   * any command run again), file editor tools (`str_replace_editor`) and read/write/edit tools by
+   * name; `readCall` reads other tools. `false`: only the kept groups decide. @default true
+   */
+  supersession?: boolean | SupersessionOptions;
 }
 
 /** @internal */
@@ -103,6 +114,7 @@ export const toolResultHidingSchema = z
     placeholder: z.string().min(1).optional(),
     excludeTools: z.array(z.string()).optional(),
     hideToolInputs: z.boolean().optional(),
+    supersession: supersessionSchema.optional(),
   })
   .strict();
 

@@ -7,6 +7,8 @@ import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type Prepare
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
 import { HidingPass, isHiddenResult, type HiddenCopy } from "./hiding-pass.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
+import { supersededToHide, supersessionReader } from "./superseded-results.js";
+import type { SupersessionReader } from "../messages/supersession.js";
 import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   DEFAULT_HIDING_CLEAR_AT_LEAST,
@@ -25,6 +27,7 @@ export {
   type KeepRecentResults,
   type ToolResultHidingOptions,
 } from "./tool-result-hiding-options.js";
+export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default
@@ -45,6 +48,10 @@ export {
  * placeholder and its receipt as its content, the message's other content stays. Assistant and user
  * messages are untouched (unless `hideToolInputs`).
  *
+ * Superseded results go first, in the same batch (see `supersession`, on by default): a result a
+ * later call superseded is hidden even inside the kept groups, by a note naming that call, when the
+ * superseding result stays in full after the firing; its marker records the call (`supersededBy`).
+ *
  * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
  * trigger only: `clearAtLeast` still applies.
  * @see toolResultHiding
@@ -63,6 +70,9 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly hideToolInputs: boolean;
   /** The receipt limits; `undefined` when receipts are off. */
   readonly receipts: ReceiptLimits | undefined;
+  /** Whether superseded results are hidden first (see `supersession`). */
+  readonly supersession: boolean;
+  readonly #supersession: SupersessionReader | undefined;
   /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
   readonly #notWorthHiding = new WeakSet<BaseMessage>();
   /** Hidden copies made, by original result: a later run that hides the same result takes its copy. */
@@ -88,6 +98,8 @@ export class ToolResultHiding extends CompactionStrategy {
     this.excludeTools = new Set(parsed.excludeTools ?? []);
     this.hideToolInputs = parsed.hideToolInputs ?? false;
     this.receipts = receiptLimits(parsed.receipts);
+    this.#supersession = supersessionReader(parsed.supersession);
+    this.supersession = this.#supersession !== undefined;
   }
 
   /** @deprecated use `clearAtLeast`. */
@@ -124,21 +136,31 @@ export class ToolResultHiding extends CompactionStrategy {
     let previousAssistant = -1;
     const { resultIndices, assistantIndices } = results;
     const older = resultIndices.length - kept;
-    for (let position = 0; position < older; position++) {
+    const superseded = this.#superseded(messages, index, resultIndices, older);
+    // Older results all go; kept ones only when superseded, by a result the firing keeps in full.
+    const last = superseded === undefined ? older : resultIndices.length;
+    for (let position = 0; position < last; position++) {
       const resultIndex = resultIndices[position]!;
+      const supersession = superseded?.get(resultIndex);
+      if (position >= older && supersession === undefined) continue;
       const assistantIndex = assistantIndices[position]!;
       if (assistantIndex !== previousAssistant && previousAssistant >= 0 && pass.hasInputsToHide(previousAssistant)) await pass.hideInputs(previousAssistant);
       previousAssistant = assistantIndex;
       // Most older results were hidden at earlier steps: checked without a promise each.
-      if (!pass.settled(resultIndex, assistantIndex)) await pass.hideResult(resultIndex, assistantIndex);
+      if (!pass.settled(resultIndex, assistantIndex)) await pass.hideResult(resultIndex, assistantIndex, supersession);
     }
     if (previousAssistant >= 0 && pass.hasInputsToHide(previousAssistant)) await pass.hideInputs(previousAssistant);
     if (this.clearAtLeastMode === "extend") {
+      // The results a superseded result's note names stay in full.
+      const named = new Set<number>();
+      for (const [resultIndex, supersession] of superseded ?? []) if (pass.replacements.has(resultIndex)) named.add(supersession.by);
       // LangChain's rule: short of clearAtLeast, the kept results go too, newest first.
       for (let position = resultIndices.length - 1; position >= resultIndices.length - kept && pass.saved < this.clearAtLeast; position--) {
         const resultIndex = resultIndices[position]!;
+        // Superseded ones are hidden already; named ones stay.
+        if (named.has(resultIndex) || pass.replacements.has(resultIndex)) continue;
         const assistantIndex = assistantIndices[position]!;
-        await pass.hideResult(resultIndex, assistantIndex);
+        await pass.hideResult(resultIndex, assistantIndex, superseded?.get(resultIndex));
         await pass.hideInputs(assistantIndex);
       }
     }
@@ -159,7 +181,7 @@ export class ToolResultHiding extends CompactionStrategy {
 
   /**
    * At most how many tokens a forced run on `history` would free, without making any hidden copy:
-   * the tokens of the older results it may hide (not judged not worth hiding and, for tool messages,
+   * the tokens of the older results it may hide, and of the superseded kept ones (not judged not worth hiding and, for tool messages,
    * not hidden or cleared yet and not of an excluded tool by their `name`), each hidden form costing
    * at least nothing. `history` must be measured with this strategy's counter. `undefined` when no
    * such bound holds (`clearAtLeastMode: "extend"`, `hideToolInputs`). `candidates` is how many
@@ -169,10 +191,12 @@ export class ToolResultHiding extends CompactionStrategy {
     if (this.clearAtLeastMode === "extend" || this.hideToolInputs) return undefined;
     const { resultIndices } = HidingPass.results(index);
     const older = resultIndices.length - this.#keptResults(resultIndices, index, tokens.perMessage);
+    const superseded = this.#superseded(messages, index, resultIndices, older);
     let freeable = 0;
     let candidates = 0;
-    for (let position = 0; position < older; position++) {
+    for (let position = 0; position < (superseded === undefined ? older : resultIndices.length); position++) {
       const resultIndex = resultIndices[position]!;
+      if (position >= older && !superseded!.has(resultIndex)) continue;
       const message = messages[resultIndex]!;
       if (this.#notWorthHiding.has(message)) continue;
       // As the pass reads them: a tool message already hidden, or of an excluded tool, frees nothing.
@@ -184,6 +208,12 @@ export class ToolResultHiding extends CompactionStrategy {
       candidates++;
     }
     return { tokens: freeable, candidates };
+  }
+
+  /** The superseded results this firing hides (kept ones included), by result index; `undefined` when `supersession` is off. */
+  #superseded(messages: readonly BaseMessage[], index: PreparedHistory["index"], resultIndices: readonly number[], older: number) {
+    if (this.#supersession === undefined) return undefined;
+    return supersededToHide(this.#supersession, messages, index, resultIndices[older] ?? messages.length, this.excludeTools);
   }
 
   /** How many of the newest results keep their content. */

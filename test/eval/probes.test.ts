@@ -237,7 +237,8 @@ describe("generateProbes on a real trace's first compaction", () => {
   const history = session.messages.slice(0, 30);
 
   it("after tool result hiding: recall, artifact and continuation, with the files of the hidden exchanges", async () => {
-    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 5 }).compact(history);
+    // Oldest-first hiding alone, as the probes below were written for.
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 5, supersession: false }).compact(history);
     const probes = generateProbes({ originals: archivedOriginals(result), history, perKind: 2 });
     expect(probes.map((probe) => [probe.id, probe.kind])).toEqual([
       ["recall:outcome@call_4", "recall"],

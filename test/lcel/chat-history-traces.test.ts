@@ -105,13 +105,16 @@ describe(`CompactingChatMessageHistory over trace ${session.id}, sliding window 
 
 describe(`CompactingChatMessageHistory over trace ${session.id}, tool result hiding`, () => {
   let run: Replay;
+  // Oldest-first hiding alone: with superseded results hidden first, a result hidden at an earlier
+  // turn keeps its placeholder where hiding the whole session at once would name a later call.
+  const options = { ...EVERY_RUN, tokenCounter: counter, supersession: false };
   beforeAll(async () => {
-    run = await replay(toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }));
+    run = await replay(toolResultHiding(options));
   });
 
   it("ends with the same view as hiding the whole session at once", async () => {
     const incremental = await run.history.getMessages();
-    const oneShot = (await toolResultHiding({ ...EVERY_RUN, tokenCounter: counter }).compact(session.messages)).messages;
+    const oneShot = (await toolResultHiding(options).compact(session.messages)).messages;
     expect(incremental.map((message) => [message.id, message.text])).toEqual(oneShot.map((message) => [message.id, message.text]));
   });
 

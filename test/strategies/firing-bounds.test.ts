@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { AssistantTextTrimming, ToolResultHiding, createTokenCounter, type CompactionResult, type ToolResultHidingOptions } from "../../src/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
-import { step, system, user } from "../support/builders.js";
+import { assistant, step, system, toolResult, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "exact" });
 
@@ -102,6 +102,16 @@ describe("toolResultHiding's bound on what a firing frees", () => {
     const excluding = new BoundedHiding({ tokenCounter: counter, keepRecentGroups: 1, excludeTools: [history[3]!.name!] });
     await excluding.compact(history, { force: true });
     expect(excluding.bounds[0]).toEqual({ tokens: 0, candidates: 0 });
+  });
+
+  it("counts the superseded kept results a run hides first", async () => {
+    const view = (n: number) => [assistant(`a${n}`, "", [{ id: `c${n}`, args: { command: "cat a.py" } }]), toolResult(`t${n}`, `c${n}`, "x ".repeat(500))];
+    const history = [system("s"), user("u1", "go"), ...view(1), ...view(2)];
+    for (const supersession of [true, false]) {
+      const hiding = new BoundedHiding({ tokenCounter: counter, keepRecentGroups: 5, clearAtLeast: 0, supersession });
+      const result = await hiding.compact(history, { force: true });
+      expect([hiding.bounds[0], result.status]).toEqual(supersession ? [{ tokens: await counter.countMessage(history[3]!), candidates: 1 }, "compacted"] : [{ tokens: 0, candidates: 0 }, "noop"]);
+    }
   });
 
   it("gives no bound where a run may free more than the older results", async () => {

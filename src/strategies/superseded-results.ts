@@ -1,0 +1,58 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { isToolResultMessage } from "../messages/message-types.js";
+import { SupersessionReader, type ReadCallHook, type Supersession } from "../messages/supersession.js";
+import type { ToolCallIndex } from "../messages/tool-call-groups.js";
+import type { ToolCallReading, ToolCallRef } from "../messages/tool-call-reading.js";
+import { isHiddenResult } from "./hidden-markers.js";
+
+export type { Supersession, ToolCallReading, ToolCallRef };
+
+/**
+ * Superseded-result hiding: which results a firing of `toolResultHiding` hides first because a later
+ * call superseded them, and the note that says so.
+ */
+
+/** How a hiding finds superseded results (see `ToolResultHidingOptions.supersession`). */
+export interface SupersessionOptions {
+  /**
+   * Read a call your own way: what it shows and changes (see {@link ToolCallReading}); `undefined`
+   * falls back to the built-in reading (shell commands, file editors, read/write/edit tools).
+   * @example
+   * // A status tool: the newest answer supersedes the older ones.
+   * readCall: (call) => (call.name === "get_order_status" ? { rerun: true } : undefined)
+   */
+  readCall?: (call: ToolCallRef) => ToolCallReading | undefined;
+}
+
+/** @internal */
+export const supersessionSchema = z.union([z.boolean(), z.object({ readCall: z.custom<ReadCallHook>((value) => typeof value === "function", "expected a function").optional() }).strict()]);
+
+/** The reader of a `supersession` option; `undefined` when it is off. @internal */
+export function supersessionReader(option: boolean | SupersessionOptions | undefined): SupersessionReader | undefined {
+  if (option === false) return undefined;
+  return new SupersessionReader(typeof option === "object" ? option.readCall : undefined);
+}
+
+/**
+ * The superseded results a firing may hide, older and kept alike: those whose superseding result
+ * stays in full after the firing, that is, kept (not older than the kept results) and not hidden
+ * yet, or of a tool in `excludeTools` (never hidden). `firstKept` is the index of the oldest kept
+ * result (`messages.length` when none is kept). @internal
+ */
+export function supersededToHide(
+  reader: SupersessionReader,
+  messages: readonly BaseMessage[],
+  index: ToolCallIndex,
+  firstKept: number,
+  excludeTools: ReadonlySet<string>,
+): Map<number, Supersession> {
+  const hide = new Map<number, Supersession>();
+  for (const [resultIndex, supersession] of reader.superseded(messages, index)) {
+    const by = messages[supersession.by]!;
+    if (isHiddenResult(by)) continue;
+    const excluded = isToolResultMessage(by) && by.name !== undefined && excludeTools.has(by.name);
+    if (supersession.by >= firstKept || excluded) hide.set(resultIndex, supersession);
+  }
+  return hide;
+}
