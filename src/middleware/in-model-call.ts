@@ -17,6 +17,8 @@ export interface ModelCallRequest {
 /** One compaction inside a `createAgent` model call: the compactor, and what `runGraphCompaction` needs besides the messages. @internal */
 export interface InModelCompaction {
   readonly component: string;
+  /** The middleware's name: compactions of several middleware in one step get different ids. */
+  readonly name: string;
   readonly compactor: Compactor;
   readonly options: GraphCompactionOptions;
   readonly checked: CheckedHistories;
@@ -91,7 +93,7 @@ interface Prepared {
   returned: boolean;
 }
 
-async function prepare({ component, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
+async function prepare({ component, name, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
   let view: BaseMessage[] | undefined;
   let viewOnly = false;
@@ -108,6 +110,7 @@ async function prepare({ component, compactor, options, checked }: InModelCompac
     keepPendingCalls: false,
     checked,
     inPlace: true,
+    idScope: `${component}:${name}`,
     holdArchive: (start) => (write = start),
     onHistory: (history) => (view = history),
     onViewOnly: (history) => {

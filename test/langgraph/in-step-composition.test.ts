@@ -164,4 +164,41 @@ describe("compactionMiddleware in the model's step, with other writes of that st
       puts: 0,
     });
   });
+
+  it.each(["store", "state"] as const)("two compactionMiddleware that compact in the same step (archive %s): two records, each original restored", async (archive) => {
+    // Shortens the first message once the history has five messages: in the step where hiding hides c1's result.
+    const shorten: Compactor = {
+      compact: async (messages) => {
+        const first = messages[0]!;
+        const changes = messages.length >= 5 && first.content !== "short";
+        const after = changes ? new HumanMessage({ id: first.id, content: "short" }) : first;
+        return { messages: [after, ...messages.slice(1)], status: changes ? "compacted" : "noop", strategy: "shorten", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: messages.length, removed: [], replaced: changes ? [{ index: 0, before: first, after }] : [] };
+      },
+    };
+    const store = new InMemoryStore();
+    const agent = createAgent({
+      model: scriptedModel(2),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { name: "Hiding", archive }), compactionMiddleware(shorten, { name: "Shorten", archive })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1", "a long question")] }, thread(`two-${archive}`));
+    const { values } = await agent.graph.getState(thread(`two-${archive}`));
+    const log = values.compactionLog as CompactionRecord[];
+    expect({
+      log: log.map((record) => [record.strategy, record.replacedIds]),
+      distinct: new Set(log.map((record) => record.id)).size,
+      state: stored(values.messages as BaseMessage[]).map(([, content]) => content),
+      restored: stored(await restoreHistory(values, { store, threadId: `two-${archive}` })).map(([, content]) => content),
+    }).toEqual({
+      log: [
+        ["shorten", ["h1"]],
+        ["toolResultHiding", ["t-c1"]],
+      ],
+      distinct: 2,
+      state: ["short", "step 1", expect.stringContaining("hidden"), "step 2", lookupOutput("c2"), "done"],
+      restored: ["a long question", "step 1", lookupOutput("c1"), "step 2", lookupOutput("c2"), "done"],
+    });
+  });
 });
