@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { restoreHistory, toolResultHiding, validateToolPairing, type CompactionRecord } from "../../src/index.js";
 import type { Compactor } from "../../src/strategies/compaction-strategy.js";
-import { compactionMiddleware } from "../../src/middleware/index.js";
+import { ClearToolUsesEdit, compactionMiddleware, contextEditingMiddleware } from "../../src/middleware/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
@@ -193,12 +193,77 @@ describe("compactionMiddleware in the model's step, with other writes of that st
       restored: stored(await restoreHistory(values, { store, threadId: `two-${archive}` })).map(([, content]) => content),
     }).toEqual({
       log: [
-        ["shorten", ["h1"]],
         ["toolResultHiding", ["t-c1"]],
+        ["shorten", ["h1"]],
       ],
       distinct: 2,
       state: ["short", "step 1", expect.stringContaining("hidden"), "step 2", lookupOutput("c2"), "done"],
       restored: ["a long question", "step 1", lookupOutput("c1"), "step 2", lookupOutput("c2"), "done"],
+    });
+  });
+
+  it("two compactionMiddleware in one step, the second removing what the first rewrote or removed: one write, the second on the first's result", async () => {
+    // Drops the first call (a1) and its result once the history has two calls.
+    const dropFirstCall: Compactor = {
+      compact: async (messages) => {
+        const at = messages.findIndex((message) => message.id === "a1");
+        const changes = at >= 0 && messages.some((message) => message.id === "a2");
+        const kept = changes ? [...messages.slice(0, at), ...messages.slice(at + 2)] : [...messages];
+        return { messages: kept, status: changes ? "compacted" : "noop", strategy: "dropFirstCall", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: kept.length, removed: changes ? messages.slice(at, at + 2).map((message, offset) => ({ index: at + offset, message })) : [], replaced: [] };
+      },
+    };
+    const store = new InMemoryStore();
+    const model = scriptedModel(2);
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { name: "Hiding" }), compactionMiddleware(dropFirstCall, { name: "Dropping" })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    // An orphan result both would repair (remove): written twice, the reducer would throw on the second removal.
+    const input = [user("h0"), toolResult("orphan", "nope"), user("h1")];
+    await agent.invoke({ messages: input }, thread("drop"));
+    const { values } = await agent.graph.getState(thread("drop"));
+    const messages = values.messages as BaseMessage[];
+    expect({
+      ids: messages.map((message) => message.id),
+      problems: validateToolPairing(messages),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => [record.strategy, record.status, record.removedIds, record.replacedIds]),
+      lastPrompt: (model.calls[2]!.messages as BaseMessage[]).map((message) => message.id),
+      restored: (await restoreHistory(values, { store, threadId: "drop" })).map((message) => message.id),
+    }).toEqual({
+      ids: ["h0", "h1", "a2", "t-c2", "final"],
+      problems: [],
+      log: [
+        ["toolResultHiding", "repaired", ["orphan"], []],
+        ["toolResultHiding", "compacted", [], ["t-c1"]],
+        ["dropFirstCall", "compacted", ["a1", "t-c1"], []],
+      ],
+      lastPrompt: ["h0", "h1", "a2", "t-c2"],
+      restored: ["h0", "orphan", "h1", "a1", "t-c1", "a2", "t-c2", "final"],
+    });
+    // The hidden result is what the second compaction archived; the first one's archive has the original.
+    expect((await restoreHistory(values, { store, threadId: "drop" })).find((message) => message.id === "t-c1")?.content).toBe(lookupOutput("c1"));
+  });
+
+  it("compactionMiddleware and this package's contextEditingMiddleware, both repairing an orphan result in one step: the run goes on", async () => {
+    const agent = createAgent({
+      model: scriptedModel(1),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 } })] })],
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: [user("h0"), toolResult("orphan", "nope"), user("h1")] }, thread("ce"));
+    const { values } = await agent.graph.getState(thread("ce"));
+    expect({
+      ids: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => [record.status, record.removedIds]),
+      restored: (await restoreHistory(values)).map((message) => message.id),
+    }).toEqual({
+      ids: ["h0", "h1", "a1", "t-c1", "final"],
+      log: [["repaired", ["orphan"]]],
+      restored: ["h0", "orphan", "h1", "a1", "t-c1", "final"],
     });
   });
 });
