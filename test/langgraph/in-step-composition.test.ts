@@ -266,4 +266,38 @@ describe("compactionMiddleware in the model's step, with other writes of that st
       restored: ["h0", "orphan", "h1", "a1", "t-c1", "final"],
     });
   });
+
+  it("a middleware before it that calls the model twice in one step (both answer): the compaction is written once", async () => {
+    // Asks twice and keeps the second answer: each call returns, so the hook's Command is collected each time.
+    const askTwice = createMiddleware({
+      name: "AskTwice",
+      wrapModelCall: async (request, handler) => {
+        await handler(request);
+        return handler(request);
+      },
+    });
+    const dropFirstCall: Compactor = {
+      compact: async (messages) => {
+        const at = messages.findIndex((message) => message.id === "a1");
+        const changes = at >= 0 && messages.some((message) => message.id === "a2");
+        const kept = changes ? [...messages.slice(0, at), ...messages.slice(at + 2)] : [...messages];
+        return { messages: kept, status: changes ? "compacted" : "noop", strategy: "dropFirstCall", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: kept.length, removed: changes ? messages.slice(at, at + 2).map((message, offset) => ({ index: at + offset, message })) : [], replaced: [] };
+      },
+    };
+    const model = fakeModel();
+    for (const n of [1, 2]) model.respond(assistant(`a${n}-first`, "ignored", [])).respond(assistant(`a${n}`, `step ${n}`, [{ id: `c${n}`, name: "lookup", args: { query: `q${n}` } }]));
+    model.respond(assistant("final-first", "ignored")).respond(assistant("final", "done"));
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [askTwice, compactionMiddleware(dropFirstCall)], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [user("h1")] }, thread("twice"));
+    const { values } = await agent.graph.getState(thread("twice"));
+    expect({
+      ids: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => record.removedIds),
+      restored: (await restoreHistory(values)).map((message) => message.id),
+    }).toEqual({
+      ids: ["h1", "a2", "t-c2", "final"],
+      log: [["a1", "t-c1"]],
+      restored: ["h1", "a1", "t-c1", "a2", "t-c2", "final"],
+    });
+  });
 });
