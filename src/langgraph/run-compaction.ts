@@ -150,6 +150,11 @@ export interface GraphCompactionRun {
   inPlace?: boolean | undefined;
   /** With `inPlace`: called with the history a result that cannot be written in place makes. */
   onViewOnly?: ((history: BaseMessage[]) => void) | undefined;
+  /**
+   * What tells this compaction's id from another's in the same task, in place of `component`: the
+   * middleware's name, for several middleware that compact in one model step. @default component
+   */
+  idScope?: string | undefined;
 }
 
 /**
@@ -232,7 +237,7 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
   const { messages, assigned, repair, useStore, started } = begun;
   // Worked out only for a step that records something (a no-op records nothing).
   let id: string | undefined;
-  const idOf = () => (id ??= compactionIdOf(config, component, messages));
+  const idOf = () => (id ??= compactionIdOf(config, run.idScope ?? component, messages));
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
     return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, idOf())] };

@@ -76,7 +76,7 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
     const prepared = new WeakMap();
     return createMiddleware({
       ...base,
-      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", compactor, options: parsed, checked, prepared }, request, handler),
+      wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", name: base.name, compactor, options: parsed, checked, prepared }, request, handler),
     });
   }
   return createMiddleware({

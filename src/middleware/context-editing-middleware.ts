@@ -84,13 +84,15 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
   const method = tokenCountMethod ?? "approx";
   const checked = new CheckedHistories();
   const prepared = new WeakMap();
+  const middlewareName = name ?? "ContextEditingMiddleware";
   return createMiddleware({
-    name: name ?? "ContextEditingMiddleware",
+    name: middlewareName,
     stateSchema: CompactionStateSchema,
     wrapModelCall: (request, handler) =>
       compactInModelCall(
         {
           component: "contextEditingMiddleware",
+          name: middlewareName,
           compactor: contextEditsCompactor(edits, { countTokens: contextEditingCounter(method, request.model, request.systemPrompt), model: request.model }),
           options: graphOptions,
           checked,

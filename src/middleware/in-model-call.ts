@@ -17,6 +17,8 @@ export interface ModelCallRequest {
 /** One compaction inside a `createAgent` model call: the compactor, and what `runGraphCompaction` needs besides the messages. @internal */
 export interface InModelCompaction {
   readonly component: string;
+  /** The middleware's name: compactions of several middleware in one step get different ids. */
+  readonly name: string;
   readonly compactor: Compactor;
   readonly options: GraphCompactionOptions;
   readonly checked: CheckedHistories;
@@ -37,7 +39,8 @@ export interface InModelCompaction {
  * that may end in a structured response (`responseFormat`) writes it after the call, and not at all
  * when it does end so (the agent then writes the state itself and drops the hooks' updates).
  * Called again on the same state in one step (a retry or fallback listed before it), it reuses the
- * step's compaction and returns its update once. The model never gets the state's own array (a
+ * step's compaction and returns its update once. Listed after another middleware that compacted the
+ * same state in the step, it compacts that one's result, and that one writes both updates in order. The model never gets the state's own array (a
  * middleware after this one may edit the request's in place).
  * @internal
  */
@@ -53,13 +56,27 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   // hook again on the same state: the compaction is worked out, and its archive written, once.
   let preparing = compaction.prepared.get(state);
   if (preparing === undefined) {
-    preparing = prepare(compaction, request, state);
+    // Another middleware listed before this one compacted this state in this step: this one compacts
+    // its result, and its update is written after that one's, in the same write (see `StepCompaction`).
+    const outer = stepCompactions.get(state);
+    const nestedIn = outer !== undefined && outer.owner !== compaction.prepared ? outer : undefined;
+    preparing = prepare(compaction, request, nestedIn?.history ?? state).then((prepared) => {
+      if (prepared.view !== undefined && !prepared.viewOnly && (prepared.update.messages?.length ?? 0) > 0) {
+        if (nestedIn === undefined) stepCompactions.set(state, { owner: compaction.prepared, history: prepared.view, nested: [] });
+        else {
+          nestedIn.nested.push(prepared);
+          nestedIn.history = prepared.view;
+          prepared.nested = true;
+        }
+      }
+      return prepared;
+    });
     compaction.prepared.set(state, preparing);
   }
   const prepared = await preparing;
   const { update, view, viewOnly, startWrite } = prepared;
   if (!mayEndStructured) startWrite();
-  const messages = modelMessages(request.messages, state, view, viewOnly ? undefined : update.messages);
+  const messages = modelMessages(request.messages, prepared.input, view, viewOnly ? undefined : update.messages);
   let response: Response;
   try {
     response = await handler(messages === request.messages ? request : { ...request, messages });
@@ -71,11 +88,48 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   // A structured response: the agent writes the state from its own copy and drops hooks' updates.
   if (Object.keys(update).length === 0 || !(AIMessage.isInstance(response) || isCommand(response))) return response;
   // LangChain applies every Command a hook returns, even one an outer middleware then discards: once.
-  if (prepared.returned) return response;
+  if (prepared.returned || prepared.nested) return response;
   prepared.returned = true;
   // The originals could not be archived: the state keeps them, and the `failed` record says why.
   const written = (await startWrite()) ?? update;
-  return new Command({ update: { ...written } });
+  const step = stepCompactions.get(state);
+  return new Command({ update: { ...(written === update && step?.owner === compaction.prepared ? await withNested(written, step.nested) : written) } });
+}
+
+/**
+ * The compactions of one state in one model step by several middleware (two compactionMiddleware,
+ * or one and this package's contextEditingMiddleware): the first that changes it (the outermost)
+ * writes the update; each one listed after it compacts the history the previous ones made, and its
+ * update goes in the same write, after theirs. Written separately, each worked out on the state,
+ * LangChain would apply the inner one's first and the reducer would then fail on a message both
+ * remove, or append one that one removes and the other rewrites.
+ */
+interface StepCompaction {
+  /** The `prepared` map of the middleware that writes the step's update. */
+  readonly owner: object;
+  /** The history the latest compaction of the step made, which the next one compacts. */
+  history: BaseMessage[];
+  /** The compactions nested in the owner's, in order. */
+  readonly nested: Prepared[];
+}
+
+/** The step's in-step compactions, by the state's messages array (as `InModelCompaction.prepared`). */
+const stepCompactions = new WeakMap<object, StepCompaction>();
+
+/** The owner's update followed by its nested compactions' (each written only if the ones before it are). */
+async function withNested(written: CompactionStateUpdate, nested: readonly Prepared[]): Promise<CompactionStateUpdate> {
+  const messages = [...(written.messages ?? [])];
+  const compactionLog = [...(written.compactionLog ?? [])];
+  const compactionArchive = [...(written.compactionArchive ?? [])];
+  for (const inner of nested) {
+    const own = (await inner.startWrite()) ?? inner.update;
+    compactionLog.push(...(own.compactionLog ?? []));
+    // Its originals could not be archived: it and the ones nested in it (built on its result) are not written.
+    if (own !== inner.update) break;
+    messages.push(...(own.messages ?? []));
+    compactionArchive.push(...(own.compactionArchive ?? []));
+  }
+  return { messages, compactionLog, ...(compactionArchive.length > 0 ? { compactionArchive } : {}) };
 }
 
 /** A step's compaction, worked out once per state. */
@@ -89,9 +143,13 @@ interface Prepared {
   readonly startWrite: (start?: boolean) => Promise<CompactionStateUpdate | undefined> | undefined;
   /** Set once the update was returned in a `Command`. */
   returned: boolean;
+  /** The history it compacted: the state's, or the one a compaction listed before it made in the step. */
+  readonly input: BaseMessage[];
+  /** Set when it is nested in another middleware's compaction of the step, which writes its update. */
+  nested: boolean;
 }
 
-async function prepare({ component, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
+async function prepare({ component, name, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
   let view: BaseMessage[] | undefined;
   let viewOnly = false;
@@ -108,6 +166,7 @@ async function prepare({ component, compactor, options, checked }: InModelCompac
     keepPendingCalls: false,
     checked,
     inPlace: true,
+    idScope: `${component}:${name}`,
     holdArchive: (start) => (write = start),
     onHistory: (history) => (view = history),
     onViewOnly: (history) => {
@@ -122,7 +181,7 @@ async function prepare({ component, compactor, options, checked }: InModelCompac
     archived?.catch(() => undefined);
     return archived;
   };
-  return { update, view, viewOnly, startWrite, returned: false };
+  return { update, view, viewOnly, startWrite, returned: false, input: state, nested: false };
 }
 
 /**

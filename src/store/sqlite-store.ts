@@ -64,7 +64,7 @@ function itemOf(row: Row): Item {
  * prefix). A label or key with a lone surrogate, a value that is not JSON (undefined, a BigInt, a
  * cycle), a `limit` or `offset` that is not a non-negative integer and a `maxDepth` that is not a
  * positive integer are rejected before anything runs ({@link InvalidStoreNamespaceError},
- * {@link InvalidStoreArgumentError}).
+ * {@link InvalidStoreArgumentError}); `Infinity` is taken for any of the three, as no bound.
  *
  * There is no vector index: a `search` with a `query` and a `put` with fields to index (an `index`
  * array) throw {@link UnsupportedStoreOperationError}; `put(..., false)` and the default are fine.
@@ -196,7 +196,9 @@ CREATE INDEX IF NOT EXISTS "${this.table}_created" ON "${this.table}" (created_a
     const order = `ORDER BY created_at DESC, rowid DESC`;
     const filter = operation.filter && Object.keys(operation.filter).length > 0 ? operation.filter : undefined;
     if (!filter) {
-      const rows = this.db.prepare(`SELECT * FROM "${this.table}" ${where} ${order} LIMIT ? OFFSET ?`).all(...parameters, limit, offset);
+      // SQLite takes 64-bit integers: a larger count (or Infinity) bounds nothing a table can hold.
+      const bound = (count: number) => Math.min(count, Number.MAX_SAFE_INTEGER);
+      const rows = this.db.prepare(`SELECT * FROM "${this.table}" ${where} ${order} LIMIT ? OFFSET ?`).all(...parameters, bound(limit), bound(offset));
       return (rows as Row[]).map(itemOf);
     }
     // Filters are matched here, row by row, stopping once the page is full.

@@ -48,7 +48,8 @@ export class InvalidStoreNamespaceError extends CompactionError {
  * An argument of a store operation other than its namespace that the store cannot take: a key that is
  * not a string or holds a lone surrogate (SQLite's text cannot hold it: the item would come back under
  * another key), a value that is not JSON (undefined, a function, a BigInt, a cycle), or a `limit`,
- * `offset` or `maxDepth` that is not a whole number in range. The batch it is in changes nothing.
+ * `offset` or `maxDepth` that is not a whole number in range (or `Infinity`). The batch it is in
+ * changes nothing.
  *
  * @example
  * try {
@@ -112,9 +113,9 @@ export function storeValueJson(value: unknown): string {
   return json;
 }
 
-/** A `limit`, `offset` or `maxDepth`: undefined, or a whole number from `min`. @internal */
+/** A `limit`, `offset` or `maxDepth`: undefined, a whole number from `min`, or `Infinity` (no bound). @internal */
 export function validateStoreCount(argument: string, value: unknown, min: number): void {
-  if (value === undefined) return;
+  if (value === undefined || value === Number.POSITIVE_INFINITY) return;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
     throw new InvalidStoreArgumentError(argument, `${typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : `a ${typeof value}`} is not ${min === 0 ? "a non-negative" : "a positive"} integer`);
   }

@@ -1,4 +1,4 @@
-import { HumanMessage, RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import {
@@ -319,10 +319,33 @@ describe("compactionUpdate with inPlace", () => {
   });
 
   it("an insertion at the end, which the reducer would put after the answer of the step: written in place over the removed positions", () => {
-    const before = [user("h1"), user("h2"), user("h3")];
-    const summary = new HumanMessage({ content: "summary" });
-    const update = compactionUpdate(before, result(before, [before[0]!, summary]), { inPlace: true });
-    expect({ update: describeUpdate(update.messages), expressible: update.expressible }).toEqual({ update: ["human:h2", "remove:h3"], expressible: true });
+    // h2 and h4 leave, two summaries come after h3: by id, the second would be appended under a new id.
+    const before = [user("h1"), user("h2"), user("h3"), user("h4")];
+    const summaries = [new HumanMessage({ content: "summary 1" }), new HumanMessage({ content: "summary 2" })];
+    const after = [before[0]!, before[2]!, ...summaries];
+    const byId = compactionUpdate(before, result(before, after));
+    const update = compactionUpdate(before, result(before, after), { inPlace: true });
+    const answer = new AIMessage({ id: "answer", content: "answer" });
+    expect({
+      byId: describeUpdate(byId.messages).length,
+      update: describeUpdate(update.messages),
+      expressible: update.expressible,
+      // The step's answer, appended first, stays last.
+      state: messagesStateReducer(messagesStateReducer(before, [answer]), update.messages).map((message) => [message.id, message.content]),
+    }).toEqual({
+      byId: 3,
+      update: ["human:h2", "human:h3", "human:h4"],
+      expressible: true,
+      state: [
+        ["h1", "user h1"],
+        ["h2", "user h3"],
+        ["h3", "summary 1"],
+        ["h4", "summary 2"],
+        ["answer", "answer"],
+      ],
+    });
+    // Without in place, the second summary gets an id of its own: the reducer would append it after the answer.
+    expect(byId.messages.filter((message) => !before.some((original) => original.id === message.id))).toHaveLength(1);
     expectReducerReachesHistory(before, update);
   });
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { restoreHistory, toolResultHiding, validateToolPairing, type CompactionRecord } from "../../src/index.js";
 import type { Compactor } from "../../src/strategies/compaction-strategy.js";
-import { compactionMiddleware } from "../../src/middleware/index.js";
+import { ClearToolUsesEdit, compactionMiddleware, contextEditingMiddleware } from "../../src/middleware/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
@@ -162,6 +162,142 @@ describe("compactionMiddleware in the model's step, with other writes of that st
       state: ["h1", "a1", "t-c1", "final"],
       log: [],
       puts: 0,
+    });
+  });
+
+  it.each(["store", "state"] as const)("two compactionMiddleware that compact in the same step (archive %s): two records, each original restored", async (archive) => {
+    // Shortens the first message once the history has five messages: in the step where hiding hides c1's result.
+    const shorten: Compactor = {
+      compact: async (messages) => {
+        const first = messages[0]!;
+        const changes = messages.length >= 5 && first.content !== "short";
+        const after = changes ? new HumanMessage({ id: first.id, content: "short" }) : first;
+        return { messages: [after, ...messages.slice(1)], status: changes ? "compacted" : "noop", strategy: "shorten", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: messages.length, removed: [], replaced: changes ? [{ index: 0, before: first, after }] : [] };
+      },
+    };
+    const store = new InMemoryStore();
+    const agent = createAgent({
+      model: scriptedModel(2),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { name: "Hiding", archive }), compactionMiddleware(shorten, { name: "Shorten", archive })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1", "a long question")] }, thread(`two-${archive}`));
+    const { values } = await agent.graph.getState(thread(`two-${archive}`));
+    const log = values.compactionLog as CompactionRecord[];
+    expect({
+      log: log.map((record) => [record.strategy, record.replacedIds]),
+      distinct: new Set(log.map((record) => record.id)).size,
+      state: stored(values.messages as BaseMessage[]).map(([, content]) => content),
+      restored: stored(await restoreHistory(values, { store, threadId: `two-${archive}` })).map(([, content]) => content),
+    }).toEqual({
+      log: [
+        ["toolResultHiding", ["t-c1"]],
+        ["shorten", ["h1"]],
+      ],
+      distinct: 2,
+      state: ["short", "step 1", expect.stringContaining("hidden"), "step 2", lookupOutput("c2"), "done"],
+      restored: ["a long question", "step 1", lookupOutput("c1"), "step 2", lookupOutput("c2"), "done"],
+    });
+  });
+
+  it("two compactionMiddleware in one step, the second removing what the first rewrote or removed: one write, the second on the first's result", async () => {
+    // Drops the first call (a1) and its result once the history has two calls.
+    const dropFirstCall: Compactor = {
+      compact: async (messages) => {
+        const at = messages.findIndex((message) => message.id === "a1");
+        const changes = at >= 0 && messages.some((message) => message.id === "a2");
+        const kept = changes ? [...messages.slice(0, at), ...messages.slice(at + 2)] : [...messages];
+        return { messages: kept, status: changes ? "compacted" : "noop", strategy: "dropFirstCall", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: kept.length, removed: changes ? messages.slice(at, at + 2).map((message, offset) => ({ index: at + offset, message })) : [], replaced: [] };
+      },
+    };
+    const store = new InMemoryStore();
+    const model = scriptedModel(2);
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { name: "Hiding" }), compactionMiddleware(dropFirstCall, { name: "Dropping" })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    // An orphan result both would repair (remove): written twice, the reducer would throw on the second removal.
+    const input = [user("h0"), toolResult("orphan", "nope"), user("h1")];
+    await agent.invoke({ messages: input }, thread("drop"));
+    const { values } = await agent.graph.getState(thread("drop"));
+    const messages = values.messages as BaseMessage[];
+    expect({
+      ids: messages.map((message) => message.id),
+      problems: validateToolPairing(messages),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => [record.strategy, record.status, record.removedIds, record.replacedIds]),
+      lastPrompt: (model.calls[2]!.messages as BaseMessage[]).map((message) => message.id),
+      restored: (await restoreHistory(values, { store, threadId: "drop" })).map((message) => message.id),
+    }).toEqual({
+      ids: ["h0", "h1", "a2", "t-c2", "final"],
+      problems: [],
+      log: [
+        ["toolResultHiding", "repaired", ["orphan"], []],
+        ["toolResultHiding", "compacted", [], ["t-c1"]],
+        ["dropFirstCall", "compacted", ["a1", "t-c1"], []],
+      ],
+      lastPrompt: ["h0", "h1", "a2", "t-c2"],
+      restored: ["h0", "orphan", "h1", "a1", "t-c1", "a2", "t-c2", "final"],
+    });
+    // The hidden result is what the second compaction archived; the first one's archive has the original.
+    expect((await restoreHistory(values, { store, threadId: "drop" })).find((message) => message.id === "t-c1")?.content).toBe(lookupOutput("c1"));
+  });
+
+  it("compactionMiddleware and this package's contextEditingMiddleware, both repairing an orphan result in one step: the run goes on", async () => {
+    const agent = createAgent({
+      model: scriptedModel(1),
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 10 }, keep: { messages: 1 } })] })],
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: [user("h0"), toolResult("orphan", "nope"), user("h1")] }, thread("ce"));
+    const { values } = await agent.graph.getState(thread("ce"));
+    expect({
+      ids: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => [record.status, record.removedIds]),
+      restored: (await restoreHistory(values)).map((message) => message.id),
+    }).toEqual({
+      ids: ["h0", "h1", "a1", "t-c1", "final"],
+      log: [["repaired", ["orphan"]]],
+      restored: ["h0", "orphan", "h1", "a1", "t-c1", "final"],
+    });
+  });
+
+  it("a middleware before it that calls the model twice in one step (both answer): the compaction is written once", async () => {
+    // Asks twice and keeps the second answer: each call returns, so the hook's Command is collected each time.
+    const askTwice = createMiddleware({
+      name: "AskTwice",
+      wrapModelCall: async (request, handler) => {
+        await handler(request);
+        return handler(request);
+      },
+    });
+    const dropFirstCall: Compactor = {
+      compact: async (messages) => {
+        const at = messages.findIndex((message) => message.id === "a1");
+        const changes = at >= 0 && messages.some((message) => message.id === "a2");
+        const kept = changes ? [...messages.slice(0, at), ...messages.slice(at + 2)] : [...messages];
+        return { messages: kept, status: changes ? "compacted" : "noop", strategy: "dropFirstCall", tokensBefore: 2, tokensAfter: changes ? 1 : 2, messagesBefore: messages.length, messagesAfter: kept.length, removed: changes ? messages.slice(at, at + 2).map((message, offset) => ({ index: at + offset, message })) : [], replaced: [] };
+      },
+    };
+    const model = fakeModel();
+    for (const n of [1, 2]) model.respond(assistant(`a${n}-first`, "ignored", [])).respond(assistant(`a${n}`, `step ${n}`, [{ id: `c${n}`, name: "lookup", args: { query: `q${n}` } }]));
+    model.respond(assistant("final-first", "ignored")).respond(assistant("final", "done"));
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [askTwice, compactionMiddleware(dropFirstCall)], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [user("h1")] }, thread("twice"));
+    const { values } = await agent.graph.getState(thread("twice"));
+    expect({
+      ids: (values.messages as BaseMessage[]).map((message) => message.id),
+      log: (values.compactionLog as CompactionRecord[]).map((record) => record.removedIds),
+      restored: (await restoreHistory(values)).map((message) => message.id),
+    }).toEqual({
+      ids: ["h1", "a2", "t-c2", "final"],
+      log: [["a1", "t-c1"]],
+      restored: ["h1", "a1", "t-c1", "a2", "t-c2", "final"],
     });
   });
 });

@@ -108,6 +108,23 @@ describe.each([
     expect(await keys({ limit: 0 })).toEqual([]);
   });
 
+  it("takes Infinity and whole numbers past SQLite's integers as no bound, as InMemoryStore does", async () => {
+    await store.put(["more"], "m", { x: 1 });
+    expect({
+      search: [await keys({ limit: Number.POSITIVE_INFINITY }), await keys({ limit: 1e21 }), await keys({ limit: Number.POSITIVE_INFINITY, filter: { x: 1 } })],
+      skipAll: [await keys({ offset: Number.POSITIVE_INFINITY }), await keys({ offset: 1e21 }), await keys({ offset: Number.POSITIVE_INFINITY, filter: { x: 1 } })],
+      namespaces: [await store.listNamespaces({ limit: Number.POSITIVE_INFINITY }), await store.listNamespaces({ offset: Number.POSITIVE_INFINITY }), await store.listNamespaces({ maxDepth: Number.POSITIVE_INFINITY })],
+    }).toEqual({
+      search: [
+        ["c", "b", "a"],
+        ["c", "b", "a"],
+        ["c", "b", "a"],
+      ],
+      skipAll: [[], [], []],
+      namespaces: [[["docs"], ["more"]], [], [["docs"], ["more"]]],
+    });
+  });
+
   it.each([
     [{ maxDepth: 0 }, "maxDepth", "0 is not a positive integer"],
     [{ maxDepth: 1.5 }, "maxDepth", "1.5 is not a positive integer"],
