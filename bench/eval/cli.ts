@@ -13,7 +13,7 @@ import { RECOMMENDED_DEFAULT, ours, type SystemSpec } from "./systems.js";
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The default windows. */
-export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000];
+export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000, 128_000, 200_000];
 const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
 
 /** A `--variant`: a strategy of ours with some options changed, reported as its own row. */
