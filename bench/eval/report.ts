@@ -7,6 +7,8 @@ import type { Prices } from "./metrics.js";
 import { ANTHROPIC_LOOKBACK_BLOCKS } from "./anthropic-cache.js";
 import { fmtInt, markdownTable } from "./report-format.js";
 import { goalSection } from "./report-goals.js";
+import type { FrontierResult } from "./frontier-run.js";
+import { frontierSection } from "./report-frontier.js";
 import { presetCostTable, retentionBySourceTable, windowTable, type PresetCosts, type PriceSet, type SourceRows, type SystemRow } from "./report-tables.js";
 import { BLOCKING_SUMMARIES, EARLY_PREPARATION, SHARED_PREFIX_DEFAULT } from "./systems.js";
 
@@ -48,6 +50,8 @@ export interface EvalReport {
   readonly windows: readonly WindowResult[];
   readonly probes: ProbeSection;
   readonly chart: { readonly file: string; readonly trace: string; readonly window: number } | undefined;
+  /** The frontier sweep (`--frontier`) and its chart per window, when run. */
+  readonly frontier?: { readonly result: FrontierResult; readonly charts: readonly { readonly window: number; readonly file: string }[] };
   /** The cost-retention and cost-grounding charts of each window (file names relative to the report). */
   readonly costRetentionCharts: readonly { readonly window: number; readonly file: string; readonly groundingFile?: string }[];
   readonly wallTimeMs: number;
@@ -141,6 +145,7 @@ export function renderMarkdown(report: EvalReport): string {
     }
   }
   lines.push(...goalSection(report.windows, report.priceSets));
+  if (report.frontier) lines.push(...frontierSection(report.frontier.result, report.priceSets, new Map(report.frontier.charts.map((chart) => [chart.window, chart.file]))));
   lines.push(...probeSection(report.probes));
   if (report.chart) {
     lines.push("## Input tokens per step", "");
