@@ -130,7 +130,9 @@ export function frontierWindow(window: number, sweep: readonly { setting: Fronti
         peer: peer.system,
         prices: id,
         dominatedBy: dominated ? cheapest!.system : undefined,
-        why: cheapest ? `${cheapest.system}: ${ratio!.toFixed(3)}× its cost with re-reads at grounding ${cheapest.grounding.toFixed(3)}` : `no setting of ours inside the window grounds ${peer.grounding.toFixed(3)} or more`,
+        why:
+          (cheapest ? `${cheapest.system}: ${ratio!.toFixed(3)}× its cost with re-reads at grounding ${cheapest.grounding.toFixed(3)}` : `no setting of ours inside the window grounds ${peer.grounding.toFixed(3)} or more`) +
+          (peer.callsOverWindow > 0 ? `; it makes ${peer.callsOverWindow} calls over the window` : ""),
       });
     }
   }
