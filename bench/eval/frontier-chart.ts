@@ -42,7 +42,7 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
     parts.push(`<text x="${x(tick).toFixed(1)}" y="${top + plotHeight + 18}" text-anchor="middle">${Number(tick.toFixed(6))}×</text>`);
   }
   const yStep = tickStep(1 - yMin, 8);
-  for (let tick = yMin; tick <= 1 + 1e-9; tick += yStep) {
+  for (let tick = Math.ceil(yMin / yStep - 1e-9) * yStep; tick <= 1 + 1e-9; tick += yStep) {
     parts.push(`<line x1="${left - 4}" y1="${y(tick).toFixed(1)}" x2="${left + plotWidth}" y2="${y(tick).toFixed(1)}" stroke="#e5e7eb"/>`);
     parts.push(`<text x="${left - 8}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${Number(tick.toFixed(6))}</text>`);
   }
