@@ -25,12 +25,12 @@ export function frontierSection(result: FrontierResult, priceSets: readonly Pric
   );
   lines.push(
     markdownTable(
-      ["window", "LangChain points dominated, per price set", "not dominated (reference prices)"],
+      ["window", "target", "LangChain points dominated, per price set", "not dominated (reference prices)"],
       result.windows.map((frontier) => {
         const peers = new Set(frontier.verdicts.map((verdict) => verdict.peer));
         const perSet = priceSets.map((set) => `${frontier.verdicts.filter((verdict) => verdict.prices === set.id && verdict.dominatedBy !== undefined).length}/${peers.size}`);
         const open = frontier.verdicts.filter((verdict) => verdict.prices === reference && verdict.dominatedBy === undefined).map((verdict) => `${verdict.peer} (${verdict.why})`);
-        return [fmtInt(frontier.window), [...new Set(perSet)].length === 1 ? `${perSet[0]} under each` : perSet.join(", "), open.length === 0 ? "none" : open.join("; ")];
+        return [fmtInt(frontier.window), frontierMet(frontier) ? "met" : "**NOT met**", [...new Set(perSet)].length === 1 ? `${perSet[0]} under each` : perSet.join(", "), open.length === 0 ? "none" : open.join("; ")];
       }),
       new Set([0]),
     ),

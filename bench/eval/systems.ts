@@ -276,6 +276,13 @@ export const BLOCKING_SUMMARIES = "autoCompaction (summaries at the firing)";
 /** The recommended default with its summaries prepared from 0.9 of the way to the size that fires (`prepare: { at: 0.9 }`): ready at the firing. */
 export const EARLY_PREPARATION = "autoCompaction (prepared from 0.9 of the way)";
 
+/**
+ * A proposed default from the frontier sweep (docs/evaluation.md): compact at 0.8 of the window or
+ * 60,000 tokens, whichever is less (`trigger: { tokens: 60_000 }` with the default threshold), the
+ * hiding keeping 5 tool-call groups.
+ */
+export const PROPOSED_DEFAULT = "autoCompaction (trigger 60,000 tokens, 5 groups kept)";
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
@@ -287,6 +294,9 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours(EARLY_PREPARATION, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: { at: 0.9 } })),
   // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
   ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
+  ours(PROPOSED_DEFAULT, ({ window, tokenCounter, model }) =>
+    autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, trigger: { tokens: 60_000 }, hiding: { keepRecentGroups: 5 } }),
+  ),
 ];
 
 
