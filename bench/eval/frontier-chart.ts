@@ -65,14 +65,20 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
       }
     }
   }
+  // Peer points at the same place (e.g. every setting that never compacts, at no compaction's) share one label.
+  const labelled = new Map<string, string[]>();
   for (const point of frontier.points.filter((candidate) => candidate.kind === "peer")) {
     const px = x(ratio(point));
     const py = y(point.grounding);
     const label = `${SHORT[point.family] ?? point.family} ${point.trigger}/${point.keep}${point.callsOverWindow > 0 ? "*" : ""}`;
+    const place = `${px.toFixed(0)},${py.toFixed(0)}`;
+    const first = !labelled.has(place);
+    labelled.set(place, [...(labelled.get(place) ?? []), label]);
     parts.push(
       `<g data-system="${escapeXml(point.system)}" data-kind="peer"><title>${escapeXml(point.system)}: ${ratio(point).toFixed(3)}×, grounding ${point.grounding.toFixed(3)}${point.callsOverWindow > 0 ? `, ${point.callsOverWindow} calls over the window` : ""}</title>` +
         `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="#ffffff" stroke="${COLORS[point.family]}" stroke-width="1.8"/>` +
-        `<text x="${(px + 7).toFixed(1)}" y="${(py - 5).toFixed(1)}" fill="${COLORS[point.family]}">${escapeXml(label)}</text></g>`,
+        (first ? `<text data-place="${place}" x="${(px + 7).toFixed(1)}" y="${(py - 5).toFixed(1)}" fill="${COLORS[point.family]}">@@${place}@@</text>` : "") +
+        "</g>",
     );
   }
   const baseline = { px: x(1), py: y(1) };
@@ -109,5 +115,5 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
   parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 26}" fill="#6b7280" font-size="9">* over the window at some call</text>`);
   parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 40}" fill="#6b7280" font-size="9">triggers: shares of the window</text>`);
   parts.push("</svg>");
-  return `${parts.join("\n")}\n`;
+  return `${parts.join("\n")}\n`.replace(/@@([^@]+)@@/g, (_, place: string) => escapeXml(labelled.get(place)!.join(", ")));
 }
