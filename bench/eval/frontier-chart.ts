@@ -77,7 +77,7 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
     parts.push(
       `<g data-system="${escapeXml(point.system)}" data-kind="peer"><title>${escapeXml(point.system)}: ${ratio(point).toFixed(3)}×, grounding ${point.grounding.toFixed(3)}${point.callsOverWindow > 0 ? `, ${point.callsOverWindow} calls over the window` : ""}</title>` +
         `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="#ffffff" stroke="${COLORS[point.family]}" stroke-width="1.8"/>` +
-        (first ? `<text data-place="${place}" x="${(px + 7).toFixed(1)}" y="${(py - 5).toFixed(1)}" fill="${COLORS[point.family]}">@@${place}@@</text>` : "") +
+        (first ? `<text data-place="${place}" x="@@x${place}@@" y="${(py - 5).toFixed(1)}" fill="${COLORS[point.family]}"@@a${place}@@>@@${place}@@</text>` : "") +
         "</g>",
     );
   }
@@ -115,5 +115,14 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
   parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 26}" fill="#6b7280" font-size="9">* over the window at some call</text>`);
   parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 40}" fill="#6b7280" font-size="9">triggers: shares of the window</text>`);
   parts.push("</svg>");
-  return `${parts.join("\n")}\n`.replace(/@@([^@]+)@@/g, (_, place: string) => escapeXml(labelled.get(place)!.join(", ")));
+  // A place's label: its first two settings and how many more; to the left of the point where it would leave the chart.
+  const labelOf = (place: string) => {
+    const labels = labelled.get(place)!;
+    return labels.length <= 2 ? labels.join(", ") : `${labels.slice(0, 2).join(", ")} +${labels.length - 2} more`;
+  };
+  const leftward = (place: string) => Number(place.split(",")[0]) + 7 + labelOf(place).length * 6.2 > width - 4;
+  return `${parts.join("\n")}\n`
+    .replace(/@@x([^@]+)@@/g, (_, place: string) => (Number(place.split(",")[0]) + (leftward(place) ? -7 : 7)).toFixed(1))
+    .replace(/@@a([^@]+)@@/g, (_, place: string) => (leftward(place) ? ' text-anchor="end"' : ""))
+    .replace(/@@([^@]+)@@/g, (_, place: string) => escapeXml(labelOf(place)));
 }

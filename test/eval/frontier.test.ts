@@ -75,15 +75,16 @@ describe("frontierWindow", () => {
 });
 
 describe("renderFrontierChart", () => {
-  it("gives peer points at the same place one label (settings that never compact sit at no compaction's point)", () => {
+  it("gives peer points at the same place one label, two settings and how many more (settings that never compact sit at no compaction's point)", () => {
     const headline = [row("no compaction", "baseline", 1000, 100)];
     const idle = [
       { setting: setting("ClearToolUsesEdit", "peer", 0.8, 3), row: row("ClearToolUsesEdit 0.8/3", "peer", 1000, 100, { compactions: 0 }) },
       { setting: setting("summarizationMiddleware", "peer", 0.8, 20), row: row("summarizationMiddleware 0.8/20", "peer", 1000, 100, { compactions: 0 }) },
+      { setting: setting("ClearToolUsesEdit", "peer", 0.55, 3), row: row("ClearToolUsesEdit 0.55/3", "peer", 1000, 100, { compactions: 0 }) },
       { setting: setting("ClearToolUsesEdit", "peer", 0.3, 3), row: row("ClearToolUsesEdit 0.3/3", "peer", 900, 95) },
     ];
     const svg = renderFrontierChart({ title: "t", frontier: frontierWindow(200_000, idle, headline, reference, "autoCompaction"), prices: "reference" });
-    expect([...svg.matchAll(/<text data-place="[^"]+"[^>]*>([^<]+)<\/text>/g)].map((match) => match[1])).toEqual(["CTU 0.8/3, SUM 0.8/20", "CTU 0.3/3"]);
+    expect([...svg.matchAll(/<text data-place="[^"]+"[^>]*>([^<]+)<\/text>/g)].map((match) => match[1])).toEqual(["CTU 0.8/3, SUM 0.8/20 +1 more", "CTU 0.3/3"]);
   });
 });
 
