@@ -13,7 +13,7 @@ import { RECOMMENDED_DEFAULT, ours, type SystemSpec } from "./systems.js";
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The default windows. */
-export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000];
+export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000, 128_000, 200_000];
 const DEFAULT_SUMMARY_MODEL = "gpt-4o-mini";
 
 /** A `--variant`: a strategy of ours with some options changed, reported as its own row. */
@@ -33,6 +33,8 @@ export interface CliArgs {
   readonly chartTrace: string | undefined;
   readonly variants: VariantSpec[];
   readonly probeCompactions: number;
+  /** Also run the frontier sweep (frontier.ts). */
+  readonly frontier: boolean;
   readonly quiet: boolean;
   readonly help: boolean;
 }
@@ -42,7 +44,7 @@ export const USAGE =
   "usage: npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>]]... [--out <dir>] [--summary-model <name>]\n" +
   "                       [--price-input <n>] [--price-cache-write <n>] [--price-cached <n>] [--price-output <n>]\n" +
   "                       [--trace <id>]... [--system <name>]... [--chart-trace <id>]\n" +
-  '                       [--variant <options as JSON, "system": "toolResultHiding" for that strategy>]... [--probe-compactions <n>|all] [--quiet]';
+  '                       [--variant <options as JSON, "system": "toolResultHiding" for that strategy>]... [--probe-compactions <n>|all] [--frontier] [--quiet]';
 
 /** A mistake in the command line: reported with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -72,6 +74,7 @@ function parseOptions(argv: readonly string[]) {
       "chart-trace": { type: "string" },
       variant: { type: "string", multiple: true },
       "probe-compactions": { type: "string" },
+      frontier: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -128,6 +131,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
       values["probe-compactions"] === undefined || values["probe-compactions"] === "all"
         ? Number.POSITIVE_INFINITY
         : numberArg("--probe-compactions", values["probe-compactions"], "non-negative integer"),
+    frontier: values.frontier === true,
     quiet: values.quiet === true,
     help: values.help === true,
   };

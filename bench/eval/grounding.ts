@@ -54,6 +54,19 @@ export interface Grounding {
 }
 
 /**
+ * Where a reused word the input lacks came from: the newest tool result of the recording that had
+ * it (the agent can repeat that call), else the kind of the newest message that had it: `"own"`, one
+ * of the agent's replies; `"user"`, a user or system message.
+ */
+export type WordSource = { readonly kind: "tool"; readonly message: BaseMessage } | { readonly kind: "own" | "user" };
+
+/** A reply's grounding with the reused words the input lacks, each with its source. */
+export interface GroundingMisses {
+  readonly grounding: Grounding;
+  readonly missing: ReadonlyMap<string, WordSource>;
+}
+
+/**
  * The words of each message object, shared by every tracker: the recording's messages are the same
  * objects for every system and window, so each is read once per run. A message's words depend on
  * its content and tool calls only, which no system changes in place (a compaction makes new messages).
@@ -63,7 +76,8 @@ const WORDS = new WeakMap<BaseMessage, ReadonlySet<string>>();
 /**
  * Grounding over a replay: the recording's messages are shown as the original stream reaches them,
  * and each message object's words are read once (a message kept from call to call is not read
- * again).
+ * again). It remembers, per word, the newest message that showed it and the newest tool result that
+ * did, so a miss can be traced to its source.
  *
  * @example
  * const grounding = new GroundingTracker();
@@ -72,7 +86,10 @@ const WORDS = new WeakMap<BaseMessage, ReadonlySet<string>>();
  * grounding.show([recordedReply]);
  */
 export class GroundingTracker {
-  readonly #seen = new Set<string>();
+  /** Per word, the kind of the newest message that showed it. */
+  readonly #newestKind = new Map<string, "tool" | "own" | "user">();
+  /** Per word, the newest tool result that showed it. */
+  readonly #newestTool = new Map<string, BaseMessage>();
 
   /** The words of a message ({@link groundingTextOf}), read once per message object. */
   wordsOf(message: BaseMessage): ReadonlySet<string> {
@@ -83,12 +100,23 @@ export class GroundingTracker {
 
   /** The original stream has shown these messages. */
   show(messages: readonly BaseMessage[]): void {
-    for (const message of messages) for (const word of this.wordsOf(message)) this.#seen.add(word);
+    for (const message of messages) {
+      const kind = message.type === "tool" ? "tool" : message.type === "ai" ? "own" : "user";
+      for (const word of this.wordsOf(message)) {
+        this.#newestKind.set(word, kind);
+        if (kind === "tool") this.#newestTool.set(word, message);
+      }
+    }
   }
 
   /** How many of `reply`'s words the stream had shown, and how many of those `input` holds. */
   measure(reply: BaseMessage, input: readonly BaseMessage[]): Grounding {
-    const missing = new Set([...this.wordsOf(reply)].filter((word) => this.#seen.has(word)));
+    return this.misses(reply, input).grounding;
+  }
+
+  /** {@link measure}, with each reused word `input` lacks and its source ({@link WordSource}). */
+  misses(reply: BaseMessage, input: readonly BaseMessage[]): GroundingMisses {
+    const missing = new Set([...this.wordsOf(reply)].filter((word) => this.#newestKind.has(word)));
     const reused = missing.size;
     // One pass over the input, stopping once every reused word is found.
     for (const message of input) {
@@ -96,6 +124,11 @@ export class GroundingTracker {
       const words = this.wordsOf(message);
       for (const word of missing) if (words.has(word)) missing.delete(word);
     }
-    return { grounded: reused - missing.size, reused };
+    const sources = new Map<string, WordSource>();
+    for (const word of missing) {
+      const tool = this.#newestTool.get(word);
+      sources.set(word, tool ? { kind: "tool", message: tool } : { kind: this.#newestKind.get(word) === "own" ? "own" : "user" });
+    }
+    return { grounding: { grounded: reused - missing.size, reused }, missing: sources };
   }
 }

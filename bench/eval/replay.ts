@@ -19,6 +19,7 @@ import {
 } from "./metrics.js";
 import { AnthropicAutomaticCache } from "./anthropic-cache.js";
 import { GroundingTracker, type Grounding } from "./grounding.js";
+import { RereadLedger, type StepRecovery } from "./rereads.js";
 import type { EvalSystem } from "./systems.js";
 import type { SummaryCall } from "./summary-model.js";
 
@@ -56,6 +57,8 @@ export interface StepRecord {
   readonly retention: Retention;
   /** Of the words the recorded reply reuses from the recording before it, how many this input holds (see grounding.ts). */
   readonly grounding: Grounding;
+  /** The re-reads the grounding misses force, and the missing words no tool result had (see rereads.ts). */
+  readonly recovery: StepRecovery;
   readonly pairingValid: boolean;
   /** Summary calls the system made before this call. */
   readonly summaryCalls: readonly SummaryCall[];
@@ -103,6 +106,8 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   const { tokenCounter } = options;
   const retention = new RetentionTracker();
   const grounding = new GroundingTracker();
+  const rereads = new RereadLedger();
+  const countMessage = (source: BaseMessage) => tokenCounter.countMessage(source);
   const anthropic = new AnthropicAutomaticCache();
   const anchored = new AnthropicAutomaticCache();
   const steps: StepRecord[] = [];
@@ -133,6 +138,9 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const measurement = await tokenCounter.measure(result.input);
     const prefix = commonPrefixLength(previousInput, result.input);
     const anthropicCachedTokens = callsRead(anthropic, summaryCalls, result.input, measurement.perMessage, [result.input.length]);
+    const misses = grounding.misses(message, result.input);
+    if (result.compacted) rereads.newEpoch();
+    const recovery = await rereads.charge(misses, measurement.total, countMessage);
     const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
     const anchoredCachedTokens = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
     steps.push({
@@ -146,7 +154,8 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       compacted: result.compacted,
       compactionMs,
       retention: retention.measure(result.input),
-      grounding: grounding.measure(message, result.input),
+      grounding: misses.grounding,
+      recovery,
       pairingValid: toolPairingValid(result.input),
       summaryCalls,
     });

@@ -2,23 +2,33 @@
  * The goal check of the evaluation, at every window and under every price set (the reference prices,
  * each provider preset, and Claude's prices with Anthropic's automatic caching):
  * - the recommended default (`autoCompaction`, and variants of it): no model or summary call over
- *   the window, cost at most {@link RECOMMENDED_COST_FACTOR}× the cheapest LangChain row, retention
- *   at least {@link RECOMMENDED_RETENTION}, tool pairing valid at every call;
+ *   the window; reply grounding at least the best LangChain row that stays inside the window less
+ *   {@link GROUNDING_MARGIN} (where none does, {@link GROUNDING_FLOOR}); cost with re-reads at most
+ *   {@link RECOMMENDED_COST_FACTOR}× the cheapest LangChain row that stays inside the window (where
+ *   none does, the cheapest); where no LangChain row compacts, grounding at least
+ *   {@link GROUNDING_UNCOMPACTED} and cost with re-reads not above no compaction's; retention at
+ *   least {@link RECOMMENDED_RETENTION}, tool pairing valid at every call;
  * - `toolResultHiding` (and variants of it): cost below no compaction and not above
  *   `ClearToolUsesEdit (createAgent)`;
  * - every system of ours: cost not above no compaction.
  */
 import { fmtCost, fmtInt, fmtShare, markdownTable } from "./report-format.js";
-import { kindRetention, type PresetCosts, type PriceSet, type SystemRow } from "./report-tables.js";
+import { kindRetention, type PresetCostRow, type PresetCosts, type PriceSet, type SystemRow } from "./report-tables.js";
 import { RECOMMENDED_DEFAULT, clearToolUsesCreateAgent } from "./systems.js";
 
-/** The recommended default's cost, as a multiple of the cheapest LangChain row's, at most. */
+/** The recommended default's cost with re-reads, as a multiple of the cheapest LangChain row's, at most. */
 export const RECOMMENDED_COST_FACTOR = 0.85;
+/** The recommended default's reply grounding may be this much below the best LangChain row inside the window. */
+export const GROUNDING_MARGIN = 0.01;
+/** The recommended default's reply grounding, at least, where no LangChain row stays inside the window. */
+export const GROUNDING_FLOOR = 0.9;
+/** The recommended default's reply grounding, at least, where no LangChain row compacts (the sessions fit). */
+export const GROUNDING_UNCOMPACTED = 0.99;
 /** The recommended default's artifact retention, at least. */
 export const RECOMMENDED_RETENTION = 0.95;
 
 /** Which goal a verdict is about. */
-export type GoalId = "window" | "retention" | "pairing" | "cost-vs-langchain" | "cost-below-none" | "cost-vs-createAgent" | "cost-vs-none";
+export type GoalId = "window" | "retention" | "pairing" | "grounding" | "rereads-vs-langchain" | "cost-below-none" | "cost-vs-createAgent" | "cost-vs-none";
 
 /** One goal of one system at one window, under one price set for the cost goals. */
 export interface GoalVerdict {
@@ -68,6 +78,27 @@ function retentionWhy(row: SystemRow): string {
   return `; ${lowest} kept least (${KINDS.map((kind) => `${kind} ${kindRetention(row.totals, kind)}`).join(", ")})`;
 }
 
+const insideWindow = (row: SystemRow) => row.totals.callsOverWindow + row.totals.summaryCallsOverWindow === 0;
+
+/**
+ * The LangChain rows the default is held to at one window: those that stay inside it (every one
+ * when none does), and whether any of them compacts at all.
+ */
+export function langChainReference(rows: readonly SystemRow[]): { rows: SystemRow[]; inside: boolean; compacts: boolean } {
+  const peers = rows.filter((row) => row.kind === "peer");
+  const inside = peers.filter(insideWindow);
+  return { rows: inside.length > 0 ? inside : peers, inside: inside.length > 0, compacts: peers.some((row) => row.totals.compactions > 0) };
+}
+
+/** The reply grounding the default must reach at one window, and why. */
+export function groundingFloor(rows: readonly SystemRow[]): { floor: number; why: string } {
+  const reference = langChainReference(rows);
+  if (!reference.compacts) return { floor: GROUNDING_UNCOMPACTED, why: "no LangChain row compacts" };
+  if (!reference.inside) return { floor: GROUNDING_FLOOR, why: "no LangChain row stays inside the window" };
+  const best = reference.rows.reduce((top, row) => (row.grounding > top.grounding ? row : top));
+  return { floor: best.grounding - GROUNDING_MARGIN, why: `${best.system} ${fmtShare(best.grounding)} − ${GROUNDING_MARGIN}` };
+}
+
 /**
  * The verdicts of `system` (a row of `window`) on its goals: the recommended default's, toolResultHiding's,
  * or cost not above no compaction (every system of ours), the cost goals once per price set of
@@ -82,7 +113,9 @@ export function goalsFor(system: string, window: GoalWindow, targets: GoalTarget
   const verdicts: GoalVerdict[] = [];
   const recommended = isVariantOf(system, targets.recommended);
   const hiding = isVariantOf(system, targets.hiding);
+  const reference = langChainReference(window.rows);
   if (recommended) {
+    const { floor, why } = groundingFloor(window.rows);
     const { callsOverWindow, summaryCallsOverWindow, peakInputTokens, peakSummaryInputTokens } = row.totals;
     verdicts.push(
       {
@@ -91,6 +124,13 @@ export function goalsFor(system: string, window: GoalWindow, targets: GoalTarget
         text: "no model or summary call over the window",
         met: callsOverWindow + summaryCallsOverWindow === 0,
         detail: `${callsOverWindow} model calls and ${summaryCallsOverWindow} summary calls over (peak input ${fmtInt(peakInputTokens)}, peak summary prompt ${fmtInt(peakSummaryInputTokens)})`,
+      },
+      {
+        system,
+        goal: "grounding",
+        text: `reply grounding >= ${floor.toFixed(3)} (${why})`,
+        met: row.grounding >= floor,
+        detail: `${fmtShare(row.grounding)}; lost words own / user ${fmtInt(row.totals.lostOwnWords)} / ${fmtInt(row.totals.lostUserWords)}, re-reads ${fmtInt(row.totals.rereads)}`,
       },
       {
         system,
@@ -113,15 +153,28 @@ export function goalsFor(system: string, window: GoalWindow, targets: GoalTarget
     const baseline = costs.rows.find((candidate) => candidate.kind === "baseline");
     const vsNone = baseline ? `${times(own.cost / baseline.cost)} no compaction (${fmtCost(own.cost)} vs ${fmtCost(baseline.cost)})` : "no compaction not run";
     if (recommended) {
-      const cheapest = costs.rows.find((candidate) => candidate.system === costs.cheapestLangChain);
-      verdicts.push({
-        system,
-        goal: "cost-vs-langchain",
-        text: `cost at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row`,
-        prices: costs.prices,
-        met: cheapest !== undefined && own.cost <= RECOMMENDED_COST_FACTOR * cheapest.cost,
-        detail: cheapest ? `${times(own.cost / cheapest.cost)} ${cheapest.system} (${fmtCost(own.cost)} vs ${fmtCost(cheapest.cost)})` : "no LangChain row",
-      });
+      const names = new Set(reference.rows.map((candidate) => candidate.system));
+      const withRereads = (candidate: { costWithRereads: number }) => fmtCost(candidate.costWithRereads);
+      if (!reference.compacts) {
+        verdicts.push({
+          system,
+          goal: "rereads-vs-langchain",
+          text: "cost with re-reads not above no compaction's (no LangChain row compacts)",
+          prices: costs.prices,
+          met: baseline !== undefined && own.costWithRereads <= baseline.costWithRereads,
+          detail: baseline ? `${times(own.costWithRereads / baseline.costWithRereads)} no compaction (${withRereads(own)} vs ${withRereads(baseline)})` : "no compaction not run",
+        });
+      } else {
+        const cheapest = costs.rows.filter((candidate) => names.has(candidate.system)).reduce<PresetCostRow | undefined>((low, candidate) => (low === undefined || candidate.costWithRereads < low.costWithRereads ? candidate : low), undefined);
+        verdicts.push({
+          system,
+          goal: "rereads-vs-langchain",
+          text: `cost with re-reads at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row ${reference.inside ? "inside the window" : "(none stays inside)"}`,
+          prices: costs.prices,
+          met: cheapest !== undefined && own.costWithRereads <= RECOMMENDED_COST_FACTOR * cheapest.costWithRereads,
+          detail: cheapest ? `${times(own.costWithRereads / cheapest.costWithRereads)} ${cheapest.system} (${withRereads(own)} vs ${withRereads(cheapest)})` : "no LangChain row",
+        });
+      }
     }
     if (hiding) {
       const createAgent = costs.rows.find((candidate) => candidate.system === targets.createAgent);
@@ -163,7 +216,7 @@ export function systemsMeetingAllGoals(windows: readonly GoalWindow[], targets: 
 }
 
 const status = (met: boolean) => (met ? "met" : "**NOT met**");
-const COST_GOALS: readonly GoalId[] = ["cost-vs-langchain", "cost-below-none", "cost-vs-createAgent", "cost-vs-none"];
+const COST_GOALS: readonly GoalId[] = ["rereads-vs-langchain", "cost-below-none", "cost-vs-createAgent", "cost-vs-none"];
 
 /** The markdown goal section: the targets, per window the verdicts with their figures, and a compact matrix. */
 export function goalSection(windows: readonly GoalWindow[], priceSets: readonly PriceSet[], targets: GoalTargets = DEFAULT_GOAL_TARGETS): string[] {
@@ -173,7 +226,7 @@ export function goalSection(windows: readonly GoalWindow[], priceSets: readonly 
   lines.push(
     `Targets, at every window and under every price set (${priceSets.map((set) => set.label).join("; ")}):`,
     "",
-    `- ${targets.recommended} (the recommended default): no model or summary call over the window; cost at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row (${langChain.join(", ")}); artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call.`,
+    `- ${targets.recommended} (the recommended default): no model or summary call over the window; reply grounding at least the best LangChain row (${langChain.join(", ")}) that stays inside the window less ${GROUNDING_MARGIN} (where none stays inside, at least ${GROUNDING_FLOOR}); cost with re-reads at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row that stays inside the window (where none does, the cheapest row); where no LangChain row compacts, reply grounding at least ${GROUNDING_UNCOMPACTED} and cost with re-reads not above no compaction's; artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call.`,
     `- ${targets.hiding}: cost below no compaction and not above ${targets.createAgent}.`,
     "- Every system of ours: cost not above no compaction.",
     "",

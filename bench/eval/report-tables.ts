@@ -5,6 +5,7 @@
 import { PRICE_PRESETS, type PricePresetId, type PriceRates } from "../../src/cost/prices.js";
 import { costOf, shareOf, type Prices } from "./metrics.js";
 import type { ReplayTotals } from "./replay.js";
+import { rereadCost } from "./rereads.js";
 import { fmtCost, fmtInt, fmtRatio, fmtShare, markdownTable } from "./report-format.js";
 import type { SystemKind } from "./systems.js";
 
@@ -25,6 +26,8 @@ export interface SystemRow {
   readonly cost: number;
   /** The part of `cost` spent on summary calls (their input, cached part at the cached price, and their output). */
   readonly summaryCost: number;
+  /** `cost` plus the re-reads the grounding misses force, at the reference prices (see rereads.ts). */
+  readonly costWithRereads: number;
   /** Mean over steps (with at least one artifact seen) of the share of artifacts present. */
   readonly retention: number;
   /** Reply grounding: reused words the inputs held / reused words, pooled over steps (1 with none). */
@@ -53,10 +56,16 @@ export function rowCost(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "t
   return costOf({ input: row.inputTokens, cached, output: row.outputTokens }, prices);
 }
 
+/** {@link rowCost} plus the re-reads' cost at `prices` (their cached prefix is read alike under every cache reading). */
+export function rowCostWithRereads(row: Pick<SystemRow, "inputTokens" | "outputTokens" | "totals">, prices: Prices, cache: CacheReading = "prefix"): number {
+  return rowCost(row, prices, cache) + rereadCost(row.totals, prices);
+}
+
 /** The row of a system from its totals, its cost at `prices` (the reference prices). */
 export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, prices: Prices): SystemRow {
   const inputTokens = totals.modelInputTokens + totals.summaryInputTokens;
   const outputTokens = totals.agentOutputTokens + totals.summaryOutputTokens;
+  const cost = costOf({ input: inputTokens, cached: totals.cachedTokens, output: outputTokens }, prices);
   return {
     system,
     kind,
@@ -65,8 +74,9 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
     outputTokens,
     tokensPerTask: shareOf(inputTokens + totals.summaryOutputTokens, totals.traces) ?? 0,
     cachedShare: shareOf(totals.cachedTokens, inputTokens) ?? 0,
-    cost: costOf({ input: inputTokens, cached: totals.cachedTokens, output: outputTokens }, prices),
+    cost,
     summaryCost: costOf({ input: totals.summaryInputTokens, cached: totals.summaryCachedTokens, output: totals.summaryOutputTokens }, prices),
+    costWithRereads: cost + rereadCost(totals, prices),
     retention: shareOf(totals.retentionShareSum, totals.retentionSteps) ?? 1,
     grounding: shareOf(totals.groundedWords, totals.reusedWords) ?? 1,
     pairingShare: shareOf(totals.pairingValidSteps, totals.modelCalls) ?? 1,
@@ -132,6 +142,8 @@ export interface PresetCostRow {
   readonly system: string;
   readonly kind: SystemKind;
   readonly cost: number;
+  /** `cost` plus the re-reads the grounding misses force (see rereads.ts). */
+  readonly costWithRereads: number;
   /** `cost` / the baseline's cost; `undefined` without a baseline row. */
   readonly vsNone: number | undefined;
   /** `cost` / the cheapest LangChain row's cost; `undefined` without a LangChain row. */
@@ -151,6 +163,7 @@ export interface PresetCosts {
 export function presetCostsOf(rows: readonly SystemRow[], priceSets: readonly PriceSet[]): PresetCosts[] {
   return priceSets.map((priceSet) => {
     const costs = rows.map((row) => rowCost(row, priceSet.rates, priceSet.cache));
+    const withRereads = rows.map((row) => rowCostWithRereads(row, priceSet.rates, priceSet.cache));
     const baseline = rows.findIndex((row) => row.kind === "baseline");
     let cheapest: number | undefined;
     rows.forEach((row, index) => {
@@ -164,6 +177,7 @@ export function presetCostsOf(rows: readonly SystemRow[], priceSets: readonly Pr
         system: row.system,
         kind: row.kind,
         cost: costs[index]!,
+        costWithRereads: withRereads[index]!,
         vsNone: baseline < 0 ? undefined : costs[index]! / costs[baseline]!,
         vsCheapestLangChain: cheapest === undefined ? undefined : costs[index]! / costs[cheapest]!,
       })),
@@ -173,19 +187,19 @@ export function presetCostsOf(rows: readonly SystemRow[], priceSets: readonly Pr
 
 const ratioOrDash = (value: number | undefined) => (value === undefined ? "—" : fmtRatio(value));
 
-/** The markdown table of every row's cost under every price set: cost, × no compaction, × the cheapest LangChain row. */
+/** The markdown table of every row's cost under every price set: cost, × no compaction, × the cheapest LangChain row, cost with re-reads. */
 export function presetCostTable(presetCosts: readonly PresetCosts[]): string {
   const systems = presetCosts[0]?.rows ?? [];
   return markdownTable(
-    ["system", ...presetCosts.flatMap(({ label }) => [`${label}: cost`, "× none", "× cheapest LangChain"])],
+    ["system", ...presetCosts.flatMap(({ label }) => [`${label}: cost`, "× none", "× cheapest LangChain", "with re-reads"])],
     systems.map(({ system, kind }, index) => [
       kind === "ours" ? `**${system}**` : system,
       ...presetCosts.flatMap(({ rows }) => {
         const row = rows[index]!;
-        return [fmtCost(row.cost), ratioOrDash(row.vsNone), ratioOrDash(row.vsCheapestLangChain)];
+        return [fmtCost(row.cost), ratioOrDash(row.vsNone), ratioOrDash(row.vsCheapestLangChain), fmtCost(row.costWithRereads)];
       }),
     ]),
-    new Set(presetCosts.flatMap((_, index) => [1 + 3 * index, 2 + 3 * index, 3 + 3 * index])),
+    new Set(presetCosts.flatMap((_, index) => [1 + 4 * index, 2 + 4 * index, 3 + 4 * index, 4 + 4 * index])),
   );
 }
 
@@ -214,6 +228,9 @@ export function windowTable(rows: readonly SystemRow[]): string {
       "cached share",
       "cost",
       "cost vs none",
+      "cost with re-reads",
+      "re-reads",
+      "lost words (own / user)",
       "peak input",
       "calls > window (model / summary)",
       "compactions",
@@ -233,6 +250,9 @@ export function windowTable(rows: readonly SystemRow[]): string {
       fmtShare(row.cachedShare),
       fmtCost(row.cost),
       baseline ? fmtRatio(row.cost / baseline.cost) : "—",
+      fmtCost(row.costWithRereads),
+      fmtInt(row.totals.rereads),
+      `${fmtInt(row.totals.lostOwnWords)} / ${fmtInt(row.totals.lostUserWords)}`,
       fmtInt(row.totals.peakInputTokens),
       `${row.totals.callsOverWindow} / ${row.totals.summaryCallsOverWindow}`,
       String(row.totals.compactions),
@@ -242,7 +262,7 @@ export function windowTable(rows: readonly SystemRow[]): string {
       fmtShare(row.grounding),
       `${(row.pairingShare * 100).toFixed(1)}%`,
     ]),
-    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]),
   );
 }
 

@@ -5,10 +5,13 @@
  */
 import type { Prices } from "./metrics.js";
 import { ANTHROPIC_LOOKBACK_BLOCKS } from "./anthropic-cache.js";
+import { REREAD_REPLY_TOKENS } from "./rereads.js";
 import { fmtInt, markdownTable } from "./report-format.js";
 import { goalSection } from "./report-goals.js";
+import type { FrontierResult } from "./frontier-run.js";
+import { frontierSection } from "./report-frontier.js";
 import { presetCostTable, retentionBySourceTable, windowTable, type PresetCosts, type PriceSet, type SourceRows, type SystemRow } from "./report-tables.js";
-import { BLOCKING_SUMMARIES, EARLY_PREPARATION, SHARED_PREFIX_DEFAULT } from "./systems.js";
+import { BLOCKING_SUMMARIES, EARLY_PREPARATION, PROPOSED_DEFAULT, SHARED_PREFIX_DEFAULT } from "./systems.js";
 
 /** The rows of one window. */
 export interface WindowResult {
@@ -48,6 +51,8 @@ export interface EvalReport {
   readonly windows: readonly WindowResult[];
   readonly probes: ProbeSection;
   readonly chart: { readonly file: string; readonly trace: string; readonly window: number } | undefined;
+  /** The frontier sweep (`--frontier`) and its chart per window, when run. */
+  readonly frontier?: { readonly result: FrontierResult; readonly charts: readonly { readonly window: number; readonly file: string }[] };
   /** The cost-retention and cost-grounding charts of each window (file names relative to the report). */
   readonly costRetentionCharts: readonly { readonly window: number; readonly file: string; readonly groundingFile?: string }[];
   readonly wallTimeMs: number;
@@ -99,6 +104,7 @@ export function renderMarkdown(report: EvalReport): string {
     "- Ours run as the compaction node runs them: `compact`, then `compactionUpdate` and LangGraph's `messagesStateReducer` apply the result to the persisted history. Defaults, with the window as `contextWindow`.",
     `- autoCompaction prepares its summaries off the agent's path (on by default with a summary model): a firing that needs a summary starts it in the background and sends the history as it is; the summary, finished when the agent's model has answered, goes in at the next step. ${BLOCKING_SUMMARIES}: the same with \`prepare: false\`, every summary written in the step that fires. ${EARLY_PREPARATION}: \`prepare: { at: 0.9 }\`, a summary started from 0.9 of the way to the size that fires when a dry run foresees that hiding will not be enough, ready at the firing.`,
     `- ${SHARED_PREFIX_DEFAULT}: autoCompaction with \`summaryRequest: "shared-prefix"\`, the summary model standing for the agent's own, so its summary calls start with the agent's previous call. The plain autoCompaction row stands for a separate summary model sent a standalone prompt; both are priced at the agent's prices (a cheaper summary model makes the standalone row's summary calls cheaper). Hidden tool results' receipts, like the offline summarizer's artifact index, use the same extractor as the retention measure below.`,
+    `- ${PROPOSED_DEFAULT}: a default proposed from the frontier sweep, \`trigger: { tokens: 60_000 }\` (with the 0.8 threshold: 0.8 of the window or 60,000 tokens, whichever is less) and \`hiding: { keepRecentGroups: 5 }\`; not the package's default.`,
     "- ClearToolUsesEdit, two rows: LangChain's class inside `contextEditingMiddleware`, called through the middleware's own `wrapModelCall`; trigger 0.8 × window tokens, keep 3. **(view)** reads the middleware as editing a copy of the messages at every call and the history stays whole. **(createAgent)** is what `createAgent` does: its agent node passes the state's own message array as `request.messages` and `ClearToolUsesEdit.apply` replaces cleared results in that array, so the clearing is persisted in the state and its checkpoint (checked against a real `createAgent` in test/eval/create-agent.test.ts). Both are LangChain rows for the cost goals.",
     "- summarizationMiddleware: LangChain's middleware, its own `beforeModel` hook called with the state, its update applied with `messagesStateReducer` (persisted); trigger 0.8 × window tokens, keep 20 messages, its other options at their defaults (it summarizes the last 4000 tokens of the part it replaces).",
     "- Every system triggers with, and every figure is measured by, the same exact counter (`createTokenCounter()`, o200k_base); LangChain gets it as its token counter.",
@@ -123,6 +129,7 @@ export function renderMarkdown(report: EvalReport): string {
       ),
     "- Retention: at each call, of the file paths, identifiers and error lines the original stream has shown so far (the package's `extractArtifacts`, unbounded), the share present as substrings of the model's input (contents and tool-call arguments, summaries included), averaged over calls. Per-kind figures pool every call; a kind that no call after a compaction tracked reads n/a (never compacted), as it would be 1 by construction. The offline deterministic summarizer's artifact index uses the same extractor as this metric: symmetric for every summarizing system offline, but it favours a design that renders the index into the context. Retention is also given per trace source (session id prefix), since only the tau-bench traces have identifiers.",
     "- Reply grounding: at each call, the words of the recorded reply (runs of ASCII letters, digits and underscores of at least 5 characters, not starting with a digit, case-sensitive; from its text and its tool calls' names and argument values) that some earlier message of the recording had (system prompt, user, tools, the agent's own earlier replies; not a word only a summary or a placeholder brought), and the share of them some message of the model's input has, pooled over calls (no compaction: 1 by construction). It asks whether what the agent went on to reuse (a function it read, a line it quotes in an edit) was still in its context, whatever extractor built a receipt or a summary's index; lexical, so a summary that paraphrases scores lower than one that quotes.",
+    `- Cost with re-reads: the replay fixes the agent's next action, so a lost word costs nothing there; each grounding miss is charged as the recovery it forces. A reused word the input lacks is traced to the newest tool result of the recording that had it, and the agent repeats that call: each source once per compaction epoch (from a step at which the system compacted to its next compaction; ClearToolUsesEdit (view) changes the request at every call once it fires, so each of its calls is an epoch), as one extra model call whose input is the step's input, all of it cached (it was just sent), plus ${REREAD_REPLY_TOKENS} tokens of the repeated call and the source's tokens, uncached, and whose output is the ${REREAD_REPLY_TOKENS}-token call; priced alike under every price set. A missing word no tool result had, only the agent's own replies or only a user (or system) message, cannot be fetched again: counted as lost (own / user), not charged. It models recovery, not task success (docs/evaluation.md).`,
     "- Calls over the window: model calls whose input exceeds the window / summary calls whose prompt does. Compactions: steps at which the system changed the history (ClearToolUsesEdit (view): the request). Compaction ms: time spent before the model calls, summary calls included.",
     "- Tool pairing valid: share of calls whose input passes `validateToolPairing`.",
     "",
@@ -141,6 +148,7 @@ export function renderMarkdown(report: EvalReport): string {
     }
   }
   lines.push(...goalSection(report.windows, report.priceSets));
+  if (report.frontier) lines.push(...frontierSection(report.frontier.result, report.priceSets, new Map(report.frontier.charts.map((chart) => [chart.window, chart.file]))));
   lines.push(...probeSection(report.probes));
   if (report.chart) {
     lines.push("## Input tokens per step", "");

@@ -3,7 +3,8 @@
  * side by side, in one process. Not a test. Flags: see `USAGE` in cli.ts.
  *
  * Writes <out>/EVAL.md, <out>/eval-results.json, <out>/eval-chart.svg and one
- * <out>/eval-cost-retention-<window>.svg and eval-cost-grounding-<window>.svg per window (default out: bench/).
+ * <out>/eval-cost-retention-<window>.svg and eval-cost-grounding-<window>.svg per window (default out: bench/);
+ * with `--frontier`, also the sweep of frontier.ts and one <out>/eval-frontier-<window>.svg per window.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
@@ -19,6 +20,8 @@ import { aggregateProbeResults, generateProbes, judgeFromEnvironment, runProbes,
 import { EMPTY_TOTALS, addTotals, replayTrace, totalsOf, type ReplayTotals, type TraceReplay } from "./replay.js";
 import { renderChart, renderCostRetentionChart, type ChartSeries } from "./report-charts.js";
 import { goalMatrix, systemsMeetingAllGoals } from "./report-goals.js";
+import { renderFrontierChart } from "./frontier-chart.js";
+import { runFrontier } from "./frontier-run.js";
 import { presetCostsOf, priceSetsOf, rowOf, traceSourceOf } from "./report-tables.js";
 import { renderMarkdown, type EvalReport, type ProbeSection, type WindowResult } from "./report.js";
 import { DETERMINISTIC_SUMMARY_MAX_TOKENS, DeterministicSummaryModel } from "./summary-model.js";
@@ -170,7 +173,17 @@ async function main(): Promise<void> {
             }),
           };
 
+  const frontier = args.frontier ? await runFrontier({ sessions, headline: windows, tokenCounter, summaryModel: summary.model, prices: args.prices, priceSets, log }) : undefined;
+
   mkdirSync(args.out, { recursive: true });
+  const frontierCharts = (frontier?.windows ?? []).map((frontierAt) => {
+    const file = `eval-frontier-${frontierAt.window}.svg`;
+    writeAtomically(
+      join(args.out, file),
+      renderFrontierChart({ title: `Cost with re-reads vs reply grounding, window ${frontierAt.window.toLocaleString("en-US")} (reference prices)`, frontier: frontierAt, prices: priceSets[0]!.id }),
+    );
+    return { window: frontierAt.window, file };
+  });
   const chartFile = "eval-chart.svg";
   writeAtomically(
     join(args.out, chartFile),
@@ -207,15 +220,18 @@ async function main(): Promise<void> {
     probes,
     chart: { file: chartFile, trace: chartTrace.id, window: chartWindow },
     costRetentionCharts,
+    ...(frontier ? { frontier: { result: frontier, charts: frontierCharts } } : {}),
     wallTimeMs: performance.now() - started,
   };
   const markdown = renderMarkdown(report);
   writeAtomically(join(args.out, "EVAL.md"), markdown);
   const goals = goalMatrix(report.windows);
-  // Pretty at the top; one line per trace row and per chart line, so the file stays small and diffable.
+  // Pretty at the top; one line per trace row, per chart line and per frontier point, so the file stays small and diffable.
+  const { frontier: frontierReport, ...headlineReport } = report;
   const summaryJson = JSON.stringify(
     {
-      ...report,
+      ...headlineReport,
+      ...(frontierReport ? { frontierRun: { settings: frontierReport.result.settings, wallTimeMs: frontierReport.result.wallTimeMs } } : {}),
       goals: Object.fromEntries([...goals].map(([system, byWindow]) => [system, Object.fromEntries(byWindow)])),
       systemsMeetingAllGoals: systemsMeetingAllGoals(report.windows),
     },
@@ -225,10 +241,15 @@ async function main(): Promise<void> {
   const lines = (items: readonly unknown[]) => `[\n${items.map((item) => `    ${JSON.stringify(item)}`).join(",\n")}\n  ]`;
   writeAtomically(
     join(args.out, "eval-results.json"),
-    `${summaryJson.slice(0, -2)},\n  "perTrace": ${lines(perTrace)},\n  "chartSeries": ${lines(chartSeries)}\n}\n`,
+    `${summaryJson.slice(0, -2)},\n  "perTrace": ${lines(perTrace)},\n  "chartSeries": ${lines(chartSeries)}${
+      frontierReport
+        ? `,\n  "frontier": ${lines(frontierReport.result.windows.map(({ points: _points, ...rest }) => ({ ...rest, chart: frontierReport.charts.find((chart) => chart.window === rest.window)?.file })))},` +
+          `\n  "frontierPoints": ${lines(frontierReport.result.windows.flatMap(({ window, points }) => points.map((point) => ({ window, ...point }))))}`
+        : ""
+    }\n}\n`,
   );
   if (!args.quiet) console.log(markdown);
-  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${costRetentionCharts.flatMap((chart) => [chart.file, chart.groundingFile]).join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${[...costRetentionCharts.flatMap((chart) => [chart.file, chart.groundingFile]), ...frontierCharts.map((chart) => chart.file)].join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 main().catch((error: unknown) => {

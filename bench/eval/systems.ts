@@ -34,6 +34,12 @@ export const SUMMARIZATION_KEEP_MESSAGES = 20;
  */
 export const SUMMARIZATION_TRIM_TOKENS = 4000;
 
+/** A LangChain peer's settings: its trigger as a share of the window, and what it keeps (results for ClearToolUsesEdit, messages for summarizationMiddleware). */
+export interface PeerSettings {
+  readonly trigger: number;
+  readonly keep: number;
+}
+
 /** What one step of a system produced. */
 export interface SystemStep {
   /** The history the system keeps for the next step. */
@@ -131,15 +137,16 @@ export type ContextEditingMode = "view" | "createAgent";
  * - `"createAgent"` (what `createAgent` does): its agent node passes the state's own array as
  *   `request.messages` and `ClearToolUsesEdit.apply` replaces its elements in place, so the cleared
  *   results are what the checkpoint holds and what every later call starts from.
+ *
+ * `settings`: the trigger as a share of the window and the results kept (default 0.8 and 3).
  */
-export function contextEditing(mode: ContextEditingMode): SystemSpec {
-  const name = `ClearToolUsesEdit (${mode})`;
+export function contextEditing(mode: ContextEditingMode, settings: PeerSettings = { trigger: PEER_TRIGGER_FRACTION, keep: CLEAR_TOOL_USES_KEEP }, name = `ClearToolUsesEdit (${mode})`): SystemSpec {
   return {
     name,
     kind: "peer",
     create: ({ window, tokenCounter }) => {
       const middleware = contextEditingMiddleware({
-        edits: [new ClearToolUsesEdit({ trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) }, keep: { messages: CLEAR_TOOL_USES_KEEP } })],
+        edits: [new ClearToolUsesEdit({ trigger: { tokens: Math.floor(settings.trigger * window) }, keep: { messages: settings.keep } })],
         tokenCountMethod: "model",
       });
       const wrapModelCall = middleware.wrapModelCall as unknown as WrapModelCall;
@@ -192,35 +199,41 @@ type BeforeModel = (state: { messages: BaseMessage[] }, runtime: Record<string, 
 /**
  * LangChain's `summarizationMiddleware`, called through its own `beforeModel` hook with the state's
  * messages (the system prompt apart, as in `createAgent`); its update is applied with LangGraph's
- * messages reducer, as the agent's graph applies it (persisted).
+ * messages reducer, as the agent's graph applies it (persisted). `settings`: its trigger as a share
+ * of the window and the messages it keeps.
  */
-export const summarization: SystemSpec = {
-  name: "summarizationMiddleware",
-  kind: "peer",
-  create: ({ window, tokenCounter, summaryModel }) => {
-    const meter = new MeteredChatModel({ inner: summaryModel, tokenCounter });
-    const middleware = summarizationMiddleware({
-      model: meter,
-      trigger: { tokens: Math.floor(PEER_TRIGGER_FRACTION * window) },
-      keep: { messages: SUMMARIZATION_KEEP_MESSAGES },
-      tokenCounter: (messages: BaseMessage[]) => tokenCounter.countMessages(messages),
-    });
-    const hook = middleware.beforeModel as unknown as BeforeModel | { hook: BeforeModel };
-    const beforeModel = typeof hook === "function" ? hook : hook.hook;
-    return {
-      name: "summarizationMiddleware",
-      async step(history) {
-        const { systemMessage, messages } = splitSystemPrompt(history);
-        const update = await beforeModel({ messages }, { context: {} });
-        if (!update || !update.messages) return { persisted: history, input: history, compacted: false, originals: [] };
-        const reduced = messagesStateReducer(messages, update.messages);
-        const persisted = systemMessage ? [systemMessage, ...reduced] : reduced;
-        return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
-      },
-      drainSummaryCalls: () => meter.drain(),
-    };
-  },
-};
+export function summarizationWith(settings: PeerSettings, name = "summarizationMiddleware"): SystemSpec {
+  return {
+    name,
+    kind: "peer",
+    create: ({ window, tokenCounter, summaryModel }) => {
+      const meter = new MeteredChatModel({ inner: summaryModel, tokenCounter });
+      const middleware = summarizationMiddleware({
+        model: meter,
+        trigger: { tokens: Math.floor(settings.trigger * window) },
+        keep: { messages: settings.keep },
+        tokenCounter: (messages: BaseMessage[]) => tokenCounter.countMessages(messages),
+      });
+      const hook = middleware.beforeModel as unknown as BeforeModel | { hook: BeforeModel };
+      const beforeModel = typeof hook === "function" ? hook : hook.hook;
+      return {
+        name,
+        async step(history) {
+          const { systemMessage, messages } = splitSystemPrompt(history);
+          const update = await beforeModel({ messages }, { context: {} });
+          if (!update || !update.messages) return { persisted: history, input: history, compacted: false, originals: [] };
+          const reduced = messagesStateReducer(messages, update.messages);
+          const persisted = systemMessage ? [systemMessage, ...reduced] : reduced;
+          return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
+        },
+        drainSummaryCalls: () => meter.drain(),
+      };
+    },
+  };
+}
+
+/** `summarizationMiddleware` as the report's headline rows run it: trigger 0.8 of the window, keep 20 messages. */
+export const summarization: SystemSpec = summarizationWith({ trigger: PEER_TRIGGER_FRACTION, keep: SUMMARIZATION_KEEP_MESSAGES });
 
 /**
  * One of our strategies, run as the compaction node runs it: `compact`, then `compactionUpdate`
@@ -263,6 +276,13 @@ export const BLOCKING_SUMMARIES = "autoCompaction (summaries at the firing)";
 /** The recommended default with its summaries prepared from 0.9 of the way to the size that fires (`prepare: { at: 0.9 }`): ready at the firing. */
 export const EARLY_PREPARATION = "autoCompaction (prepared from 0.9 of the way)";
 
+/**
+ * A proposed default from the frontier sweep (docs/evaluation.md): compact at 0.8 of the window or
+ * 60,000 tokens, whichever is less (`trigger: { tokens: 60_000 }` with the default threshold), the
+ * hiding keeping 5 tool-call groups.
+ */
+export const PROPOSED_DEFAULT = "autoCompaction (trigger 60,000 tokens, 5 groups kept)";
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
@@ -274,6 +294,9 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours(EARLY_PREPARATION, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: { at: 0.9 } })),
   // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
   ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
+  ours(PROPOSED_DEFAULT, ({ window, tokenCounter, model }) =>
+    autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, trigger: { tokens: 60_000 }, hiding: { keepRecentGroups: 5 } }),
+  ),
 ];
 
 

@@ -42,6 +42,15 @@ export interface ReplayTotals {
   /** Reply grounding summed over steps: reused words the input held, and reused words (see grounding.ts). */
   readonly groundedWords: number;
   readonly reusedWords: number;
+  /** Re-reads the grounding misses force, summed over steps (see rereads.ts). */
+  readonly rereads: number;
+  readonly rereadCachedTokens: number;
+  readonly rereadUncachedTokens: number;
+  readonly rereadOutputTokens: number;
+  /** Missing reused words a tool result had; missing ones only the agent's replies, or only user messages, had (lost). */
+  readonly rereadWords: number;
+  readonly lostOwnWords: number;
+  readonly lostUserWords: number;
   readonly pairingValidSteps: number;
 }
 
@@ -79,6 +88,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let pairingValidSteps = 0;
   let groundedWords = 0;
   let reusedWords = 0;
+  const recovery = { rereads: 0, rereadCachedTokens: 0, rereadUncachedTokens: 0, rereadOutputTokens: 0, rereadWords: 0, lostOwnWords: 0, lostUserWords: 0 };
   const byKind = emptyByKind();
   for (const step of replay.steps) {
     modelInputTokens += step.inputTokens;
@@ -93,6 +103,13 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     if (step.pairingValid) pairingValidSteps++;
     groundedWords += step.grounding.grounded;
     reusedWords += step.grounding.reused;
+    recovery.rereads += step.recovery.rereads;
+    recovery.rereadCachedTokens += step.recovery.cachedTokens;
+    recovery.rereadUncachedTokens += step.recovery.uncachedTokens;
+    recovery.rereadOutputTokens += step.recovery.outputTokens;
+    recovery.rereadWords += step.recovery.rereadWords;
+    recovery.lostOwnWords += step.recovery.lostOwnWords;
+    recovery.lostUserWords += step.recovery.lostUserWords;
     if (step.retention.total > 0) {
       retentionShareSum += step.retention.present / step.retention.total;
       retentionSteps++;
@@ -133,6 +150,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     retentionByKind: byKind,
     groundedWords,
     reusedWords,
+    ...recovery,
     pairingValidSteps,
   };
 }
@@ -167,6 +185,13 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     retentionByKind: { files: kind("files"), identifiers: kind("identifiers"), errors: kind("errors") },
     groundedWords: a.groundedWords + b.groundedWords,
     reusedWords: a.reusedWords + b.reusedWords,
+    rereads: a.rereads + b.rereads,
+    rereadCachedTokens: a.rereadCachedTokens + b.rereadCachedTokens,
+    rereadUncachedTokens: a.rereadUncachedTokens + b.rereadUncachedTokens,
+    rereadOutputTokens: a.rereadOutputTokens + b.rereadOutputTokens,
+    rereadWords: a.rereadWords + b.rereadWords,
+    lostOwnWords: a.lostOwnWords + b.lostOwnWords,
+    lostUserWords: a.lostUserWords + b.lostUserWords,
     pairingValidSteps: a.pairingValidSteps + b.pairingValidSteps,
   };
 }
@@ -195,5 +220,12 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   retentionByKind: emptyByKind(),
   groundedWords: 0,
   reusedWords: 0,
+  rereads: 0,
+  rereadCachedTokens: 0,
+  rereadUncachedTokens: 0,
+  rereadOutputTokens: 0,
+  rereadWords: 0,
+  lostOwnWords: 0,
+  lostUserWords: 0,
   pairingValidSteps: 0,
 });

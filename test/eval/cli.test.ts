@@ -1,10 +1,19 @@
-/** The command line of `npm run eval`: prices, `--system` and `--variant`. */
+/** The command line of `npm run eval`: windows, prices, `--system` and `--variant`. */
 import { describe, expect, it } from "vitest";
 import { UsageError, parseCli, parseVariant, selectSystems, variantSystem } from "../../bench/eval/cli.js";
 import { ALL_SYSTEMS } from "../../bench/eval/systems.js";
 
 const names = (specs: readonly { name: string }[]) => specs.map((spec) => spec.name);
 const ALWAYS = ["no compaction", "ClearToolUsesEdit (view)", "ClearToolUsesEdit (createAgent)", "summarizationMiddleware"];
+
+describe("windows", () => {
+  it("defaults to 16k, 32k, 64k, 128k and 200k; --window picks, sorted and deduplicated", () => {
+    expect([parseCli([]).windows, parseCli(["--window", "64000,16_000", "--window", "16000"]).windows]).toEqual([
+      [16_000, 32_000, 64_000, 128_000, 200_000],
+      [16_000, 64_000],
+    ]);
+  });
+});
 
 describe("prices", () => {
   it("defaults to the reference prices, the cache-write price following the input price", () => {

@@ -15,6 +15,7 @@ import {
 } from "../../bench/eval/metrics.js";
 import { PRICE_PRESETS } from "../../src/cost/prices.js";
 import { EMPTY_TOTALS, totalsOf, type StepRecord, type TraceReplay } from "../../bench/eval/replay.js";
+import { NO_RECOVERY } from "../../bench/eval/rereads.js";
 import { NEVER_COMPACTED, kindRetention, retentionBySourceTable, rowOf, traceSourceOf, windowTable } from "../../bench/eval/report-tables.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
@@ -135,6 +136,7 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     compactionMs: 0,
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
     grounding: { grounded: 3, reused: 3 },
+    recovery: NO_RECOVERY,
     pairingValid: true,
     summaryCalls: [],
     ...overrides,
@@ -158,6 +160,8 @@ describe("totals and rows of a replay", () => {
         summaryCalls: [{ inputTokens: 1100, outputTokens: 20, messages: [], perMessage: [1100] }],
         retention: { present: 1, total: 2, byKind: { files: { present: 1, total: 2 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
         grounding: { grounded: 1, reused: 4 },
+        // Of the 3 missing words: 2 from one tool result (re-read once, 200 tokens), 1 the user's.
+        recovery: { rereads: 1, cachedTokens: 300, uncachedTokens: 250, outputTokens: 50, rereadWords: 2, lostOwnWords: 0, lostUserWords: 1 },
       }),
     ],
   };
@@ -187,18 +191,37 @@ describe("totals and rows of a replay", () => {
       // Pooled over steps: 3 + 3 + 1 of 3 + 3 + 4.
       groundedWords: 7,
       reusedWords: 10,
+      rereads: 1,
+      rereadCachedTokens: 300,
+      rereadUncachedTokens: 250,
+      rereadOutputTokens: 50,
+      rereadWords: 2,
+      lostOwnWords: 0,
+      lostUserWords: 1,
       pairingValidSteps: 2,
     });
   });
 
   it("adds the summary calls to input and output, and prices the whole", () => {
     const row = rowOf("s", "ours", totalsOf(replay), DEFAULT_PRICES);
-    expect({ input: row.inputTokens, tokensPerTask: row.tokensPerTask, output: row.outputTokens, cost: row.cost, cachedShare: row.cachedShare, retention: row.retention, grounding: row.grounding, pairingShare: row.pairingShare }).toEqual({
+    expect({
+      input: row.inputTokens,
+      tokensPerTask: row.tokensPerTask,
+      output: row.outputTokens,
+      cost: row.cost,
+      costWithRereads: row.costWithRereads,
+      cachedShare: row.cachedShare,
+      retention: row.retention,
+      grounding: row.grounding,
+      pairingShare: row.pairingShare,
+    }).toEqual({
       input: 3000,
       // Model-call input 1900 + summary input 1100 + summary output 20, over one trace.
       tokensPerTask: 3020,
       output: 50,
       cost: 2610 + 39 + 200,
+      // The re-read: 300 cached × 0.1 + 250 uncached × 1 + 50 output × 4.
+      costWithRereads: 2610 + 39 + 200 + 30 + 250 + 200,
       cachedShare: 0.13,
       retention: 2.5 / 3,
       grounding: 0.7,
@@ -247,11 +270,22 @@ describe("retention per kind and per trace source", () => {
     ]);
   });
 
+  it("gives the cost with re-reads, the re-reads and the lost words their columns after the cost vs none", () => {
+    const row = rowOf("s", "ours", { ...totals({}, 0), modelInputTokens: 1000, rereads: 2, rereadCachedTokens: 2000, rereadUncachedTokens: 300, rereadOutputTokens: 100, lostOwnWords: 3, lostUserWords: 1 }, DEFAULT_PRICES);
+    const [header, , line] = windowTable([row]).split("\n").map((text) => text.split("|").slice(1, -1).map((cell) => cell.trim()));
+    const at = header!.indexOf("cost vs none");
+    // 1000 uncached + the re-reads: 2000 cached × 0.1 + 300 + 100 output × 4.
+    expect([header!.slice(at + 1, at + 4), line!.slice(at + 1, at + 4)]).toEqual([
+      ["cost with re-reads", "re-reads", "lost words (own / user)"],
+      ["0.002 M", "2", "3 / 1"],
+    ]);
+  });
+
   it("gives reply grounding its own column in the headline table, after retention per kind", () => {
     const row = rowOf("s", "ours", { ...totals({ files: { present: 3, total: 4, afterCompaction: 2 } }, 1), groundedWords: 9, reusedWords: 12 }, DEFAULT_PRICES);
     const [header, align, line] = windowTable([row]).split("\n").map((text) => text.split("|").slice(1, -1).map((cell) => cell.trim()));
     const at = header!.indexOf("reply grounding");
-    expect([at, header![at - 1], align![at], line![at], line!.length]).toEqual([15, "retention files / ids / errors", "---:", "0.750", 17]);
+    expect([at, header![at - 1], align![at], line![at], line!.length]).toEqual([18, "retention files / ids / errors", "---:", "0.750", 20]);
   });
 
   it("tabulates retention and grounding per source, never compacted where a system did not compact that source", () => {

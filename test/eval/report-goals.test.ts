@@ -5,13 +5,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PRICES } from "../../bench/eval/metrics.js";
-import { EMPTY_TOTALS } from "../../bench/eval/replay.js";
+import { EMPTY_TOTALS, type ReplayTotals } from "../../bench/eval/replay.js";
 import { goalMatrix, goalSection, goalsFor, systemsMeetingAllGoals, type GoalWindow } from "../../bench/eval/report-goals.js";
 import { presetCostTable, presetCostsOf, priceSetsOf, rowOf } from "../../bench/eval/report-tables.js";
 import type { SystemKind } from "../../bench/eval/systems.js";
 
-const row = (system: string, kind: SystemKind, modelInputTokens: number, cachedTokens: number) =>
-  rowOf(system, kind, { ...EMPTY_TOTALS, traces: 1, modelCalls: 1, pairingValidSteps: 1, retentionSteps: 1, retentionShareSum: 1, modelInputTokens, cachedTokens }, DEFAULT_PRICES);
+const row = (system: string, kind: SystemKind, modelInputTokens: number, cachedTokens: number, totals: Partial<ReplayTotals> = {}) =>
+  rowOf(
+    system,
+    kind,
+    // LangChain's rows compact here, inside the window.
+    { ...EMPTY_TOTALS, traces: 1, modelCalls: 1, pairingValidSteps: 1, retentionSteps: 1, retentionShareSum: 1, modelInputTokens, cachedTokens, compactions: kind === "peer" ? 1 : 0, ...totals },
+    DEFAULT_PRICES,
+  );
 
 // The reference prices (cached 0.1) and GPT-4.1's (cached 0.25): a system that caches much gains less under the second.
 const priceSets = priceSetsOf(DEFAULT_PRICES).filter((set) => set.id === "reference" || set.id === "openai-gpt-4.1");
@@ -58,8 +64,8 @@ describe("presetCostsOf", () => {
   it("tabulates three columns per price set, ours in bold", () => {
     const lines = presetCostTable(window.presetCosts).split("\n");
     expect([lines[0], lines[5]]).toEqual([
-      "| system | reference: cost | × none | × cheapest LangChain | OpenAI GPT-4.1: cost | × none | × cheapest LangChain |",
-      "| **autoCompaction** | 1.050 M | 0.55× | 0.75× | 1.875 M | 0.58× | 0.94× |",
+      "| system | reference: cost | × none | × cheapest LangChain | with re-reads | OpenAI GPT-4.1: cost | × none | × cheapest LangChain | with re-reads |",
+      "| **autoCompaction** | 1.050 M | 0.55× | 0.75× | 1.050 M | 1.875 M | 0.58× | 0.94× | 1.875 M |",
     ]);
   });
 });
@@ -68,11 +74,13 @@ describe("goalsFor", () => {
   it("checks the recommended default's goals, the cost goals once per price set", () => {
     expect(goalsFor("autoCompaction", window).map(({ goal, prices, met, detail }) => [goal, prices ?? "any", met, detail])).toEqual([
       ["window", "any", true, "0 model calls and 0 summary calls over (peak input 0, peak summary prompt 0)"],
+      ["grounding", "any", true, "1.000; lost words own / user 0 / 0, re-reads 0"],
       ["retention", "any", true, "1.000"],
       ["pairing", "any", true, "1 of 1 calls (100.0%)"],
-      ["cost-vs-langchain", "reference", true, "0.750× ClearToolUsesEdit (createAgent) (1.050 M vs 1.400 M)"],
+      // No re-reads here: the cost with re-reads is the cost.
+      ["rereads-vs-langchain", "reference", true, "0.750× ClearToolUsesEdit (createAgent) (1.050 M vs 1.400 M)"],
       ["cost-vs-none", "reference", true, "0.553× no compaction (1.050 M vs 1.900 M)"],
-      ["cost-vs-langchain", "openai-gpt-4.1", false, "0.938× ClearToolUsesEdit (createAgent) (1.875 M vs 2.000 M)"],
+      ["rereads-vs-langchain", "openai-gpt-4.1", false, "0.938× ClearToolUsesEdit (createAgent) (1.875 M vs 2.000 M)"],
       ["cost-vs-none", "openai-gpt-4.1", true, "0.577× no compaction (1.875 M vs 3.250 M)"],
     ]);
   });
@@ -82,9 +90,55 @@ describe("goalsFor", () => {
     const verdicts = goalsFor("autoCompaction", { ...window, rows: [rows[0]!, bad], presetCosts: presetCostsOf([rows[0]!, bad], priceSets) });
     expect(verdicts.filter((verdict) => verdict.prices === undefined).map(({ goal, met }) => [goal, met])).toEqual([
       ["window", false],
+      ["grounding", true],
       ["retention", false],
       ["pairing", false],
     ]);
+  });
+
+  it("holds the default's grounding to the best LangChain row inside the window less 0.01, and prices its re-reads", () => {
+    // summarizationMiddleware grounds more but goes over the window: the floor is createAgent's 0.95 − 0.01.
+    const peers = [
+      row("ClearToolUsesEdit (createAgent)", "peer", 5_000_000, 4_000_000, { groundedWords: 95, reusedWords: 100 }),
+      row("summarizationMiddleware", "peer", 1_000_000, 0, { groundedWords: 99, reusedWords: 100, callsOverWindow: 2 }),
+    ];
+    // Cost 1.05 M, with re-reads 1.05 M + 10 M cached × 0.1 + 0.2 M uncached + 0.05 M output × 4 = 2.45 M.
+    const rereading = row("autoCompaction", "ours", 6_000_000, 5_500_000, {
+      groundedWords: 93,
+      reusedWords: 100,
+      rereads: 10,
+      rereadCachedTokens: 10_000_000,
+      rereadUncachedTokens: 200_000,
+      rereadOutputTokens: 50_000,
+      lostUserWords: 2,
+    });
+    const all = [rows[0]!, ...peers, rereading];
+    const verdicts = goalsFor("autoCompaction", { window: 16_000, rows: all, presetCosts: presetCostsOf(all, priceSets.slice(0, 1)) });
+    expect(verdicts.filter(({ goal }) => goal === "grounding" || goal === "rereads-vs-langchain").map(({ text, met, detail }) => [text, met, detail])).toEqual([
+      ["reply grounding >= 0.940 (ClearToolUsesEdit (createAgent) 0.950 − 0.01)", false, "0.930; lost words own / user 0 / 2, re-reads 10"],
+      // Its cost alone (1.05 M) would pass against createAgent's 1.4 M; summarizationMiddleware (0.2 M) is over the window.
+      ["cost with re-reads at most 0.85× the cheapest LangChain row inside the window", false, "1.750× ClearToolUsesEdit (createAgent) (2.450 M vs 1.400 M)"],
+    ]);
+  });
+
+  it("with no LangChain row inside the window: grounding at least 0.90 against the cheapest row; with none compacting: 0.99 and no compaction's cost", () => {
+    const over = { callsOverWindow: 1 };
+    const outside = [rows[0]!, row("ClearToolUsesEdit (createAgent)", "peer", 5_000_000, 4_000_000, over), row("summarizationMiddleware", "peer", 4_000_000, 2_000_000, over), rows[3]!];
+    const idle = [rows[0]!, row("ClearToolUsesEdit (createAgent)", "peer", 10_000_000, 9_000_000, { compactions: 0 }), rows[3]!];
+    const verdictsAt = (all: typeof rows) =>
+      goalsFor("autoCompaction", { window: 16_000, rows: all, presetCosts: presetCostsOf(all, priceSets.slice(0, 1)) })
+        .filter(({ goal }) => goal === "grounding" || goal === "rereads-vs-langchain")
+        .map(({ text, met, detail }) => [text, met, detail]);
+    expect({ outside: verdictsAt(outside), idle: verdictsAt(idle) }).toEqual({
+      outside: [
+        ["reply grounding >= 0.900 (no LangChain row stays inside the window)", true, "1.000; lost words own / user 0 / 0, re-reads 0"],
+        ["cost with re-reads at most 0.85× the cheapest LangChain row (none stays inside)", true, "0.750× ClearToolUsesEdit (createAgent) (1.050 M vs 1.400 M)"],
+      ],
+      idle: [
+        ["reply grounding >= 0.990 (no LangChain row compacts)", true, "1.000; lost words own / user 0 / 0, re-reads 0"],
+        ["cost with re-reads not above no compaction's (no LangChain row compacts)", true, "0.553× no compaction (1.050 M vs 1.900 M)"],
+      ],
+    });
   });
 
   it("checks toolResultHiding against no compaction (strictly) and ClearToolUsesEdit (createAgent)", () => {
@@ -139,12 +193,12 @@ describe("goal matrix and section", () => {
     expect([
       lines.find((line) => line.startsWith("- met: autoCompaction, artifact retention")),
       lines.find((line) => line.startsWith("| toolResultHiding | cost not above")),
-      lines.find((line) => line.startsWith("| autoCompaction | 6/7")),
+      lines.find((line) => line.startsWith("| autoCompaction | 7/8")),
       lines.find((line) => line.startsWith("| hidingThenSummary | 0/2")),
     ]).toEqual([
       "- met: autoCompaction, artifact retention >= 0.95 — 1.000",
       "| toolResultHiding | cost not above ClearToolUsesEdit (createAgent) | met: 0.821× ClearToolUsesEdit (createAgent) (1.150 M vs 1.400 M) | **NOT met**: 1.063× ClearToolUsesEdit (createAgent) (2.125 M vs 2.000 M) |",
-      "| autoCompaction | 6/7; not: cost at most 0.85× the cheapest LangChain row (openai-gpt-4.1) |",
+      "| autoCompaction | 7/8; not: cost with re-reads at most 0.85× the cheapest LangChain row inside the window (openai-gpt-4.1) |",
       "| hidingThenSummary | 0/2; not: cost not above no compaction (reference, openai-gpt-4.1) |",
     ]);
   });

@@ -73,6 +73,35 @@ describe("npm run eval usage errors", () => {
     });
   });
 
+  it("--frontier adds the sweep: its chart per window, its section in EVAL.md, its points in eval-results.json", async () => {
+    const directory = join(out, "frontier");
+    const run = await evalCli(["--frontier", "--trace", "tau-bench-airline/task2-trial1", "--system", "autoCompaction"], directory);
+    const report = readFileSync(join(directory, "EVAL.md"), "utf8");
+    const results = JSON.parse(readFileSync(join(directory, "eval-results.json"), "utf8")) as {
+      frontierRun: { settings: number };
+      frontier: { window: number; chart: string }[];
+      frontierPoints: { window: number; system: string; costWithRereads: Record<string, number> }[];
+      windows: { rows: { system: string; costWithRereads: number }[] }[];
+    };
+    const defaultPoint = results.frontierPoints.find((point) => point.system === "autoCompaction")!;
+    expect({
+      code: run.code,
+      chart: existsSync(join(directory, "eval-frontier-64000.svg")),
+      section: report.includes("## Frontier: cost with re-reads against reply grounding") && report.includes("![frontier at 64,000 tokens](eval-frontier-64000.svg)"),
+      frontier: results.frontier.map(({ window, chart }) => [window, chart]),
+      points: results.frontierPoints.length,
+      // The default's point is its headline row, cost with re-reads per price set.
+      defaultCost: defaultPoint.costWithRereads["reference"],
+    }).toEqual({
+      code: 0,
+      chart: true,
+      section: true,
+      frontier: [[64_000, "eval-frontier-64000.svg"]],
+      points: results.frontierRun.settings + 1,
+      defaultCost: results.windows[0]!.rows.find((row) => row.system === "autoCompaction")!.costWithRereads,
+    });
+  });
+
   it("--system that matches no system: exit 2, nothing written", async () => {
     const run = await evalCli(["--system", "no-such-system"]);
     expect({ code: run.code, firstLine: run.firstLine.slice(0, run.firstLine.indexOf(" (")), wrote: run.wrote }).toEqual({
