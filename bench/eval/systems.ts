@@ -277,15 +277,15 @@ export const BLOCKING_SUMMARIES = "autoCompaction (summaries at the firing)";
 export const EARLY_PREPARATION = "autoCompaction (prepared from 0.9 of the way)";
 
 /**
- * A proposed default from the frontier sweep (docs/evaluation.md): compact at 0.8 of the window or
- * 60,000 tokens, whichever is less (`trigger: { tokens: 60_000 }` with the default threshold), the
- * hiding keeping 5 tool-call groups.
+ * The frugal setting, autoCompaction's default before the re-read pricing chose the current one:
+ * compact at 14,000 tokens of conversation (or 0.8 of the window if less), the hiding keeping 2
+ * tool-call groups.
  */
-export const PROPOSED_DEFAULT = "autoCompaction (trigger 60,000 tokens, 5 groups kept)";
+export const FRUGAL_SETTING = "autoCompaction (frugal: trigger 14,000 tokens, 2 groups kept)";
 
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
-  ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter })),
+  ours("toolResultHiding", ({ window, tokenCounter }) => toolResultHiding({ contextWindow: window, tokenCounter })),
   ours("hidingThenSummary", ({ window, tokenCounter, model }) => hidingThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
   ours("selectiveThenSummary", ({ window, tokenCounter, model }) => selectiveThenSummary({ contextWindow: window, tokenCounter, summary: { model } })),
   ours("stateSnapshotSummary", ({ window, tokenCounter, model }) => stateSnapshotSummary({ contextWindow: window, tokenCounter, model })),
@@ -294,8 +294,8 @@ export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours(EARLY_PREPARATION, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, prepare: { at: 0.9 } })),
   // The summary model is the agent's own: the summary call reuses the previous call's cached prefix.
   ours(SHARED_PREFIX_DEFAULT, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, summaryRequest: "shared-prefix" })),
-  ours(PROPOSED_DEFAULT, ({ window, tokenCounter, model }) =>
-    autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, trigger: { tokens: 60_000 }, hiding: { keepRecentGroups: 5 } }),
+  ours(FRUGAL_SETTING, ({ window, tokenCounter, model }) =>
+    autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, trigger: { tokens: 14_000 }, hiding: { keepRecentGroups: 2 } }),
   ),
 ];
 

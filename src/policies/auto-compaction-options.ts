@@ -12,14 +12,11 @@ import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
  * autoCompaction compacts when the conversation (the history without its system messages) reaches
- * this many tokens, or `threshold` of the window if
- * that comes first: a smaller history costs less at every later call, and beyond this size a
- * compaction repays its prompt-cache break within a few calls (see bench/EVAL.md). It does not grow
- * with the window, so with a large window the agent works from a smaller context than a trigger at
- * 0.8 of the window would leave it (docs/evaluation.md, "Reply grounding"); a `trigger` of
- * `{ fraction: 0.6 }` keeps more for more cost.
+ * this many tokens, or `threshold` (0.8) of the window if that comes first: with the defaults it
+ * fires at 0.8 × the window or 60,000 tokens, whichever is less. `trigger: { tokens: 14_000 }` is
+ * the frugal choice: cheaper, but the agent keeps less of what it read (docs/evaluation.md).
  */
-export const DEFAULT_AUTO_TRIGGER_TOKENS = 14_000;
+export const DEFAULT_AUTO_TRIGGER_TOKENS = 60_000;
 /**
  * autoCompaction's summary compacts down to this share of the size that fired (unless `target` is
  * given): a small history after a summary makes every later call cheaper and the next compaction
@@ -32,7 +29,7 @@ export const DEFAULT_AUTO_TARGET_SHARE = 0.25;
  */
 export const DEFAULT_AUTO_HIDING_TARGET_SHARE = 0.6;
 /** Tool-call groups whose results (and assistant text) autoCompaction's hiding keeps. */
-export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 2;
+export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
 export const DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST = 2000;
 
@@ -71,7 +68,8 @@ export interface AutoCompactionOptions {
    * Compact when the conversation (the history without its system messages, which are never
    * compacted) reaches any of these sizes, if before `threshold` (LangChain's `{ tokens }`,
    * `{ fraction }` or `{ messages }` shape). A `messages` size alone must be over `keepRecent` + 2, what a
-   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (14 000)
+   * summary leaves. @default { tokens: DEFAULT_AUTO_TRIGGER_TOKENS } (60 000: with `threshold`,
+   * 0.8 × the window or 60 000 tokens, whichever is less)
    */
   trigger?: TriggerSize | TriggerSize[];
   /**

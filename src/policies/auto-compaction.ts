@@ -16,8 +16,8 @@ import { keyOf, PreparedSummaries } from "./prepared-summaries.js";
 
 /**
  * Automatic compaction, a policy that never throws into the agent loop. Before each model call, when
- * the conversation (the history without its system messages) reaches `trigger` (14 000 tokens by
- * default) or the history reaches `threshold` of the window (the size that fired), the cheapest step
+ * the conversation (the history without its system messages) reaches `trigger` (60 000 tokens by
+ * default) or the history reaches `threshold` (0.8) of the window (the size that fired), the cheapest step
  * that is enough:
  * 1. batched tool-result hiding: every result older than the newest groups becomes a short
  *    placeholder with a receipt, and the assistant text of those groups is cut to a short head (see

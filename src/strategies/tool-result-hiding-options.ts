@@ -19,6 +19,21 @@ export const DEFAULT_HIDDEN_RESULT_PLACEHOLDER = "[tool result hidden to save co
  */
 export const DEFAULT_HIDING_TRIGGER_TOKENS = 10_000;
 
+/** With `contextWindow` and no `trigger`, `toolResultHiding` fires at this share of the window... */
+export const DEFAULT_HIDING_TRIGGER_FRACTION = 0.5;
+/** ...or at this many tokens of the whole history, whichever is less. */
+export const DEFAULT_HIDING_TRIGGER_CAP_TOKENS = 30_000;
+
+/**
+ * `toolResultHiding`'s default trigger: half the window or 30,000 tokens, whichever is less, when the
+ * window is known (the setting that cost least with the re-reads a forgetful context forces, on the
+ * recorded sessions: docs/evaluation.md); `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }` without one.
+ */
+export function defaultHidingTrigger(contextWindow: number | undefined): TriggerSize | TriggerSize[] {
+  if (contextWindow === undefined) return { tokens: DEFAULT_HIDING_TRIGGER_TOKENS };
+  return [{ fraction: DEFAULT_HIDING_TRIGGER_FRACTION }, { tokens: DEFAULT_HIDING_TRIGGER_CAP_TOKENS }];
+}
+
 /** The default `clearAtLeast` of `toolResultHiding`: a firing that frees fewer tokens leaves the cached prefix alone. */
 export const DEFAULT_HIDING_CLEAR_AT_LEAST = 2000;
 
@@ -52,7 +67,8 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
    * Hide only when this fires (any of the sizes reached, measured on the whole history), unless run
    * with `force`. Between firings the history is returned untouched, so a provider's cached prompt
    * prefix holds; a firing hides every result older than the kept groups at once.
-   * @default { tokens: DEFAULT_HIDING_TRIGGER_TOKENS } (10 000)
+   * @default half of `contextWindow` or 30 000 tokens, whichever is less; without a window
+   * `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }` (10 000)
    */
   trigger?: TriggerSize | TriggerSize[];
   /** The model's context window in tokens, for a `fraction` trigger. */

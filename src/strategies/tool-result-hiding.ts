@@ -12,7 +12,10 @@ import type { SupersessionReader } from "../messages/supersession.js";
 import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   DEFAULT_HIDING_CLEAR_AT_LEAST,
+  DEFAULT_HIDING_TRIGGER_CAP_TOKENS,
+  DEFAULT_HIDING_TRIGGER_FRACTION,
   DEFAULT_HIDING_TRIGGER_TOKENS,
+  defaultHidingTrigger,
   toolResultHidingSchema,
   type ClearAtLeastMode,
   type KeepRecentResults,
@@ -22,6 +25,8 @@ import {
 export {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   DEFAULT_HIDING_CLEAR_AT_LEAST,
+  DEFAULT_HIDING_TRIGGER_CAP_TOKENS,
+  DEFAULT_HIDING_TRIGGER_FRACTION,
   DEFAULT_HIDING_TRIGGER_TOKENS,
   type ClearAtLeastMode,
   type KeepRecentResults,
@@ -30,8 +35,8 @@ export {
 export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
 /**
- * Tool result hiding, in batches: while the history is under the `trigger` (default
- * `{ tokens: DEFAULT_HIDING_TRIGGER_TOKENS }`), a run is a no-op and the history is returned
+ * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
+ * `contextWindow` or 30,000 tokens, whichever is less; 10,000 tokens without a window), a run is a no-op and the history is returned
  * untouched, so a provider's cached prompt prefix holds. When the trigger fires (or the run is
  * forced), the newest `keepRecentGroups` tool-call groups keep their results and EVERY result of an
  * older group is replaced, at once, by a short stable placeholder followed by its receipt (see
@@ -90,7 +95,7 @@ export class ToolResultHiding extends CompactionStrategy {
     this.keepRecentResults = parsed.keepRecentResults;
     this.keepRecentGroups = this.keepRecentResults === undefined ? (parsed.keepRecentGroups ?? 3) : undefined;
     this.clearAtLeastMode = parsed.clearAtLeastMode ?? "skip";
-    this.trigger = parsed.trigger ?? { tokens: DEFAULT_HIDING_TRIGGER_TOKENS };
+    this.trigger = parsed.trigger ?? defaultHidingTrigger(parsed.contextWindow);
     const keepFraction = typeof this.keepRecentResults === "object" && "fraction" in this.keepRecentResults ? { fraction: this.keepRecentResults.fraction } : undefined;
     this.contextWindow = windowForSizes("toolResultHiding", [this.trigger, keepFraction], parsed.contextWindow, undefined, "the trigger or keepRecentResults is a fraction of the context window");
     this.clearAtLeast = parsed.clearAtLeast ?? parsed.minTokensSaved ?? DEFAULT_HIDING_CLEAR_AT_LEAST;

@@ -4,8 +4,8 @@ import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js
 import { ANTHROPIC_LOOKBACK_BLOCKS, AnthropicAutomaticCache, anthropicBlocks } from "../../bench/eval/anthropic-cache.js";
 import { replayTrace } from "../../bench/eval/replay.js";
 import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
-import { ALL_SYSTEMS, noCompaction } from "../../bench/eval/systems.js";
-import { createTokenCounter } from "../../src/index.js";
+import { ALL_SYSTEMS, noCompaction, ours } from "../../bench/eval/systems.js";
+import { createTokenCounter, toolResultHiding } from "../../src/index.js";
 import { convertForAnthropic } from "../support/wire/anthropic-converter.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
 
@@ -141,7 +141,8 @@ describe("automatic caching with the package's cache anchors in a replay", () =>
 
   it("toolResultHiding: at each firing, where automatic caching alone reads nothing, the anchors read the prefix before the change", async () => {
     const coding = loadTraceSessions(BUNDLED_TRACES_PATH).find((session) => session.id.startsWith("mini-swe-agent/"))!;
-    const spec = ALL_SYSTEMS.find((candidate) => candidate.name === "toolResultHiding")!;
+    // Firings 10,000 tokens apart (the trigger without a window), so each hides a batch of several results.
+    const spec = ours("toolResultHiding", ({ tokenCounter }) => toolResultHiding({ tokenCounter, trigger: { tokens: 10_000 } }));
     const run = await replayTrace(coding, spec.create({ window: 16_000, tokenCounter, summaryModel: new DeterministicSummaryModel({ tokenCounter }) }), { window: 16_000, tokenCounter });
     const firings = run.steps.filter((step) => step.compacted);
     // The anchors read up to where the requests before the run put their next anchor: the assistant

@@ -51,8 +51,8 @@ const EXPECTED: Record<string, { compactions: number; summaryCalls: number }> = 
   "ClearToolUsesEdit (view)": { compactions: 22, summaryCalls: 0 },
   "ClearToolUsesEdit (createAgent)": { compactions: 22, summaryCalls: 0 },
   summarizationMiddleware: { compactions: 18, summaryCalls: 18 },
-  // Its default trigger (DEFAULT_HIDING_TRIGGER_TOKENS) is reached once, near the end of the session.
-  toolResultHiding: { compactions: 1, summaryCalls: 0 },
+  // Its default trigger, half the window (1,856 tokens), is reached twice.
+  toolResultHiding: { compactions: 2, summaryCalls: 0 },
   hidingThenSummary: { compactions: 11, summaryCalls: 11 },
   selectiveThenSummary: { compactions: 11, summaryCalls: 11 },
   stateSnapshotSummary: { compactions: 25, summaryCalls: 25 },
@@ -60,8 +60,8 @@ const EXPECTED: Record<string, { compactions: number; summaryCalls: number }> = 
   "autoCompaction (summaries at the firing)": { compactions: 11, summaryCalls: 11 },
   "autoCompaction (prepared from 0.9 of the way)": { compactions: 11, summaryCalls: 11 },
   "autoCompaction (agent's model, shared prefix)": { compactions: 11, summaryCalls: 11 },
-  // The window is far under 60,000 tokens: its 0.8 threshold fires, as the default's does here.
-  "autoCompaction (trigger 60,000 tokens, 5 groups kept)": { compactions: 11, summaryCalls: 11 },
+  // The window is under 14,000 tokens: its 0.8 threshold fires, as the default's does here.
+  "autoCompaction (frugal: trigger 14,000 tokens, 2 groups kept)": { compactions: 11, summaryCalls: 11 },
 };
 
 const modelCallsOf = (session: typeof shortest) => session.messages.filter((message) => message.type === "ai").length;

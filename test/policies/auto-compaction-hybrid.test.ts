@@ -125,16 +125,19 @@ describe("autoCompaction: hiding first", () => {
     expect(freed).toBeLessThan(bound);
   });
 
-  it("compacts at the default trigger of 14 000 tokens, before the threshold of a large window, keeping the newest 2 groups", async () => {
-    const input = loop(20, 1000);
+  it("compacts at the default trigger of 60 000 tokens, before the threshold of a large window, keeping the newest 3 groups", async () => {
+    const below = loop(22, 1000);
+    expect(await tokensOf(below)).toBeLessThan(60_000);
+    expect((await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(below)).status).toBe("noop");
+    const input = loop(26, 1000);
     const tokens = await tokensOf(input);
-    expect(tokens).toBeGreaterThan(14_000);
+    expect(tokens).toBeGreaterThan(60_000);
     const result = await autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4 }).compact(input);
     expect(result.status).toBe("compacted");
     const system = await counter.countMessage(input[0]!);
-    expect(result.trigger).toBe(`conversation: ${tokens - system} tokens >= 14000 tokens`);
-    expect(result.tokensAfter).toBeLessThanOrEqual(system + 8400);
-    expect(hiddenIds(result.messages)).toEqual(Array.from({ length: 18 }, (_, n) => `t${n + 1}`));
+    expect(result.trigger).toBe(`conversation: ${tokens - system} tokens >= 60000 tokens`);
+    expect(result.tokensAfter).toBeLessThanOrEqual(system + 36_000);
+    expect(hiddenIds(result.messages)).toEqual(Array.from({ length: 23 }, (_, n) => `t${n + 1}`));
   });
 
   it("skips a hiding the cost model says does not repay its cache break, and runs one that does", async () => {
@@ -164,18 +167,15 @@ describe("autoCompaction: hiding first", () => {
     const policy = autoCompaction({ tokenCounter: counter, contextWindow: 200_000, keepRecent: 4, summaryModel: model });
     let history: BaseMessage[] = [bigSystem, user("u1", "Fix it")];
     const statuses: string[] = [];
-    for (let n = 1; n <= 30; n++) {
+    for (let n = 1; n <= 110; n++) {
       const result = await policy.compact([...history, ...step(n, `output ${n} `.repeat(400))]);
       statuses.push(result.status);
       expect(validateToolPairing(result.messages)).toEqual([]);
       history = result.messages;
     }
-    // About 1,000 tokens a step: the conversation reaches 14,000 tokens at step 15, and hiding (which
-    // the 18,000-token system prompt does not count against) holds it until step 27.
-    expect(statuses.flatMap((status, index) => (status === "noop" ? [] : [[index + 1, status]]))).toEqual([
-      [15, "compacted"],
-      [27, "compacted"],
-    ]);
+    // About 1,000 tokens a step: the conversation reaches 60,000 tokens at step 60 (the 18,000-token
+    // system prompt does not count), and the hiding then holds it past step 110.
+    expect(statuses.flatMap((status, index) => (status === "noop" ? [] : [[index + 1, status]]))).toEqual([[60, "compacted"]]);
   });
 
   it("caps a target above the trigger's room when the trigger fired, so the next compaction comes calls later", async () => {

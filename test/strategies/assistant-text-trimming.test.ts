@@ -113,11 +113,12 @@ describe("autoCompaction trims older assistant text with the hidden results", ()
     const options = { tokenCounter, contextWindow: tokens * 2, keepRecent: 4, trigger: { tokens: tokens - 200 }, hiding: { clearAtLeast: 0 } };
     const result = await autoCompaction(options).compact(input);
     expect(result.status).toBe("compacted");
-    const older = Array.from({ length: 10 }, (_, n) => n + 1);
+    // The default keeps the newest 3 of the 12 groups.
+    const older = Array.from({ length: 9 }, (_, n) => n + 1);
     expect(trimmedIds(result.messages)).toEqual(older.map((n) => `a${n}`));
     expect(result.messages.filter((message) => compactionMarkerOf(message)?.hidden).map((message) => message.id)).toEqual(older.map((n) => `t${n}`));
     // Reported against the input: every replaced message with its original.
-    expect(result.replaced.map(({ before }) => before)).toEqual(input.slice(2, 22));
+    expect(result.replaced.map(({ before }) => before)).toEqual(input.slice(2, 20));
     expect(wireProblems(result.messages)).toEqual([]);
     const untrimmed = await autoCompaction({ ...options, hiding: { clearAtLeast: 0, trimAssistantText: false } }).compact(input);
     expect(trimmedIds(untrimmed.messages)).toEqual([]);
