@@ -67,6 +67,7 @@ export {
   DEFAULT_HIDING_TRIGGER_FRACTION,
   DEFAULT_HIDING_TRIGGER_TOKENS,
   ToolResultHiding,
+  defaultHidingTrigger,
   toolResultHiding,
   type ClearAtLeastMode,
   type KeepRecentResults,

@@ -28,6 +28,7 @@ export {
   DEFAULT_HIDING_TRIGGER_CAP_TOKENS,
   DEFAULT_HIDING_TRIGGER_FRACTION,
   DEFAULT_HIDING_TRIGGER_TOKENS,
+  defaultHidingTrigger,
   type ClearAtLeastMode,
   type KeepRecentResults,
   type ToolResultHidingOptions,
