@@ -11,6 +11,12 @@ import type { TokenCounter, TokenCounterFunction } from "../tokens/token-counter
 /** autoCompaction's default cap on a summary call's input (`summaryInputTokens`), in tokens. */
 export const DEFAULT_AUTO_SUMMARY_INPUT_TOKENS = 4000;
 /**
+ * autoCompaction's default cap on a whole summary message, artifact index included
+ * (`summaryMaxTokens`), in tokens: twice the other summaries', so that its index keeps the files,
+ * commands and errors of a long session (docs/evaluation.md).
+ */
+export const DEFAULT_AUTO_SUMMARY_MAX_TOKENS = 2000;
+/**
  * autoCompaction compacts when the conversation (the history without its system messages) reaches
  * this many tokens, or `threshold` (0.8) of the window if that comes first: with the defaults it
  * fires at 0.8 × the window or 60,000 tokens, whichever is less. `trigger: { tokens: 14_000 }` is
@@ -100,7 +106,7 @@ export interface AutoCompactionOptions {
   costModel?: CostModel;
   /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
   keepRecent?: number;
-  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default 1000 */
+  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default DEFAULT_AUTO_SUMMARY_MAX_TOKENS (2000) */
   summaryMaxTokens?: number;
   /**
    * Tool outputs in the part being summarized are sent to the summary model whole up to this many

@@ -4,7 +4,7 @@ import { AssistantTextTrimming } from "../strategies/assistant-text-trimming.js"
 import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
-import { DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_SUMMARY_TIMEOUT_MS, modelNameOf, type SummaryModel } from "../summary/summary-model.js";
+import { DEFAULT_SUMMARY_TIMEOUT_MS, modelNameOf, type SummaryModel } from "../summary/summary-model.js";
 import { DEFAULT_PREPARE_AT, WARM_HIDING_AT } from "./prepared-summaries.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
@@ -13,6 +13,7 @@ import {
   DEFAULT_AUTO_HIDING_TARGET_SHARE,
   DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
   DEFAULT_AUTO_TARGET_SHARE,
+  DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
   DEFAULT_AUTO_TRIGGER_TOKENS,
   type AutoCompactionOptions,
 } from "./auto-compaction-options.js";
@@ -121,7 +122,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   const summaryOptions: FullSummaryOptions = {
     tokenCounter,
     keepRecent,
-    summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+    summaryMaxTokens: options.summaryMaxTokens ?? DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
     ...(options.toolOutputBudgetTokens !== undefined ? { toolOutputBudgetTokens: options.toolOutputBudgetTokens } : {}),
     ...summaryInputOption(options.summaryInputTokens ?? DEFAULT_AUTO_SUMMARY_INPUT_TOKENS),
     ...(options.summaryRequest ? { summaryRequest: options.summaryRequest } : {}),

@@ -154,7 +154,8 @@ describe("autoCompaction: hiding first", () => {
   it("summarizes as before with hiding off", async () => {
     const model = fakeModel().respond(summaryAnswer());
     const input = loop(8);
-    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model, hiding: false, target: 0.75 })).compact(input);
+    // At the other summaries' cap of 1000 tokens, the target leaves room for the newest 4 messages.
+    const result = await autoCompaction(await at(input, 0.9, { summaryModel: model, hiding: false, target: 0.75, summaryMaxTokens: 1000 })).compact(input);
     expect(result.status).toBe("summarized");
     expect(ids(result.messages)).toEqual(["s", undefined, "a7", "t7", "a8", "t8"]);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import {
   COMPACTION_METADATA_KEY,
+  DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
   EMPTY_ARTIFACT_INDEX,
   SUMMARY_MESSAGE_PREFIX,
   autoCompaction,
@@ -118,7 +119,7 @@ describe("the no-model snapshot within a size", () => {
       const snapshot = summary.slice(summary.indexOf("<state_snapshot>"), summary.indexOf("</state_snapshot>") + "</state_snapshot>".length);
       expect(tagContent(snapshot, "recent_actions")).toMatch(/- bash\(/);
       expect(tagContent(snapshot, "task_state")).toContain("[IN PROGRESS]");
-      expect(await counter.countText(snapshot)).toBeLessThanOrEqual(1000);
+      expect(await counter.countText(snapshot)).toBeLessThanOrEqual(DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
     }
   });
 });

@@ -138,7 +138,8 @@ describe("autoCompaction", () => {
   it("summarizes all but keepRecent messages with the summary model", async () => {
     const model = fakeModel().respond(summaryAnswer());
     const input = loop();
-    const result = await autoCompaction(await options(input, { summaryModel: model })).compact(input);
+    // At the other summaries' cap of 1000 tokens, the target leaves room for the newest 4 messages.
+    const result = await autoCompaction(await options(input, { summaryModel: model, summaryMaxTokens: 1000 })).compact(input);
     expect(result.status).toBe("summarized");
     expect(ids(result.messages)).toEqual(["s", undefined, "a7", "t7", "a8", "t8"]);
     expect(result.summaryModel).toBe("FakeBuiltModel");

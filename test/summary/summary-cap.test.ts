@@ -9,6 +9,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   CompactingChatMessageHistory,
+  DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
@@ -61,9 +62,10 @@ async function expectCapped(result: CompactionResult, cap: number, tokenCounter:
 }
 
 describe("summaryMaxTokens caps the whole summary message on a 6,000-file history", () => {
-  it.each([16_000, 32_000, 64_000, 128_000, 200_000])("autoCompaction at a %i-token window: the summary within 1000 tokens, the rest of the window free", async (window) => {
+  it.each([16_000, 32_000, 64_000, 128_000, 200_000])("autoCompaction at a %i-token window: the summary within its 2000 tokens, the rest of the window free", async (window) => {
     const result = await autoCompaction({ contextWindow: window, tokenCounter: counter }).compact(history);
-    await expectCapped(result, 1000);
+    expect(DEFAULT_AUTO_SUMMARY_MAX_TOKENS).toBe(2000);
+    await expectCapped(result, DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
     expect(result.tokensAfter).toBeLessThanOrEqual(window / 4);
   });
 
@@ -102,7 +104,7 @@ describe("summaryMaxTokens caps the whole summary message on a 6,000-file histor
     const started = await policy.compact(early);
     expect(started.reason).toContain("is being prepared");
     await policy.settled();
-    await expectCapped(await policy.compact(history), 1000);
+    await expectCapped(await policy.compact(history), DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
   });
 
   it("CompactingChatMessageHistory (LCEL) with autoCompaction", async () => {
@@ -110,7 +112,7 @@ describe("summaryMaxTokens caps the whole summary message on a 6,000-file histor
     await chatHistory.addMessages(history);
     const view = await chatHistory.getMessages();
     const summary = summaryOf(view);
-    expect(await counter.countMessage(summary)).toBeLessThanOrEqual(1000);
+    expect(await counter.countMessage(summary)).toBeLessThanOrEqual(DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
     expect(await counter.countMessages(view)).toBeLessThanOrEqual(8000);
   });
 

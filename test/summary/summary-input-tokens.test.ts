@@ -199,7 +199,7 @@ describe("summaryInputTokens", () => {
   it("is an option of autoCompaction, read from a provider at every run", async () => {
     const input = history();
     const model = fakeModel().respond(summaryAnswer()).respond(summaryAnswer());
-    const settings: AutoCompactionOptions = { tokenCounter: counter, contextWindow: 10_000, keepRecent: 2, summaryModel: model };
+    const settings: AutoCompactionOptions = { tokenCounter: counter, contextWindow: 10_000, keepRecent: 2, summaryModel: model, summaryMaxTokens: 1000 };
     const policy = autoCompaction(() => settings);
     expect((await policy.compact(input, { force: true })).status).toBe("summarized");
     settings.summaryInputTokens = await costOf(newestFour(input));
