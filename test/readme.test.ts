@@ -115,7 +115,7 @@ describe("README", () => {
 
   it("opens with the recommended path, autoCompaction in createAgent, and one sentence of figures", () => {
     const intro = readme.slice(0, readme.indexOf("## Install\n"));
-    expect(intro.match(/\d[×x](?![a-z0-9])/g)).toEqual(["4×"]);
+    expect(intro.match(/\d[×x](?![a-z0-9])/g)).toEqual(["7×"]);
     const first = examples[0]!;
     expect([first.file, first.name]).toEqual(["README.md", "quick-start"]);
     for (const call of ["autoCompaction(", "compactionMiddleware(", "createAgent("]) expect(first.code).toContain(call);
