@@ -167,25 +167,14 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   const stored = storedMessages(builder.archived.map((entry) => entry.message));
   const archived: ArchivedMessage[] = builder.archived.map((entry, position) => ({ position: entry.position, anchor: entry.anchor, message: stored[position]! }));
   const location: CompactionArchiveLocation = archived.length > 0 || builder.dropped.length > 0 ? (options.archive ?? "state") : "none";
-  const record: CompactionRecord = {
-    id,
-    at: (options.at ?? new Date()).toISOString(),
-    strategy: result.strategy,
-    status: result.status,
-    tokensBefore: result.tokensBefore,
-    tokensAfter: result.tokensAfter,
-    messagesBefore: before.length,
+  const record = recordOf(before, result, options, id, {
     messagesAfter: changed ? builder.history.length : before.length,
     removedIds: builder.removedIds,
     replacedIds: builder.replacedIds,
     insertedIds: builder.insertedIds,
     summaryId: builder.summaryId,
     archive: location,
-    ...(result.reason !== undefined ? { reason: result.reason } : {}),
-    ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
-    lastMessageId: lastIdOf(before),
-    ...(result.repair && result.repair.problems.length > 0 ? { repair: repairSummaryOf(result.repair) } : {}),
-  };
+  });
   return {
     changed,
     expressible: true,
@@ -196,12 +185,20 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   };
 }
 
-
 /** An `inPlace` result that cannot be written in place: no update, the result as a view. */
 function inexpressible(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions): CompactionUpdate {
   const { history } = replaceAllUpdate(before, result);
   const id = options.id ?? uuidv4();
-  const record: CompactionRecord = {
+  const record = recordOf(before, result, options, id, { messagesAfter: before.length, removedIds: [], replacedIds: [], insertedIds: [], summaryId: null, archive: "none" }, false);
+  return { changed: false, expressible: false, messages: [], history, record, archive: { compactionId: id, messages: [], dropped: [] } };
+}
+
+/** What a record says of the written history: the rest of it comes from the input and the result. */
+type RecordOutcome = Pick<CompactionRecord, "messagesAfter" | "removedIds" | "replacedIds" | "insertedIds" | "summaryId" | "archive">;
+
+/** The log record of a compaction; `withNotes: false` leaves out the reason, duration and repair (a result written nowhere). */
+function recordOf(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions, id: string, outcome: RecordOutcome, withNotes = true): CompactionRecord {
+  return {
     id,
     at: (options.at ?? new Date()).toISOString(),
     strategy: result.strategy,
@@ -209,13 +206,10 @@ function inexpressible(before: readonly BaseMessage[], result: CompactionResult,
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     messagesBefore: before.length,
-    messagesAfter: before.length,
-    removedIds: [],
-    replacedIds: [],
-    insertedIds: [],
-    summaryId: null,
-    archive: "none",
+    ...outcome,
+    ...(withNotes && result.reason !== undefined ? { reason: result.reason } : {}),
+    ...(withNotes && options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     lastMessageId: lastIdOf(before),
+    ...(withNotes && result.repair && result.repair.problems.length > 0 ? { repair: repairSummaryOf(result.repair) } : {}),
   };
-  return { changed: false, expressible: false, messages: [], history, record, archive: { compactionId: id, messages: [], dropped: [] } };
 }
