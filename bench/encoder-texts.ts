@@ -6,6 +6,7 @@
  */
 import { AIMessage } from "@langchain/core/messages";
 import { loadTraceSessions } from "../examples/traces.js";
+import { seededRandom } from "./synthetic.js";
 
 export interface TextClass {
   name: string;
@@ -33,24 +34,12 @@ export function whitespaceShare(text: string): number {
   return spaces / text.length;
 }
 
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PACKAGES = ["aiohttp", "anyio", "attrs", "black", "certifi", "charset-normalizer", "click", "coverage", "Django", "docutils", "filelock", "fsspec", "httpx", "idna", "iniconfig", "Jinja2", "jsonschema", "langchain-core", "MarkupSafe", "matplotlib", "mypy-extensions", "networkx", "numpy", "packaging", "pandas", "pillow", "platformdirs", "pluggy", "pydantic", "pydantic_core", "Pygments", "pytest", "pytest-cov", "python-dateutil", "pytz", "PyYAML", "requests", "scikit-learn", "scipy", "setuptools", "six", "sniffio", "SQLAlchemy", "sympy", "tomli", "torch", "tqdm", "typing_extensions", "urllib3", "wheel"];
 const WORDS = ["request", "worker", "cache", "session", "started", "finished", "retry", "connection", "timeout", "handler", "queue", "batch", "ok", "GET", "POST", "/api/v1/items", "user_id", "latency_ms"];
 
 /** Generated whitespace-heavy tool outputs, about 200 000 characters each. */
 export function whitespaceOutputs(): { name: string; text: string }[] {
-  const random = seeded(39);
+  const random = seededRandom(39);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   const version = () => `${Math.floor(random() * 30)}.${Math.floor(random() * 20)}.${Math.floor(random() * 10)}`;
   const until = (make: () => string) => {
@@ -84,7 +73,7 @@ export const LONG_RUNS: Record<string, (length: number) => string> = {
   "spaces": (length) => " ".repeat(length),
   "whitespace mix": (length) => " \t \n  \r\n   \n".repeat(Math.ceil(length / 12)).slice(0, length),
   "base64 blob": (length) => {
-    const random = seeded(length);
+    const random = seededRandom(length);
     return Buffer.from(Array.from({ length: Math.ceil((length * 3) / 4) }, () => Math.floor(random() * 256)))
       .toString("base64")
       .slice(0, length);
