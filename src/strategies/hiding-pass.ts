@@ -146,7 +146,7 @@ export class HidingPass {
     const note = supersession === undefined ? undefined : supersededNote(supersession, settings.receipts === undefined);
     const made = settings.hiddenCopies.get(result);
     const reusable = made !== undefined && made.assistant === assistant && made.before === before && made.note === note && compactionMarkerOf(made.after)?.batch === batch;
-    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch, supersession);
+    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch, supersession, note);
     if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, note, after });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     // A result shorter than its hidden form stays: hiding it would cost tokens.
@@ -185,8 +185,8 @@ export class HidingPass {
     }
   }
 
-  /** The result's hidden copy: the placeholder (or its superseded note) and its receipt, the marker recording what was hidden. */
-  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string, supersession: Supersession | undefined): ToolMessage {
+  /** The result's hidden copy: the placeholder (or `note`, its superseded note) and its receipt, the marker recording what was hidden. */
+  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string, supersession: Supersession | undefined, note: string | undefined): ToolMessage {
     const { settings } = this;
     // With receipts, the original is read once: its artifacts make the receipt and stay in the
     // marker, where a later summary's artifact index merges them.
@@ -203,7 +203,7 @@ export class HidingPass {
     };
     const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
     return cloneMessage(result, {
-      content: hiddenContent(supersession ? supersededNote(supersession, settings.receipts === undefined) : settings.placeholder, receipt),
+      content: hiddenContent(note ?? settings.placeholder, receipt),
       response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },
     });
   }
