@@ -117,7 +117,9 @@ function sourcePositions(before: readonly BaseMessage[], result: CompactionResul
  * if (changed) return { messages, compactionLog: [record], compactionArchive: [archive] };
  */
 export function compactionUpdate(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions = {}): CompactionUpdate {
-  const sources = options.replaceAll || !hasUniqueIds(before) ? undefined : sourcePositions(before, result);
+  // Ids the caller had to give (`replaceAll`) are not the stored messages': nothing addresses those.
+  const addressable = !options.replaceAll && hasUniqueIds(before);
+  const sources = addressable ? sourcePositions(before, result) : undefined;
   let builder: Builder | undefined;
   if (sources !== undefined) {
     builder = newBuilder();
@@ -154,10 +156,11 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   }
   if (options.inPlace) {
     // The reducer appends a message whose id it does not know: after the answer written in the same step.
-    const known = new Set(before.map((message) => message.id));
-    if (builder?.update.some((message) => !known.has(message.id))) builder = undefined;
-    // Ids the caller had to give (`replaceAll`) are not the stored messages': nothing addresses those.
-    builder ??= options.replaceAll || !hasUniqueIds(before) ? undefined : positionalUpdate(before, result);
+    if (builder !== undefined) {
+      const known = new Set(before.map((message) => message.id));
+      if (builder.update.some((message) => !known.has(message.id))) builder = undefined;
+    }
+    builder ??= addressable ? positionalUpdate(before, result) : undefined;
     if (builder === undefined) return inexpressible(before, result, options);
   }
   builder ??= replaceAllUpdate(before, result);
