@@ -4,7 +4,8 @@ import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { contextWindowOf, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
-import { ToolResultHiding, type KeepRecentResults } from "../strategies/tool-result-hiding.js";
+import { supersessionSchema } from "../strategies/superseded-results.js";
+import { ToolResultHiding, type KeepRecentResults, type SupersessionOptions } from "../strategies/tool-result-hiding.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { carriesToolResults } from "../messages/tool-result-blocks.js";
 import { langChainKeep } from "./clear-tool-uses-keep.js";
@@ -50,6 +51,11 @@ export interface ClearToolUsesEditConfig {
    * error lines (see `toolResultHiding`'s `receipts`). @default false (the placeholder alone, as LangChain)
    */
   receipts?: boolean | HidingReceiptOptions;
+  /**
+   * Also hide superseded results, kept ones included, by a note naming the later call (see
+   * `toolResultHiding`'s `supersession`); LangChain has no such rule. @default false (as LangChain)
+   */
+  supersession?: boolean | SupersessionOptions;
   /** The model whose window `fraction` sizes are of. @default the agent's model (the request's) */
   model?: unknown;
   /** @deprecated LangChain's former name: use `trigger: { tokens }` (ignored when `trigger` is given). */
@@ -86,6 +92,7 @@ const configSchema = z
     excludeTools: z.array(z.string()).optional(),
     placeholder: z.string().min(1).optional(),
     receipts: receiptsSchema.optional(),
+    supersession: supersessionSchema.optional(),
     model: z.unknown().optional(),
     triggerTokens: z.number().positive().optional(),
     keepMessages: z.number().int().min(0).optional(),
@@ -151,6 +158,7 @@ export class ClearToolUsesEdit implements ContextEdit {
   readonly placeholder: string;
   readonly clearAtLeast: number;
   readonly receipts: boolean | HidingReceiptOptions;
+  readonly supersession: boolean | SupersessionOptions;
   readonly model: unknown;
   readonly #conditions: readonly TriggerSize[];
   /** The strategies built so far, by token counter and by what the keep resolves to. */
@@ -166,6 +174,7 @@ export class ClearToolUsesEdit implements ContextEdit {
     this.placeholder = parsed.placeholder ?? DEFAULT_CLEARED_PLACEHOLDER;
     this.clearAtLeast = parsed.clearAtLeast ?? 0;
     this.receipts = parsed.receipts ?? false;
+    this.supersession = parsed.supersession ?? false;
     this.model = parsed.model;
   }
 
@@ -213,6 +222,7 @@ export class ClearToolUsesEdit implements ContextEdit {
         excludeTools: [...this.excludeTools],
         hideToolInputs: this.clearToolInputs,
         receipts: this.receipts,
+        supersession: this.supersession,
       });
       // A history with tool_result blocks keeps a count that changes with it: only the latest strategies are kept.
       if (byKeep.size >= MAX_STRATEGIES) byKeep.delete(byKeep.keys().next().value!);
