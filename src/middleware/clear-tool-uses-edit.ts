@@ -191,7 +191,7 @@ export class ClearToolUsesEdit implements ContextEdit {
     const blocks = messages.some(carriesToolResults);
     if (this.clearAtLeast === 0 && !blocks) return this.#strategyFor(run.countTokens, keep, 0).compact(messages, { ...run.context, force: true });
     // LangChain's keep counts tool messages only, and clearAtLeast takes kept ones only when some, not all, are kept.
-    const counted = await langChainKeep(messages, keep as number | { tokens: number }, run.countTokens);
+    const counted = await langChainKeep(messages, keep as number | { tokens: number }, langChainTokenCounter(run.countTokens));
     const clearAtLeast = counted.extends ? this.clearAtLeast : 0;
     return this.#strategyFor(run.countTokens, blocks ? counted.keepRecentResults : keep, clearAtLeast).compact(messages, { ...run.context, force: true });
   }

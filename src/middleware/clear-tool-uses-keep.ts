@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { assistantCalls } from "../messages/assistant-calls.js";
 import { isToolResultMessage } from "../messages/message-types.js";
 import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
-import type { LangChainTokenCounter } from "./langchain-token-counter.js";
+import type { TokenCounter } from "../tokens/token-counter-types.js";
 
 /** What LangChain's `ClearToolUsesEdit` keeps of a history, as the hiding strategy is to be told it. */
 export interface LangChainKeep {
@@ -23,10 +23,12 @@ export interface LangChainKeep {
 /**
  * LangChain's count of the tool results to keep: `keep` counts tool messages only (a `tool_result`
  * block in a user message is not one), newest first; `{ tokens }` keeps the newest whose
- * `countTokens([message])` add up to at most it, stopping at the first that does not fit.
- * Translated to this package's results, which include the user messages carrying blocks. @internal
+ * `counter.countMessage` (LangChain's `countTokens([message])`, counted once per message by the
+ * counter's cache, which the hiding strategy shares) add up to at most it, stopping at the first that
+ * does not fit. Translated to this package's results, which include the user messages carrying
+ * blocks. @internal
  */
-export async function langChainKeep(messages: readonly BaseMessage[], keep: number | { readonly tokens: number }, countTokens: LangChainTokenCounter): Promise<LangChainKeep> {
+export async function langChainKeep(messages: readonly BaseMessage[], keep: number | { readonly tokens: number }, counter: TokenCounter): Promise<LangChainKeep> {
   // Results in history order: a tool message answering an earlier call (LangChain's candidate), or a user message carrying blocks that do.
   const calls = new Set<string>();
   const results: { message: BaseMessage; candidate: boolean }[] = [];
@@ -49,7 +51,7 @@ export async function langChainKeep(messages: readonly BaseMessage[], keep: numb
     let used = 0;
     kept = 0;
     for (let position = candidates.length - 1; position >= 0; position--) {
-      const cost = await countTokens([candidates[position]!.message]);
+      const cost = await counter.countMessage(candidates[position]!.message);
       if (used + cost > budget) break;
       used += cost;
       kept++;

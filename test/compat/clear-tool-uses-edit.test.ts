@@ -242,3 +242,28 @@ describe("invalid options", () => {
     expect((error as InvalidOptionError).option).toBe(option);
   });
 });
+
+describe("ClearToolUsesEdit counts each message once", () => {
+  /** `countTokensApproximately`, recording how often each message is counted alone. */
+  function countingAlone() {
+    const alone = new Map<BaseMessage, number>();
+    const countTokens = (messages: BaseMessage[]) => {
+      if (messages.length === 1) alone.set(messages[0]!, (alone.get(messages[0]!) ?? 0) + 1);
+      return countTokensApproximately(messages);
+    };
+    return { alone, countTokens };
+  }
+
+  it.each([
+    ["keep by tokens with clearAtLeast", { trigger: { tokens: 10 }, keep: { tokens: 250 }, clearAtLeast: 100 }, searches([400, 400, 400, 400])],
+    ["keep by tokens with tool_result blocks", { trigger: { tokens: 10 }, keep: { tokens: 250 } }, mixedResults(4, [1])],
+  ] as const)("%s: one count of each message alone, the keep's and the hiding's shared", async (_label, config, history) => {
+    const { alone, countTokens } = countingAlone();
+    const edited = [...history];
+    await new ClearToolUsesEdit(config).apply({ messages: edited, countTokens });
+    // Every message of the history, and each cleared copy, counted alone exactly once.
+    expect(edited.filter((message, position) => message !== history[position])).not.toEqual([]);
+    expect(new Set(alone.values())).toEqual(new Set([1]));
+    expect(history.every((message) => alone.get(message) === 1)).toBe(true);
+  });
+});
