@@ -8,6 +8,7 @@ import { supersessionSchema } from "../strategies/superseded-results.js";
 import { ToolResultHiding, type KeepRecentResults, type SupersessionOptions } from "../strategies/tool-result-hiding.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { carriesToolResults } from "../messages/tool-result-blocks.js";
+import { LangChainClearHiding } from "./clear-tool-uses-hiding.js";
 import { langChainKeep } from "./clear-tool-uses-keep.js";
 import { langChainTokenCounter, type LangChainTokenCounter } from "./langchain-token-counter.js";
 
@@ -212,18 +213,21 @@ export class ClearToolUsesEdit implements ContextEdit {
     const key = `${JSON.stringify(keep)} ${clearAtLeast}`;
     let strategy = byKeep.get(key);
     if (strategy === undefined) {
-      strategy = new ToolResultHiding({
-        tokenCounter: langChainTokenCounter(countTokens),
-        invalidHistory: "repair",
-        keepRecentResults: keep,
-        clearAtLeast,
-        clearAtLeastMode: "extend",
-        placeholder: this.placeholder,
-        excludeTools: [...this.excludeTools],
-        hideToolInputs: this.clearToolInputs,
-        receipts: this.receipts,
-        supersession: this.supersession,
-      });
+      strategy = new LangChainClearHiding(
+        {
+          tokenCounter: langChainTokenCounter(countTokens),
+          invalidHistory: "repair",
+          keepRecentResults: keep,
+          clearAtLeast,
+          clearAtLeastMode: "extend",
+          placeholder: this.placeholder,
+          excludeTools: [...this.excludeTools],
+          hideToolInputs: this.clearToolInputs,
+          receipts: this.receipts,
+          supersession: this.supersession,
+        },
+        countTokens,
+      );
       // A history with tool_result blocks keeps a count that changes with it: only the latest strategies are kept.
       if (byKeep.size >= MAX_STRATEGIES) byKeep.delete(byKeep.keys().next().value!);
       byKeep.set(key, strategy);

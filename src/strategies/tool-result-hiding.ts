@@ -161,7 +161,8 @@ export class ToolResultHiding extends CompactionStrategy {
       const named = new Set<number>();
       for (const [resultIndex, supersession] of superseded ?? []) if (pass.replacements.has(resultIndex)) named.add(supersession.by);
       // LangChain's rule: short of clearAtLeast, the kept results go too, newest first.
-      for (let position = resultIndices.length - 1; position >= resultIndices.length - kept && pass.saved < this.clearAtLeast; position--) {
+      for (let position = resultIndices.length - 1; position >= resultIndices.length - kept; position--) {
+        if (await this.freedEnough(pass, messages, tokens.total)) break;
         const resultIndex = resultIndices[position]!;
         // Superseded ones are hidden already; named ones stay.
         if (named.has(resultIndex) || pass.replacements.has(resultIndex)) continue;
@@ -214,6 +215,14 @@ export class ToolResultHiding extends CompactionStrategy {
       candidates++;
     }
     return { tokens: freeable, candidates };
+  }
+
+  /**
+   * Whether an `"extend"` firing has freed `clearAtLeast` tokens: by default, the sum of what each
+   * replaced message's own count lost. `total` is the history's count before the firing. @internal
+   */
+  protected freedEnough(pass: HidingPass, _messages: readonly BaseMessage[], _total: number): boolean | Promise<boolean> {
+    return pass.saved >= this.clearAtLeast;
   }
 
   /** The superseded results this firing hides (kept ones included), by result index; `undefined` when `supersession` is off. */

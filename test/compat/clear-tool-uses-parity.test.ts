@@ -5,12 +5,13 @@
  * One fixed seed keeps CI reproducible; `FC_SEED=<n>` (or `random`) and `FC_NUM_RUNS=<n>` search
  * further. A failure prints the seed and the shrunk history and configuration.
  */
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { ClearToolUsesEdit as LangChainClearToolUsesEdit, countTokensApproximately } from "langchain";
 import { describe, expect, it } from "vitest";
 import { ClearToolUsesEdit } from "../../src/middleware/index.js";
 import { editSpec, parityHistory, turnsSpec, type EditSpec, type TurnSpec } from "./support/clear-tool-uses-histories.js";
+import { compactionMarkerOf } from "../../src/index.js";
 
 const NUM_RUNS = Number(process.env["FC_NUM_RUNS"] ?? 300);
 const seedSetting = process.env["FC_SEED"] ?? "20261129";
@@ -25,14 +26,17 @@ const view = (messages: readonly BaseMessage[]) =>
     (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
   ]);
 
-/** The history each implementation leaves, as views. */
-export async function bothEdits(turns: readonly TurnSpec[], config: EditSpec) {
+/** The history each implementation leaves. */
+async function bothEdits(turns: readonly TurnSpec[], config: EditSpec) {
   const theirs = parityHistory(turns);
   await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens: countTokensApproximately, model: undefined as never });
   const ours = parityHistory(turns);
   await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately });
-  return { theirs: view(theirs), ours: view(ours) };
+  return { theirs, ours };
 }
+
+/** Whether a message carries LangChain's cleared marker. */
+const cleared = (message: BaseMessage) => (message.response_metadata as { context_editing?: { cleared?: boolean } } | undefined)?.context_editing?.cleared === true;
 
 describe("ClearToolUsesEdit and LangChain's on random histories", () => {
   it("leave the same history", async () => {
@@ -43,12 +47,86 @@ describe("ClearToolUsesEdit and LangChain's on random histories", () => {
       await fc.assert(
         fc.asyncProperty(turnsSpec, editSpec, async (turns, config) => {
           const { theirs, ours } = await bothEdits(turns, config);
-          expect(ours).toEqual(theirs);
+          expect(view(ours)).toEqual(view(theirs));
         }),
         { numRuns: NUM_RUNS, seed },
       );
     } finally {
       console.warn = warn;
     }
+  });
+});
+
+describe("clearAtLeast is measured as LangChain measures it: the whole history's count before, minus after", () => {
+  /**
+   * `countTokensApproximately` rounds the whole history's characters once: the whole count loses
+   * 1,574 tokens when the 10 older results are cleared, while the results' own counts lose fewer.
+   * Measured by the latter, the kept result went too.
+   */
+  const turns: TurnSpec[] = [
+    { kind: "calls", text: 2, calls: [{ tool: "read_plan", arg: "pytest", size: 1312 }] },
+    { kind: "calls", text: 77, calls: [{ tool: "bash", arg: "q", size: 2540 }, { tool: "bash", arg: "notes.md", size: 187 }] },
+    { kind: "calls", text: 63, calls: [{ tool: "bash", arg: "pytest", size: 2367 }] },
+    { kind: "calls", text: 30, calls: [{ tool: "search", arg: "ls", size: 861 }, { tool: "search", arg: "q", size: 2566 }, { tool: "bash", arg: "pytest", size: 145 }] },
+    { kind: "calls", text: 48, calls: [{ tool: "search", arg: "q", size: 2231 }, { tool: "bash", arg: "q", size: 173 }, { tool: "search", arg: "notes.md", size: 88 }] },
+    { kind: "calls", text: 63, calls: [{ tool: "read_file", arg: "pytest", size: 110 }, { tool: "bash", arg: "cat a.py", size: 613 }, { tool: "read_file", arg: "ls", size: 131 }] },
+    { kind: "calls", text: 29, calls: [{ tool: "read_file", arg: "ls", size: 1287 }, { tool: "search", arg: "src/app.py", size: 39 }, { tool: "read_plan", arg: "pytest", size: 94 }] },
+  ];
+  const CLEARED = ["call_0_0", "call_1_0", "call_4_1", "call_4_2", "call_5_0", "call_5_1", "call_5_2", "call_6_0", "call_6_1", "call_6_2"];
+  const config: EditSpec = { trigger: [{ tokens: 225 }, { messages: 25 }], keep: { tokens: 2975 }, clearAtLeast: 1574, excludeTools: [], clearToolInputs: false };
+
+  it("a firing whose older results free exactly clearAtLeast by the whole count clears no kept result", async () => {
+    const warn = console.warn;
+    console.warn = () => {};
+    const { theirs, ours } = await bothEdits(turns, config).finally(() => (console.warn = warn));
+    expect(view(ours)).toEqual(view(theirs));
+    const history = parityHistory(turns);
+    // The 2 results older than the kept 14, then 8 kept ones, newest first.
+    expect(ours.filter(cleared).map((message) => (message as ToolMessage).tool_call_id)).toEqual(CLEARED);
+    expect(countTokensApproximately(history) - countTokensApproximately(ours)).toBe(1574);
+    // What the cleared results' own counts lose: short of clearAtLeast.
+    const ownCounts = history.reduce((freed, message, position) => freed + countTokensApproximately([message]) - countTokensApproximately([ours[position]!]), 0);
+    expect(ownCounts).toBeLessThan(1574);
+  });
+
+  it("a firing short of it clears kept results, newest first, until the whole count has lost it", async () => {
+    const warn = console.warn;
+    console.warn = () => {};
+    const { theirs, ours } = await bothEdits(turns, { ...config, clearAtLeast: 1575 }).finally(() => (console.warn = warn));
+    expect(view(ours)).toEqual(view(theirs));
+    // One kept result more: call_4_0's, the next newest.
+    expect(ours.filter(cleared).map((message) => (message as ToolMessage).tool_call_id)).toEqual([...CLEARED.slice(0, 2), "call_4_0", ...CLEARED.slice(2)]);
+  });
+});
+
+describe("superseded results", () => {
+  /** `ls` run twice; both results are among the 2 kept. */
+  const history = () => [
+    new HumanMessage({ id: "h1", content: "what is here?" }),
+    new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "call_1", name: "bash", args: { command: "ls" } }] }),
+    new ToolMessage({ id: "t1", tool_call_id: "call_1", name: "bash", content: "a.py\nb.py\n".repeat(40) }),
+    new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "call_2", name: "bash", args: { command: "ls" } }] }),
+    new ToolMessage({ id: "t2", tool_call_id: "call_2", name: "bash", content: "a.py\nb.py\nc.py\n".repeat(40) }),
+    new HumanMessage({ id: "h2", content: "and now?" }),
+  ];
+  const config = { trigger: { tokens: 10 }, keep: { messages: 2 } } as const;
+
+  it("stay in full by default, as in LangChain", async () => {
+    const theirs = history();
+    await new LangChainClearToolUsesEdit(config).apply({ messages: theirs, countTokens: countTokensApproximately, model: undefined as never });
+    const ours = history();
+    await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately });
+    expect(view(ours)).toEqual(view(theirs));
+    expect(view(ours)).toEqual(view(history()));
+  });
+
+  it("are hidden by a note naming the later call with supersession: true", async () => {
+    const ours = history();
+    await new ClearToolUsesEdit({ ...config, supersession: true }).apply({ messages: ours, countTokens: countTokensApproximately });
+    expect([ours[2]!.content, compactionMarkerOf(ours[2]!)?.supersededBy, ours[4]!.content]).toEqual([
+      "[superseded: command run again at call call_2]",
+      "call_2",
+      history()[4]!.content,
+    ]);
   });
 });
