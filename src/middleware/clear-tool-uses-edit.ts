@@ -66,7 +66,8 @@ export interface ClearToolUsesEditConfig {
   /**
    * @deprecated in LangChain. When clearing every result beyond `keep` frees fewer tokens than
    * this, kept results are cleared too, newest first, until it does; as in LangChain, only when
-   * `keep` keeps some but not every tool message. @default 0
+   * `keep` keeps some but not every tool message, and the tokens freed are the whole history's
+   * count before minus after (one count of the whole history per kept result reached). @default 0
    */
   clearAtLeast?: number;
 }

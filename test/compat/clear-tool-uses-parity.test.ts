@@ -54,7 +54,7 @@ describe("ClearToolUsesEdit and LangChain's on random histories", () => {
     } finally {
       console.warn = warn;
     }
-  });
+  }, 60_000 + NUM_RUNS * 50);
 });
 
 describe("clearAtLeast is measured as LangChain measures it: the whole history's count before, minus after", () => {
