@@ -99,6 +99,35 @@ describe("clearAtLeast is measured as LangChain measures it: the whole history's
   });
 });
 
+describe("clearAtLeast measured by the whole count, with clearToolInputs", () => {
+  /**
+   * Here the results' and calls' own counts reach clearAtLeast one kept result earlier than the
+   * whole count does: measured by them, call_9_1's result stayed.
+   */
+  const turns: TurnSpec[] = [
+    { kind: "calls", text: 73, calls: [{ tool: "bash", arg: "ls", size: 2262 }] },
+    { kind: "calls", text: 19, calls: [{ tool: "read_file", arg: "src/app.py", size: 155 }, { tool: "bash", arg: "ls", size: 1693 }] },
+    { kind: "calls", text: 23, calls: [{ tool: "read_plan", arg: "ls", size: 752 }, { tool: "search", arg: "notes.md", size: 135 }] },
+    { kind: "human", size: 83 },
+    { kind: "calls", text: 66, calls: [{ tool: "search", arg: "ls", size: 446 }, { tool: "read_plan", arg: "notes.md", size: 82 }, { tool: "read_plan", arg: "notes.md", size: 1465 }] },
+    { kind: "calls", text: 14, calls: [{ tool: "bash", arg: "notes.md", size: 362 }, { tool: "read_plan", arg: "src/app.py", size: 1144 }] },
+    { kind: "calls", text: 30, calls: [{ tool: "search", arg: "pytest", size: 30 }, { tool: "read_file", arg: "ls", size: 353 }, { tool: "read_file", arg: "pytest", size: 1470 }] },
+    { kind: "calls", text: 28, calls: [{ tool: "read_file", arg: "cat a.py", size: 109 }] },
+    { kind: "calls", text: 42, calls: [{ tool: "read_file", arg: "notes.md", size: 1100 }, { tool: "read_plan", arg: "notes.md", size: 1961 }] },
+    { kind: "calls", text: 1, calls: [{ tool: "read_file", arg: "q", size: 1838 }, { tool: "read_file", arg: "cat a.py", size: 144 }, { tool: "search", arg: "src/app.py", size: 65 }] },
+  ];
+  const config: EditSpec = { trigger: { tokens: 1096, messages: 14 }, keep: { tokens: 3460 }, clearAtLeast: 586, excludeTools: [], clearToolInputs: true };
+
+  it("clears the kept results LangChain clears", async () => {
+    const warn = console.warn;
+    console.warn = () => {};
+    const { theirs, ours } = await bothEdits(turns, config).finally(() => (console.warn = warn));
+    expect(view(ours)).toEqual(view(theirs));
+    expect(ours.filter(cleared).map((message) => (message as ToolMessage).tool_call_id)).toEqual(["call_0_0", "call_9_1", "call_9_2"]);
+    expect(countTokensApproximately(parityHistory(turns)) - countTokensApproximately(ours)).toBe(623);
+  });
+});
+
 describe("superseded results", () => {
   /** `ls` run twice; both results are among the 2 kept. */
   const history = () => [
