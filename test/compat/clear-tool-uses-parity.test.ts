@@ -55,6 +55,32 @@ describe("ClearToolUsesEdit and LangChain's on random histories", () => {
       console.warn = warn;
     }
   }, 60_000 + NUM_RUNS * 50);
+
+  it("leave the same history when they edit it again after more turns (cleared results among it)", async () => {
+    const warn = console.warn;
+    console.warn = () => {};
+    try {
+      await fc.assert(
+        fc.asyncProperty(turnsSpec, fc.integer({ min: 1, max: 29 }), editSpec, async (turns, cut, config) => {
+          const full = parityHistory(turns);
+          // The first edit sees the first `cut` turns, without the closing human message.
+          const firstLength = parityHistory(turns.slice(0, cut)).length - 1;
+          const theirs = full.slice(0, firstLength);
+          const ours = full.slice(0, firstLength);
+          await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens: countTokensApproximately, model: undefined as never });
+          await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately });
+          theirs.push(...full.slice(firstLength));
+          ours.push(...full.slice(firstLength));
+          await new LangChainClearToolUsesEdit(config as never).apply({ messages: theirs, countTokens: countTokensApproximately, model: undefined as never });
+          await new ClearToolUsesEdit(config).apply({ messages: ours, countTokens: countTokensApproximately });
+          expect(view(ours)).toEqual(view(theirs));
+        }),
+        { numRuns: Math.ceil(NUM_RUNS / 2), seed },
+      );
+    } finally {
+      console.warn = warn;
+    }
+  }, 60_000 + NUM_RUNS * 50);
 });
 
 describe("clearAtLeast is measured as LangChain measures it: the whole history's count before, minus after", () => {
