@@ -234,6 +234,7 @@ describe("invalid options", () => {
     ["an empty trigger", () => new ClearToolUsesEdit({ trigger: {} }), "trigger"],
     ["an empty placeholder", () => new ClearToolUsesEdit({ placeholder: "" }), "placeholder"],
     ["an unknown option", () => new ClearToolUsesEdit({ keepLast: 3 } as never), "keepLast"],
+    ["a supersession neither a boolean nor { readCall }", () => new ClearToolUsesEdit({ supersession: "on" as never }), "supersession"],
     ["an edit without apply()", () => contextEditingMiddleware({ edits: [{} as never] }), "edits.0"],
     ["an unknown tokenCountMethod", () => contextEditingMiddleware({ tokenCountMethod: "exact" as never }), "tokenCountMethod"],
   ])("%s", async (_label, build, option) => {
