@@ -42,6 +42,14 @@ svg .chart-marker line{stroke:var(--summary);stroke-width:1;stroke-dasharray:3 3
 svg .chart-marker.status-failed line{stroke:var(--removed)}
 svg .chart-marker:hover line{stroke-width:2.5;stroke-dasharray:none}
 svg .marker-label{fill:var(--summary);font-size:11px;font-weight:600}
+svg .limit line{stroke-width:1.5;stroke-dasharray:8 4}
+svg .limit text{font-size:11px;font-weight:600}
+svg .limit-window line{stroke:var(--removed)}
+svg .limit-window text{fill:var(--removed)}
+svg .limit-trigger line{stroke:var(--hidden)}
+svg .limit-trigger text{fill:var(--hidden)}
+svg .peak circle{fill:#fff;stroke:var(--ok);stroke-width:2.5}
+svg .peak text{fill:var(--ok);font-size:12px;font-weight:700}
 .timeline{display:flex;flex-direction:column;gap:6px;padding-bottom:40px}
 .node{border:1px solid var(--line);border-left-width:4px;border-radius:6px;background:#fff;padding:6px 12px;min-width:0}
 #timeline>.node{content-visibility:auto;contain-intrinsic-size:auto 90px}

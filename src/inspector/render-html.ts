@@ -50,7 +50,7 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     renderTotals(inspection.totals),
     "</header><main>",
     renderWarnings(inspection.warnings),
-    renderChart(inspection.chart, inspection.compactions, listed),
+    renderChart(inspection.chart, inspection.compactions, listed, { ...inspection.totals, limits: inspection.limits }),
     renderCompactionList(inspection.compactions),
     `<section class="timeline-section"><h2>Timeline</h2>`,
     `<p class="hint">Each compaction in the order they ran, with what it replaced (open it to read the originals), then the current context.</p>`,
@@ -64,7 +64,10 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
 const HISTORY_NOTE = "the thread's full original history, with everything compactions archived put back";
 const PEAK_NOTE = "tokens sent in one model call, the largest: the context right before an assistant message, after the compactions that ran there";
 
-const TOTALS: readonly { readonly key: keyof InspectionTotals; readonly label: string; readonly note?: string; readonly format?: (value: number) => string }[] = [
+/** The header's figures: every total but the peak call's step (the chart marks it). */
+type HeaderFigure = Exclude<keyof InspectionTotals, "peakCallStep">;
+
+const TOTALS: readonly { readonly key: HeaderFigure; readonly label: string; readonly note?: string; readonly format?: (value: number) => string }[] = [
   { key: "originalMessages", label: "messages stored", note: HISTORY_NOTE },
   { key: "originalTokens", label: "tokens in history", note: HISTORY_NOTE },
   { key: "contextMessages", label: "messages in context" },
