@@ -155,9 +155,9 @@ describeWithChromium("inspector page in Chromium", () => {
   let hidden: { thread: ThreadExport; inspection: Inspection; url: string };
   let plain: { thread: ThreadExport; inspection: Inspection; url: string };
 
-  async function inspect(sqlitePath: string, threadId: string, page: string) {
+  async function inspect(sqlitePath: string, threadId: string, page: string, limits: { contextWindow?: number; triggerTokens?: number } = {}) {
     const thread = await loadThreadFromSqlite(sqlitePath, threadId);
-    const inspection = await buildInspection(thread);
+    const inspection = await buildInspection(thread, limits);
     return { thread, inspection, url: writePage(page, renderInspectionHtml(inspection)) };
   }
 
@@ -180,7 +180,8 @@ describeWithChromium("inspector page in Chromium", () => {
     // Hiding first: older tool results are rewritten in place before anything is summarized.
     await recordThread(sqlitePath, "hidden", loadReplay(SWE_SESSION_ID), hidingThenSummary({ contextWindow: 8_000, target: { fraction: 0.75 }, hiding: { keepRecentGroups: 2, clearAtLeast: 0 } }));
     await recordThread(sqlitePath, "plain", airline, undefined);
-    summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html");
+    // exampleCompaction(8_000) is autoCompaction's default: it starts at 0.8 of the window.
+    summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html", { contextWindow: 8_000, triggerTokens: 6_400 });
     hidden = await inspect(sqlitePath, "hidden", "hidden-results-thread.html");
     plain = await inspect(sqlitePath, "plain", "uncompacted-thread.html");
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
@@ -218,6 +219,45 @@ describeWithChromium("inspector page in Chromium", () => {
         tokensSaved: format(totals.tokensSaved),
         compactionMs: `${totals.compactionMs < 100 ? totals.compactionMs.toFixed(1) : format(Math.round(totals.compactionMs))} ms`,
       });
+    });
+
+    it("shows one peak: the card's figure is the chart's, at the model call whose context it was", async () => {
+      const { page } = await open(summarized.url);
+      const figures = await page.evaluate(`(() => {
+        const peak = document.querySelector('svg [data-chart="peak"]');
+        const lines = [...document.querySelectorAll("svg [data-chart-line]")];
+        return {
+          card: document.querySelector('[data-total="peakContextTokens"]').textContent,
+          label: peak.querySelector("text").textContent,
+          hint: document.querySelector('p.hint [data-chart="peak"]').textContent,
+          tokens: Number(peak.getAttribute("data-tokens")),
+          step: Number(peak.getAttribute("data-step")),
+          lines: lines.map((line) => [line.getAttribute("data-chart-line"), line.getAttribute("data-tokens"), Math.round(line.querySelector("line").getBoundingClientRect().top)]),
+          hintLimits: [...document.querySelectorAll('p.hint [data-chart="window"], p.hint [data-chart="trigger"]')].map((span) => span.textContent),
+          calledHighest: /highest/.test(document.querySelector("section.chart").textContent),
+        };
+      })()`) as { card: string; label: string; hint: string; tokens: number; step: number; lines: [string, string, number][]; hintLimits: string[]; calledHighest: boolean };
+      const { totals, chart } = summarized.inspection;
+      // The dot sits at the context the largest call was sent: the chart's point before its answer, after the compactions there.
+      const before = chart[figures.step - 1]!;
+      const priming = await createTokenCounter().countMessages([]);
+      const peak = totals.peakContextTokens.toLocaleString("en-US");
+      expect({ ...figures, lines: figures.lines.map(([name, tokens]) => [name, tokens]), sentThere: (before.after ?? before.tokens) + priming }).toEqual({
+        card: peak,
+        label: `peak ${peak}`,
+        hint: peak,
+        tokens: totals.peakContextTokens,
+        step: totals.peakCallStep,
+        lines: [
+          ["window", "8000"],
+          ["trigger", "6400"],
+        ],
+        hintLimits: ["8,000", "6,400"],
+        calledHighest: false,
+        sentThere: totals.peakContextTokens,
+      });
+      // The trigger's line is drawn below the window's.
+      expect(figures.lines[1]![2]).toBeGreaterThan(figures.lines[0]![2]);
     });
 
     it("marks every compaction of the log in the list, the chart and the timeline", async () => {

@@ -435,6 +435,41 @@ describe("renderInspectionHtml", () => {
     expect(html).toContain('<td class="num">— → —</td>');
   });
 
+  it("marks the peak model call on the chart with the header's figure, at the context it was sent", () => {
+    // peakCallStep 8: the call answered at step 8 was sent the context after step 7 (300 tokens in messages).
+    const html = renderInspectionHtml(compactedThread());
+    const svg = findAll(parseTags(html), (element) => element.tag === "svg")[0]!;
+    const peak = findAll(svg, (element) => element.attributes["data-chart"] === "peak")[0]!;
+    const circle = findAll(peak, (element) => element.tag === "circle")[0]!;
+    expect({
+      tokens: peak.attributes["data-tokens"],
+      step: peak.attributes["data-step"],
+      at: [circle.attributes["cx"], circle.attributes["cy"]],
+      label: /<g class="peak"[^]*?<text[^>]*>([^<]*)<\/text>/.exec(html)?.[1],
+      hint: /<span data-chart="peak">([^<]*)<\/span>/.exec(html)?.[1],
+      card: totalsOf(html)["peakContextTokens"],
+      highest: /highest/.test(html),
+    }).toEqual({ tokens: "123456", step: "8", at: [String(64 + 135 * 7), String(Math.round((204 - 0.225 * 300) * 10) / 10)], label: "peak 123,456", hint: "123,456", card: "123,456", highest: false });
+  });
+
+  it("draws the window and the trigger as lines when given, and says they are not known otherwise", () => {
+    const limited = renderInspectionHtml({ ...compactedThread(), limits: { contextWindow: 1_000, triggerTokens: 800 } });
+    const lines = (html: string) => [...html.matchAll(/<g class="limit limit-(\w+)" data-chart-line="\w+" data-tokens="(\d+)">[^]*?<line x1="64" x2="1144" y1="([\d.]+)"/g)].map((match) => [match[1], match[2], match[3]]);
+    // 0 … 1,000 tokens over y 204 … 24 (0.18 per token).
+    expect({ lines: lines(limited), hint: [...limited.matchAll(/<span data-chart="(window|trigger)">([^<]*)<\/span>/g)].map((match) => [match[1], match[2]]) }).toEqual({
+      lines: [
+        ["window", "1000", "24"],
+        ["trigger", "800", String(Math.round((204 - 0.18 * 800) * 10) / 10)],
+      ],
+      hint: [
+        ["window", "1,000"],
+        ["trigger", "800"],
+      ],
+    });
+    const unknown = renderInspectionHtml(compactedThread());
+    expect({ lines: lines(unknown), said: unknown.includes("The window and the trigger are not drawn: the compaction log does not record them") }).toEqual({ lines: [], said: true });
+  });
+
   it("gives each chart marker a tooltip with its figures", () => {
     const html = renderInspectionHtml(compactedThread());
     expect(html).toContain("<title>#3 autoCompaction (summarized) at step 5: tokens 9,120 → 2,210, messages 40 → 9</title>");
