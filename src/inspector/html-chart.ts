@@ -52,7 +52,7 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
     parts.push(`<text class="axis" x="${round(x(tick))}" y="${height - bottom + 16}" text-anchor="middle">${formatNumber(tick)}</text>`);
   }
   parts.push(`<text class="axis-title" x="${left + plotWidth / 2}" y="${height - 4}" text-anchor="middle">step (message of the full history)</text>`);
-  // The limits: full-width lines, labelled at the right end.
+  // The limits: full-width lines, labelled under their left end (the compaction labels are above the plot, the context starts low).
   for (const [name, tokens, label] of [
     ["window", window, "context window"],
     ["trigger", trigger, "trigger"],
@@ -61,7 +61,7 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
     const at = round(y(tokens));
     parts.push(
       `<g class="limit limit-${name}" data-chart-line="${name}" data-tokens="${tokens}"><title>${escapeHtml(`${label}: ${formatNumber(tokens)} tokens`)}</title>` +
-        `<line x1="${left}" x2="${width - right}" y1="${at}" y2="${at}"/><text x="${width - right - 4}" y="${at - 4}" text-anchor="end">${label} ${formatNumber(tokens)}</text></g>`,
+        `<line x1="${left}" x2="${width - right}" y1="${at}" y2="${at}"/><text x="${left + 6}" y="${at + 13}">${label} ${formatNumber(tokens)}</text></g>`,
     );
   }
   let lastLabelX = -Infinity;
