@@ -1,6 +1,7 @@
 /**
  * Offline demo: the ReAct agent graph of examples/react-agent.ts replays a real recorded session,
- * once without compaction and once with it, checkpointed to a SQLite file (SqliteBlobSaver, each
+ * once without compaction and once with autoCompaction (keeping the newest 2 tool calls' results
+ * when it hides, so that the session shows a hiding as well as summaries), checkpointed to a SQLite file (SqliteBlobSaver, each
  * channel value stored once, and a SqliteStore in the same file for the archive of originals); then a
  * before/after table. No API key, no server. The inspector then reads both threads back from the
  * SQLite file, and the demo checks that it gives the same figures under the same names (exit code 1
@@ -16,10 +17,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
-import { archiveNamespace, restoreHistory, validateToolPairing } from "../src/index.js";
+import { archiveNamespace, autoCompaction, restoreHistory, validateToolPairing } from "../src/index.js";
 import { buildInspection, loadThreadFromSqlite, type InspectionTotals } from "../src/inspector/index.js";
 import { SqliteBlobSaver, SqliteStore } from "../src/store/index.js";
-import { ReactAgentState, buildReactAgent, exampleCompaction } from "./react-agent.js";
+import { ReactAgentState, buildReactAgent } from "./react-agent.js";
 import { ContextMeter, ReplayChatModel, ReplaySession, replayTools } from "./replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "./traces.js";
 
@@ -29,6 +30,13 @@ const flag = (name: string): string | undefined => {
 };
 const tracesPath = flag("--traces") ?? BUNDLED_TRACES_PATH;
 const window = Number(flag("--window") ?? 8_000);
+/** autoCompaction's trigger at this window: 0.8 of it (the default threshold; 60,000 tokens of conversation come later). */
+const trigger = Math.floor(0.8 * window);
+/**
+ * autoCompaction with one option changed: its hiding keeps the newest 2 tool calls' results (the
+ * default keeps 3), which frees enough at one firing of this session for a hiding to stand alone.
+ */
+const compaction = () => autoCompaction({ contextWindow: window, hiding: { keepRecentGroups: 2 } });
 // A new folder per run, so that two runs (at once, or one after the other) never share a file.
 const sqlitePath = flag("--sqlite") ?? join(mkdtempSync(join(tmpdir(), "langchain-compaction-demo-")), "demo.sqlite");
 
@@ -39,6 +47,7 @@ const sessions = loadTraceSessions(tracesPath);
 const session = sessions.find((each) => each.id === (flag("--session") ?? sessions[0]!.id));
 if (!session) throw new Error(`no session ${flag("--session")} in ${tracesPath}; there are: ${sessions.map((each) => each.id).join(", ")}`);
 const replay = new ReplaySession(session);
+const toolResultIds = new Set(replay.expectedHistory.filter((message) => message.type === "tool").map((message) => message.id));
 
 /** A progress bar on stderr: redrawn in place on a terminal, a few plain lines otherwise (CI logs). */
 function progress(label: string, total: number): { tick(done: number, context: number): void; end(): void } {
@@ -74,6 +83,10 @@ interface RunFigures {
   /** Records in the compaction log, and how many of them failed (which changes nothing). */
   readonly compactions: number;
   readonly failed: number;
+  /** Compactions that summarized, and those that hid tool results (and how many results they hid). */
+  readonly summaries: number;
+  readonly hidings: number;
+  readonly hiddenResults: number;
   readonly archived: number;
   /** Messages stored: the whole history restoreHistory gives back. */
   readonly stored: number;
@@ -109,7 +122,7 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
   const agent = buildReactAgent({
     model: new ReplayChatModel(replay),
     tools: replayTools(replay),
-    ...(compacting ? { compaction: exampleCompaction(window) } : {}),
+    ...(compacting ? { compaction: compaction() } : {}),
     checkpointer,
     store,
     observe,
@@ -128,6 +141,10 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
     pairingProblems,
     compactions: log.length,
     failed: log.filter((record) => record.status === "failed").length,
+    summaries: log.filter((record) => record.summaryId !== null).length,
+    hidings: log.filter((record) => record.summaryId === null && record.replacedIds.length > 0).length,
+    // A hiding also trims older assistant texts: its tool results are the replaced tool messages.
+    hiddenResults: log.reduce((sum, record) => sum + (record.summaryId === null ? record.replacedIds.filter((id) => toolResultIds.has(id)).length : 0), 0),
     archived: [...(state.compactionArchive ?? []), ...archive].reduce((sum, entry) => sum + entry.messages.length, 0),
     stored,
     inContext: state.messages.length,
@@ -142,7 +159,10 @@ for (const file of [sqlitePath, `${sqlitePath}-wal`, `${sqlitePath}-shm`]) rmSyn
 console.log("langchain-compaction demo: a LangGraph ReAct agent replaying a real recorded session");
 console.log(`session ${session.id} (${replay.recorded.length} recorded messages, from ${relative(process.cwd(), tracesPath)}; sources: examples/fixtures/README.md)`);
 console.log(`context window ${window.toLocaleString("en-US")} tokens; tokens counted exactly (o200k_base)`);
-console.log("compaction: autoCompaction before every model call (summary at 80% of the window; offline, the no-model summarizer)\n");
+console.log(
+  `compaction: autoCompaction before every model call: at ${trigger.toLocaleString("en-US")} tokens (80% of the window) it hides older tool results (keeping the newest 2 calls'),\n` +
+    "or summarizes when hiding is not enough (offline, the no-model summarizer)\n",
+);
 
 const before = await run("without compaction", false);
 const after = await run("with compaction   ", true);
@@ -157,6 +177,8 @@ const rows: [string, string, string, string][] = [
   ["input tokens, all model calls", number(before.meter.inputTokens), number(after.meter.inputTokens), change(before.meter.inputTokens, after.meter.inputTokens)],
   ["peak context (tokens sent in one model call)", number(before.meter.peakContext), number(after.meter.peakContext), `window ${number(window)}`],
   ["compactions (failed)", `${number(before.compactions)} (${number(before.failed)})`, `${number(after.compactions)} (${number(after.failed)})`, ""],
+  ["  summaries", number(before.summaries), number(after.summaries), ""],
+  ["  hidings (tool results hidden)", `${number(before.hidings)} (${number(before.hiddenResults)})`, `${number(after.hidings)} (${number(after.hiddenResults)})`, ""],
   ["archived messages", number(before.archived), number(after.archived), ""],
 ];
 const header: [string, string, string, string] = ["", "without compaction", "with compaction", ""];
@@ -176,7 +198,7 @@ console.log(
 // The inspector reads the same threads back from the SQLite file: its figures must be the demo's.
 async function inspectorAgrees(figures: RunFigures): Promise<string[]> {
   const { totals } = await buildInspection(await loadThreadFromSqlite(sqlitePath, figures.threadId));
-  const expected: Partial<Record<keyof InspectionTotals, number>> = {
+  const expected: Partial<Record<keyof InspectionTotals, number | null>> = {
     modelCalls: figures.meter.modelCalls,
     originalMessages: figures.stored,
     contextMessages: figures.inContext,
@@ -184,17 +206,19 @@ async function inspectorAgrees(figures: RunFigures): Promise<string[]> {
     compactions: figures.compactions,
     failedCompactions: figures.failed,
     archivedMessages: figures.archived,
+    summaries: figures.summaries,
+    hiddenResults: figures.hiddenResults,
   };
   return Object.entries(expected)
     .filter(([key, value]) => totals[key as keyof InspectionTotals] !== value)
-    .map(([key, value]) => `${figures.threadId}: ${key} ${number(totals[key as keyof InspectionTotals])} in the inspector, ${number(value)} here`);
+    .map(([key, value]) => `${figures.threadId}: ${key} ${totals[key as keyof InspectionTotals]} in the inspector, ${value} here`);
 }
 const disagreements = [...(await inspectorAgrees(before)), ...(await inspectorAgrees(after))];
 console.log(
   disagreements.length === 0
     ? "the inspector reads the same figures from the SQLite file; to see the compacted thread, in the clone:\n" +
         `  npm run inspect -- --sqlite ${shellWord(sqlitePath)} --thread ${shellWord(after.threadId)} --format text\n` +
-        "  (without --format text, it writes an HTML page and prints its path)"
+        `  (without --format text, it writes an HTML page and prints its path; add --window ${window} --trigger ${trigger} to draw them on its chart)`
     : `the inspector's figures DIFFER:\n${disagreements.map((line) => `  ${line}`).join("\n")}`,
 );
 

@@ -32,6 +32,8 @@ Options:
   --out <file>              where to write (default: html goes to a new temporary directory, whose
                             path is printed; text and json go to stdout)
   --title <text>            the HTML page's title
+  --window <tokens>         the model's context window, drawn as a line on the chart (the log does not record it)
+  --trigger <tokens>        the size at which the thread's compaction starts, drawn as a line on the chart
   -h, --help                show this help
 
 Examples:
@@ -51,6 +53,8 @@ interface InspectCommand {
   readonly format: Format;
   readonly out: string | undefined;
   readonly title: string | undefined;
+  /** `--window` and `--trigger`, for the chart. */
+  readonly limits: { contextWindow?: number; triggerTokens?: number };
 }
 
 /** parseArgs' messages are long and end in advice about `--`; the first sentence is the problem. */
@@ -80,6 +84,8 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
         format: { type: "string" },
         out: { type: "string" },
         title: { type: "string" },
+        window: { type: "string" },
+        trigger: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -111,6 +117,15 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
   const format = values.format ?? "html";
   if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be html, text or json, not \`${format}\``);
   if (values.out === "") throw new UsageError("--out needs a file name");
+  const tokenCount = (flag: "window" | "trigger"): number | undefined => {
+    const text = values[flag];
+    if (text === undefined) return undefined;
+    const value = Number(text.replace(/_/g, ""));
+    if (text.trim() === "" || !Number.isInteger(value) || value <= 0) throw new UsageError(`--${flag} must be a positive whole number of tokens, not \`${text}\``);
+    return value;
+  };
+  const contextWindow = tokenCount("window");
+  const triggerTokens = tokenCount("trigger");
   return {
     source: { kind, location },
     threadId: values.thread,
@@ -118,6 +133,7 @@ function parseCommand(args: readonly string[]): InspectCommand | null {
     format: format as Format,
     out: values.out,
     title: values.title,
+    limits: { ...(contextWindow === undefined ? {} : { contextWindow }), ...(triggerTokens === undefined ? {} : { triggerTokens }) },
   };
 }
 
@@ -137,7 +153,7 @@ async function inspect(command: InspectCommand): Promise<void> {
   const thread = await loadThread(command);
   const { buildInspection, renderInspectionHtml, renderInspectionText } = await inspector();
   if (command.format === "json") return output(command.out, `${JSON.stringify(thread, null, 2)}\n`);
-  const inspection = await buildInspection(thread);
+  const inspection = await buildInspection(thread, command.limits);
   if (command.format === "text") return output(command.out, renderInspectionText(inspection));
   const out = command.out ?? (await temporaryReport(thread.threadId));
   await replaceFile(out, renderInspectionHtml(inspection, command.title === undefined ? {} : { title: command.title }));

@@ -2,15 +2,12 @@
  * The command line of `npm run eval` (bench/eval/run.ts): its flags, the systems `--system` and
  * `--variant` select, and the usage errors (exit code 2).
  */
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { autoCompaction, toolResultHiding, type AutoCompactionOptions, type ToolResultHidingOptions } from "../../src/index.js";
 import { defaultTracesPath } from "../../examples/traces.js";
 import { DEFAULT_PRICES, type Prices } from "./metrics.js";
 import { RECOMMENDED_DEFAULT, ours, type SystemSpec } from "./systems.js";
-
-const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The default windows. */
 export const DEFAULT_WINDOWS: readonly number[] = [16_000, 32_000, 64_000, 128_000, 200_000];
@@ -23,7 +20,8 @@ export type VariantSpec = { readonly system: "autoCompaction"; readonly options:
 export interface CliArgs {
   readonly tracesPath: string;
   readonly windows: number[];
-  readonly out: string;
+  /** Where the report goes: `--out`, resolved; `undefined` for a new temporary folder (run.ts makes it and prints it). */
+  readonly out: string | undefined;
   readonly summaryModel: string;
   /** The reference prices of the headline tables. */
   readonly prices: Prices;
@@ -44,7 +42,8 @@ export const USAGE =
   "usage: npm run eval -- [--traces <file.jsonl>] [--window <tokens>[,<tokens>]]... [--out <dir>] [--summary-model <name>]\n" +
   "                       [--price-input <n>] [--price-cache-write <n>] [--price-cached <n>] [--price-output <n>]\n" +
   "                       [--trace <id>]... [--system <name>]... [--chart-trace <id>]\n" +
-  '                       [--variant <options as JSON, "system": "toolResultHiding" for that strategy>]... [--probe-compactions <n>|all] [--frontier] [--quiet]';
+  '                       [--variant <options as JSON, "system": "toolResultHiding" for that strategy>]... [--probe-compactions <n>|all] [--frontier] [--quiet]\n' +
+  "--out: the folder to write the report to (default: a new temporary folder, printed); npm run eval:commit rewrites the committed bench/ report";
 
 /** A mistake in the command line: reported with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -119,7 +118,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   return {
     tracesPath: resolve(values.traces ?? defaultTracesPath()),
     windows: windows.length > 0 ? [...new Set(windows)].sort((a, b) => a - b) : [...DEFAULT_WINDOWS],
-    out: resolve(values.out ?? benchDir),
+    out: values.out === undefined ? undefined : resolve(values.out),
     summaryModel: values["summary-model"] ?? DEFAULT_SUMMARY_MODEL,
     prices: { input, cacheWrite: price("price-cache-write", input), cachedInput: price("price-cached", DEFAULT_PRICES.cachedInput), output: price("price-output", DEFAULT_PRICES.output) },
     traces: values.trace ?? [],

@@ -3,12 +3,14 @@
  * side by side, in one process. Not a test. Flags: see `USAGE` in cli.ts.
  *
  * Writes <out>/EVAL.md, <out>/eval-results.json, <out>/eval-chart.svg and one
- * <out>/eval-cost-retention-<window>.svg and eval-cost-grounding-<window>.svg per window (default out: bench/);
- * with `--frontier`, also the sweep of frontier.ts and one <out>/eval-frontier-<window>.svg per window.
+ * <out>/eval-cost-retention-<window>.svg and eval-cost-grounding-<window>.svg per window; with
+ * `--frontier`, also the sweep of frontier.ts and one <out>/eval-frontier-<window>.svg per window.
+ * Without `--out`, <out> is a new temporary folder, printed on stderr: the repository's committed
+ * report (bench/) is written only when asked (`--out bench`, or `npm run eval:commit`).
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { arch, cpus, platform } from "node:os";
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { arch, cpus, platform, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -175,29 +177,31 @@ async function main(): Promise<void> {
 
   const frontier = args.frontier ? await runFrontier({ sessions, headline: windows, tokenCounter, summaryModel: summary.model, prices: args.prices, priceSets, log }) : undefined;
 
-  mkdirSync(args.out, { recursive: true });
+  // A new folder unless one is named: a run never overwrites the committed report by default.
+  const out = args.out ?? mkdtempSync(join(tmpdir(), "langchain-compaction-eval-"));
+  mkdirSync(out, { recursive: true });
   const frontierCharts = (frontier?.windows ?? []).map((frontierAt) => {
     const file = `eval-frontier-${frontierAt.window}.svg`;
     writeAtomically(
-      join(args.out, file),
+      join(out, file),
       renderFrontierChart({ title: `Cost with re-reads vs reply grounding, window ${frontierAt.window.toLocaleString("en-US")} (reference prices)`, frontier: frontierAt, prices: priceSets[0]!.id }),
     );
     return { window: frontierAt.window, file };
   });
   const chartFile = "eval-chart.svg";
   writeAtomically(
-    join(args.out, chartFile),
+    join(out, chartFile),
     renderChart({ title: `Input tokens per model call: ${chartTrace.id}, window ${chartWindow.toLocaleString("en-US")}`, window: chartWindow, series: chartSeries }),
   );
   const costRetentionCharts = windows.map(({ window, rows }) => {
     const file = `eval-cost-retention-${window}.svg`;
     const baseline = rows.find((row) => row.kind === "baseline")!;
     const points = rows.map((row) => ({ system: row.system, kind: row.kind, costRatio: row.cost / baseline.cost, retention: row.retention }));
-    writeAtomically(join(args.out, file), renderCostRetentionChart({ title: `Cost vs retention, window ${window.toLocaleString("en-US")} (reference prices)`, points }));
+    writeAtomically(join(out, file), renderCostRetentionChart({ title: `Cost vs retention, window ${window.toLocaleString("en-US")} (reference prices)`, points }));
     const groundingFile = `eval-cost-grounding-${window}.svg`;
     const groundingPoints = rows.map((row) => ({ system: row.system, kind: row.kind, costRatio: row.cost / baseline.cost, retention: row.grounding }));
     writeAtomically(
-      join(args.out, groundingFile),
+      join(out, groundingFile),
       renderCostRetentionChart({ title: `Cost vs reply grounding, window ${window.toLocaleString("en-US")} (reference prices)`, points: groundingPoints, yLabel: "reply grounding", yName: "grounding" }),
     );
     return { window, file, groundingFile };
@@ -224,7 +228,7 @@ async function main(): Promise<void> {
     wallTimeMs: performance.now() - started,
   };
   const markdown = renderMarkdown(report);
-  writeAtomically(join(args.out, "EVAL.md"), markdown);
+  writeAtomically(join(out, "EVAL.md"), markdown);
   const goals = goalMatrix(report.windows);
   // Pretty at the top; one line per trace row, per chart line and per frontier point, so the file stays small and diffable.
   const { frontier: frontierReport, ...headlineReport } = report;
@@ -240,7 +244,7 @@ async function main(): Promise<void> {
   );
   const lines = (items: readonly unknown[]) => `[\n${items.map((item) => `    ${JSON.stringify(item)}`).join(",\n")}\n  ]`;
   writeAtomically(
-    join(args.out, "eval-results.json"),
+    join(out, "eval-results.json"),
     `${summaryJson.slice(0, -2)},\n  "perTrace": ${lines(perTrace)},\n  "chartSeries": ${lines(chartSeries)}${
       frontierReport
         ? `,\n  "frontier": ${lines(frontierReport.result.windows.map(({ points: _points, ...rest }) => ({ ...rest, chart: frontierReport.charts.find((chart) => chart.window === rest.window)?.file })))},` +
@@ -249,7 +253,10 @@ async function main(): Promise<void> {
     }\n}\n`,
   );
   if (!args.quiet) console.log(markdown);
-  log(`wrote ${join(args.out, "EVAL.md")}, eval-results.json, ${chartFile}, ${[...costRetentionCharts.flatMap((chart) => [chart.file, chart.groundingFile]), ...frontierCharts.map((chart) => chart.file)].join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const files = ["EVAL.md", "eval-results.json", chartFile, ...costRetentionCharts.flatMap((chart) => [chart.file, chart.groundingFile]), ...frontierCharts.map((chart) => chart.file)];
+  const where = args.out === undefined ? `${out} (a new folder; --out <dir> names one, npm run eval:commit rewrites the committed bench/ report)` : out;
+  // A temporary folder is printed even with --quiet: it is found nowhere else.
+  if (!args.quiet || args.out === undefined) process.stderr.write(`wrote ${files.join(", ")} to ${where} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 main().catch((error: unknown) => {

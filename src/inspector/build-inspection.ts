@@ -18,12 +18,18 @@ export interface BuildInspectionOptions {
   tokenCounter?: TokenCounter;
   /** The inspection's `generatedAt`. @default new Date() */
   now?: Date;
+  /** The model's context window in tokens, drawn as a line on the chart. The log does not record it. */
+  contextWindow?: number;
+  /** The size in tokens at which the thread's compaction starts, drawn as a line on the chart. */
+  triggerTokens?: number;
 }
 
 const optionsSchema = z
   .object({
     tokenCounter: tokenCounterSchema.optional(),
     now: z.date().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    triggerTokens: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -243,6 +249,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     timeline: timeline as TimelineNode[],
     compactions,
     chart: chart.points,
+    limits: { contextWindow: parsedOptions.contextWindow ?? null, triggerTokens: parsedOptions.triggerTokens ?? null },
     warnings,
   };
 }

@@ -42,6 +42,14 @@ svg .chart-marker line{stroke:var(--summary);stroke-width:1;stroke-dasharray:3 3
 svg .chart-marker.status-failed line{stroke:var(--removed)}
 svg .chart-marker:hover line{stroke-width:2.5;stroke-dasharray:none}
 svg .marker-label{fill:var(--summary);font-size:11px;font-weight:600}
+svg .limit line{stroke-width:1.5;stroke-dasharray:8 4}
+svg .limit text{font-size:11px;font-weight:600}
+svg .limit-window line{stroke:var(--removed)}
+svg .limit-window text{fill:var(--removed)}
+svg .limit-trigger line{stroke:var(--hidden)}
+svg .limit-trigger text{fill:var(--hidden)}
+svg .peak circle{fill:#fff;stroke:var(--ok);stroke-width:2.5}
+svg .peak text{fill:var(--ok);font-size:12px;font-weight:700}
 .timeline{display:flex;flex-direction:column;gap:6px;padding-bottom:40px}
 .node{border:1px solid var(--line);border-left-width:4px;border-radius:6px;background:#fff;padding:6px 12px;min-width:0}
 #timeline>.node{content-visibility:auto;contain-intrinsic-size:auto 90px}
@@ -70,60 +78,25 @@ details.archived{margin:6px 0 2px}
 details.archived>summary{cursor:pointer;color:var(--accent);user-select:none;padding:2px 0}
 details.archived[open]>summary{margin-bottom:4px}
 .nested{display:flex;flex-direction:column;gap:6px;padding-left:14px;border-left:2px dashed var(--line)}
-.nested.deep{padding-left:0;border-left:0;margin:0 -13px 0 -16px}
-.removed{border-left-color:var(--removed);background:#fff5f5;padding:2px 12px}
-.removed>details.archived{margin:2px 0}
-.marker{border:1px solid #c8b3f5;background:#f5f0ff;border-radius:6px;padding:5px 12px;font-variant-numeric:tabular-nums;scroll-margin-top:12px}
-.marker.status-failed{border-color:#ffb3b8;background:#fff5f5}
 .marker-n{font-weight:700;color:var(--summary)}
-.marker .time{color:var(--muted)}
-.marker .status{margin-left:4px}
-.marker .reason{color:var(--muted)}
 .compaction{border-color:#c8b3f5;border-left-color:var(--summary);background:#faf7ff;scroll-margin-top:12px}
 .compaction.failed{border-color:#ffb3b8;border-left-color:var(--removed);background:#fff5f5}
 .compaction .explain{margin:4px 0 2px}
 .compaction .time{color:var(--muted)}
 .context-heading{margin-top:14px;display:flex;align-items:baseline;gap:10px}
 .context-heading h3{font-size:15px;margin:0}
-details.nested-view>summary{cursor:pointer}
-details.nested-view>summary h2{display:inline;font-size:17px}
 .flash{outline:3px solid #ffd33d;outline-offset:2px}
 .empty{color:var(--muted);font-style:italic}
 `.trim();
 
 /**
- * The page's only script. Following a link to a marker inside a collapsed region opens the regions
- * around it first (browsers do not, for element links), then scrolls to it. Regions nested too deep
- * for the HTML parser wait in `<template>`s; opening one moves its content into place.
+ * The page's only script. Following a link to an element inside a collapsed region opens the
+ * regions around it first (browsers do not, for element links), then scrolls to it and flashes it.
  */
 export const SCRIPT = `
 (function () {
-  function fill(slot) {
-    var template = document.getElementById(slot.getAttribute("data-lazy"));
-    slot.removeAttribute("data-lazy");
-    if (template) { slot.replaceChildren(template.content); template.remove(); }
-  }
-  function slotFor(templateId) {
-    var selector = '[data-lazy="' + templateId + '"]';
-    var slot = document.querySelector(selector);
-    if (slot) return slot;
-    var templates = document.querySelectorAll("template[data-lazy]");
-    for (var i = 0; i < templates.length; i++) {
-      if (templates[i].content.querySelector(selector)) { var outer = slotFor(templates[i].id); if (outer) fill(outer); return document.querySelector(selector); }
-    }
-    return null;
-  }
-  function find(id) {
-    var found = document.getElementById(id);
-    if (found) return found;
-    var templates = document.querySelectorAll("template[data-lazy]");
-    for (var i = 0; i < templates.length; i++) {
-      if (templates[i].content.getElementById(id)) { var slot = slotFor(templates[i].id); if (slot) fill(slot); return document.getElementById(id); }
-    }
-    return null;
-  }
   function reveal(id) {
-    var target = find(id);
+    var target = document.getElementById(id);
     if (!target) return false;
     for (var parent = target.parentElement; parent; parent = parent.parentElement) {
       if (parent.tagName === "DETAILS") parent.open = true;
@@ -134,12 +107,6 @@ export const SCRIPT = `
     target.classList.add("flash");
     return true;
   }
-  document.addEventListener("toggle", function (event) {
-    var details = event.target;
-    if (!(details instanceof HTMLDetailsElement) || !details.open) return;
-    var slot = details.querySelector(":scope > [data-lazy]");
-    if (slot) fill(slot);
-  }, true);
   document.addEventListener("click", function (event) {
     var link = event.target instanceof Element ? event.target.closest("a") : null;
     var href = link && link.getAttribute("href");

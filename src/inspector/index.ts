@@ -6,6 +6,7 @@ export {
   type ChartPoint,
   type CompactionView,
   type Inspection,
+  type InspectionLimits,
   type InspectionTotals,
   type MessageView,
   type ThreadExport,

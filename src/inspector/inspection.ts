@@ -118,9 +118,12 @@ export interface InspectionTotals {
   /**
    * Peak context: the most tokens sent in one model call (the context right before an assistant
    * message entered, after the compactions that ran there, plus the reply priming), as an agent's
-   * token meter counts its requests. 0 for a thread without model calls.
+   * token meter counts its requests. 0 for a thread without model calls. The page's chart marks the
+   * same call with the same figure.
    */
   readonly peakContextTokens: number;
+  /** The step (chart index) of the assistant message that answered that call; null without model calls. */
+  readonly peakCallStep: number | null;
   /** Messages and tokens in the current context. */
   readonly contextMessages: number;
   readonly contextTokens: number;
@@ -136,6 +139,17 @@ export interface InspectionTotals {
   readonly compactionMs: number;
 }
 
+/**
+ * The sizes the chart draws as lines, as {@link buildInspection} was told them (the compaction log
+ * does not record them): each is null when not given.
+ */
+export interface InspectionLimits {
+  /** The model's context window, in tokens. */
+  readonly contextWindow: number | null;
+  /** The size, in tokens, at which the thread's compaction starts (autoCompaction's: 0.8 of the window, at most 60,000 tokens of conversation). */
+  readonly triggerTokens: number | null;
+}
+
 /** Everything the inspector page (and the text summary) shows about one thread. */
 export interface Inspection {
   readonly threadId: string;
@@ -145,6 +159,8 @@ export interface Inspection {
   readonly timeline: readonly TimelineNode[];
   readonly compactions: readonly CompactionView[];
   readonly chart: readonly ChartPoint[];
+  /** The window and the trigger the chart draws; absent or null when unknown. */
+  readonly limits?: InspectionLimits;
   /** Problems found reading the thread (e.g. an archive the log names is missing); the page lists them. */
   readonly warnings: readonly string[];
 }

@@ -7,10 +7,13 @@ export interface ModelCallFigures {
   readonly modelCalls: number;
   /** Tokens sent in the largest of those calls (0 without any). */
   readonly peakContextTokens: number;
+  /** The step of the assistant message that answered the largest call (the first, on a tie); null without calls. */
+  readonly peakCallStep: number | null;
 }
 
 /**
- * The model calls of a thread and the peak context: the most tokens sent in one model call. A call's
+ * The model calls of a thread and the peak context: the most tokens sent in one model call, and the
+ * step of the answer to that call. A call's
  * request is the context just before its answer entered the history — the chart's point at the step
  * before, after any compaction that ran there (a compaction node or middleware runs right before the
  * model) — plus the reply priming the counter adds to a request (`priming`). With the same counter,
@@ -25,11 +28,16 @@ export interface ModelCallFigures {
 export function modelCallFigures(restored: readonly BaseMessage[], chart: readonly ChartPoint[], priming: number): ModelCallFigures {
   let modelCalls = 0;
   let peakContextTokens = 0;
+  let peakCallStep: number | null = null;
   restored.forEach((message, step) => {
     if (message.type !== "ai") return;
     modelCalls++;
     const before = chart[step - 1];
-    peakContextTokens = Math.max(peakContextTokens, (before ? (before.after ?? before.tokens) : 0) + priming);
+    const sent = (before ? (before.after ?? before.tokens) : 0) + priming;
+    if (peakCallStep === null || sent > peakContextTokens) {
+      peakContextTokens = sent;
+      peakCallStep = step;
+    }
   });
-  return { modelCalls, peakContextTokens };
+  return { modelCalls, peakContextTokens, peakCallStep };
 }

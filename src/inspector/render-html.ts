@@ -2,7 +2,6 @@ import { SCRIPT, SCRIPT_HASH, STYLE } from "./html-assets.js";
 import { renderChart } from "./html-chart.js";
 import { escapeHtml, formatDuration, formatNumber, formatTime, messagesChange, tokensChange } from "./html-format.js";
 import { explanation, renderHistory } from "./html-history.js";
-import { TimelineRenderer } from "./html-timeline.js";
 import type { CompactionView, Inspection, InspectionTotals } from "./inspection.js";
 
 export { escapeHtml } from "./html-format.js";
@@ -17,25 +16,16 @@ export interface RenderHtmlOptions {
  * Render an {@link Inspection} as one self-contained HTML page: totals in a header, a chart of
  * context tokens per step (inline SVG), the compaction list (what each did and why in plain
  * sentences) and the timeline: each compaction at the top level, in the order they ran, with the
- * originals it archived collapsed once under it, then the current context. Below it, collapsed, the
- * nested view: the current context with everything a compaction took out of it in place
- * (`<details>`, nested for repeated compactions). Nothing is loaded from the network: the CSS and
- * the small script are inline. All message text is escaped.
+ * originals it archived collapsed once under it, then the current context. Nothing is loaded from
+ * the network: the CSS and the small script are inline. All message text is escaped.
  *
  * Stable hooks for tests and tools: the timeline (`#timeline`) holds `data-kind="compaction"`
  * entries with id `compaction-<n>` and `data-compaction-id`, each with a `details[data-kind="replaced"]`
  * of its originals, then a `data-kind="context"` heading and the current messages. Messages carry
  * `data-kind` (`message`, `summary`, `hidden`, `replacement`), `data-message-id` and, when a
  * compaction made them, `data-compaction-id`. A plain-sentence reason keeps the record's own in
- * `data-reason`. The nested view (`#nested-timeline`, inside `details#nested-view`) has `removed`
- * nodes too, regions `<details>` with `data-kind` `originals`, `original` or `removed`, and markers
- * (`.marker`, id `nested-compaction-<n>`) at the first node of their compaction or, for one that
- * left no node (failed, no-op), after the message it saw last. Header figures carry
- * `data-total="<InspectionTotals key>"`.
- *
- * Without JavaScript every region still expands, except nested-view regions nested more than 60
- * levels deep (a thread summarized over and over), which the page's script moves into place when
- * opened.
+ * `data-reason`. Header figures carry `data-total="<InspectionTotals key>"`; the chart's figures
+ * carry `data-chart="<name>"` (see docs/inspector.md).
  *
  * @example
  * const inspection = await buildInspection(await loadThreadFromSqlite("agent.sqlite", "t1"));
@@ -43,9 +33,6 @@ export interface RenderHtmlOptions {
  */
 export function renderInspectionHtml(inspection: Inspection, options: RenderHtmlOptions = {}): string {
   const title = options.title ?? `Compaction inspector: ${inspection.threadId}`;
-  const numbers = new Map(inspection.compactions.map((view) => [view.record.id, view.number]));
-  const timeline = new TimelineRenderer(inspection.compactions, numbers);
-  const nestedHtml = timeline.render(inspection.timeline);
   // Every compaction has its entry in the default timeline: the list and the chart link to each.
   const listed = new Set(inspection.compactions.map((view) => view.record.id));
   return [
@@ -63,16 +50,12 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     renderTotals(inspection.totals),
     "</header><main>",
     renderWarnings(inspection.warnings),
-    renderChart(inspection.chart, inspection.compactions, listed),
+    renderChart(inspection.chart, inspection.compactions, listed, { ...inspection.totals, limits: inspection.limits }),
     renderCompactionList(inspection.compactions),
     `<section class="timeline-section"><h2>Timeline</h2>`,
     `<p class="hint">Each compaction in the order they ran, with what it replaced (open it to read the originals), then the current context.</p>`,
     `<div id="timeline" class="timeline">${renderHistory(inspection)}</div></section>`,
-    `<section class="timeline-section"><details class="nested-view" id="nested-view" data-kind="nested-view"><summary><h2>The current context with every original nested in place</h2></summary>`,
-    `<p class="hint">What a compaction took out of the context sits collapsed where it was; a summary of summaries holds the earlier summary with its own originals.</p>`,
-    `<div id="nested-timeline" class="timeline">${nestedHtml}</div></details></section>`,
     "</main>",
-    ...timeline.templates,
     `<script>${SCRIPT}</script>`,
     "</body></html>",
   ].join("\n");
@@ -81,7 +64,10 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
 const HISTORY_NOTE = "the thread's full original history, with everything compactions archived put back";
 const PEAK_NOTE = "tokens sent in one model call, the largest: the context right before an assistant message, after the compactions that ran there";
 
-const TOTALS: readonly { readonly key: keyof InspectionTotals; readonly label: string; readonly note?: string; readonly format?: (value: number) => string }[] = [
+/** The header's figures: every total but the peak call's step (the chart marks it). */
+type HeaderFigure = Exclude<keyof InspectionTotals, "peakCallStep">;
+
+const TOTALS: readonly { readonly key: HeaderFigure; readonly label: string; readonly note?: string; readonly format?: (value: number) => string }[] = [
   { key: "originalMessages", label: "messages stored", note: HISTORY_NOTE },
   { key: "originalTokens", label: "tokens in history", note: HISTORY_NOTE },
   { key: "contextMessages", label: "messages in context" },

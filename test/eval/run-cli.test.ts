@@ -3,7 +3,7 @@
  * the command line is reported with the usage and exit code 2, before any trace is replayed.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -109,5 +109,34 @@ describe("npm run eval usage errors", () => {
       firstLine: "--system no-such-system: no system matches",
       wrote: false,
     });
+  });
+});
+
+describe("where npm run eval writes", () => {
+  it("without --out: to a new temporary folder it prints, never into bench/", async () => {
+    const committed = ["EVAL.md", "eval-results.json", "eval-chart.svg", "eval-cost-retention-64000.svg"].map((file) => join(PROJECT, "bench", file));
+    const before = committed.map((path) => readFileSync(path, "utf8"));
+    // os.tmpdir() reads TMPDIR: the new folder lands in this test's own directory.
+    const temporary = join(out, "tmp");
+    mkdirSync(temporary, { recursive: true });
+    const { OPENAI_API_KEY: _key, ...env } = process.env;
+    const stderr = await new Promise<string>((done) => {
+      execFile(
+        process.execPath,
+        ["--import", TSX, RUN, "--traces", BUNDLED_TRACES_PATH, "--window", "64000", "--trace", "tau-bench-airline/task2-trial1", "--system", "autoCompaction", "--quiet"],
+        { cwd: PROJECT, env: { ...env, TMPDIR: temporary }, maxBuffer: 64 * 1024 * 1024 },
+        (_error, _stdout, text) => done(text),
+      );
+    });
+    const folder = /^wrote .* to (\S+) \(a new folder;/mu.exec(stderr)?.[1];
+    // tsx keeps its cache in TMPDIR too.
+    const made = readdirSync(temporary).filter((name) => !name.startsWith("tsx-")).map((name) => join(temporary, name));
+    expect({ folder, made, report: folder !== undefined && existsSync(join(folder, "EVAL.md")), results: folder !== undefined && existsSync(join(folder, "eval-results.json")) }).toEqual({
+      folder: made[0],
+      made: [expect.stringMatching(/langchain-compaction-eval-/u)],
+      report: true,
+      results: true,
+    });
+    expect(committed.map((path) => readFileSync(path, "utf8"))).toEqual(before);
   });
 });

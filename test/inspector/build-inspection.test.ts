@@ -167,6 +167,7 @@ describe("buildInspection", () => {
         // a1 and a2 answered requests of 10 (h1) and 30 (h1, a1, t1) tokens.
         modelCalls: 2,
         peakContextTokens: 30,
+        peakCallStep: 3,
         contextMessages: 4,
         contextTokens: 40,
         compactions: 0,
@@ -188,6 +189,7 @@ describe("buildInspection", () => {
       ],
       compactions: [],
       chart: chartOf(10, 20, 30, 40),
+      limits: { contextWindow: null, triggerTokens: null },
       warnings: [],
     });
   });
@@ -274,7 +276,9 @@ describe("buildInspection", () => {
         originalTokens: 60,
         // a1, a2 and a3 answered requests of 10, 20 and 20 tokens (the last after compaction #2).
         modelCalls: 3,
+        // The first of the two largest: a2's.
         peakContextTokens: 20,
+        peakCallStep: 3,
         contextMessages: 3,
         contextTokens: 30,
         compactions: 2,

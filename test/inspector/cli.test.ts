@@ -82,6 +82,21 @@ describe.concurrent("langchain-compaction inspect", () => {
     });
   });
 
+  it("--window and --trigger: the page's chart draws them, as buildInspection given them does", async () => {
+    const out = join(directory, "limits.html");
+    const run = await cli(["inspect", "--sqlite", database, "--thread", THREAD_ID, "--window", "2_500", "--trigger", "2000", "--out", out]);
+    const page = readFileSync(out, "utf8");
+    const expected = renderInspectionHtml(await buildInspection(thread, { contextWindow: 2_500, triggerTokens: 2_000 }));
+    expect({ code: run.code, lines: [...page.matchAll(/data-chart-line="(\w+)" data-tokens="(\d+)"/g)].map((match) => [match[1], match[2]]), page: withoutGenerationTime(page) }).toEqual({
+      code: 0,
+      lines: [
+        ["window", "2500"],
+        ["trigger", "2000"],
+      ],
+      page: withoutGenerationTime(expected),
+    });
+  });
+
   it("without --out: writes <thread>.html in a new temporary directory, prints its path, and leaves the working directory alone", async () => {
     const cwd = mkdtempSync(join(directory, "cwd-"));
     const temporary = mkdtempSync(join(directory, "tmp-"));
@@ -179,6 +194,8 @@ describe.concurrent("langchain-compaction inspect", () => {
     [["inspect", "extra", "--json", "x.json"], "unexpected argument `extra`"],
     [["inspect", "--sqlite", "a.db", "--sqlite", "b.db", "--thread", "t"], "--sqlite given more than once"],
     [["inspect", "--json", "x.json", "--out", "a.html", "--out", "b.html"], "--out given more than once"],
+    [["inspect", "--json", "x.json", "--window", "0"], "--window must be a positive whole number of tokens, not `0`"],
+    [["inspect", "--json", "x.json", "--trigger", "6.5k"], "--trigger must be a positive whole number of tokens, not `6.5k`"],
   ])("bad arguments %j: exit code 2 and one line saying what is wrong", async (args, problem) => {
     expect(await cli(args)).toEqual({ code: 2, stdout: "", stderr: `langchain-compaction: ${problem} (see langchain-compaction inspect --help)\n` });
   });

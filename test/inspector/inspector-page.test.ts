@@ -116,12 +116,6 @@ async function rowsHiddenOrCovered(page: Page): Promise<{ rows: number; clipping
   })()`);
 }
 
-/** Open the collapsed nested view (the current context with every original nested in place). */
-async function openNestedView(page: Page): Promise<void> {
-  await page.locator("#nested-view > summary").click();
-  await page.locator("#nested-timeline").waitFor({ state: "visible" });
-}
-
 interface OpenedPage {
   readonly page: Page;
   /** Requests for anything but the page's own file (all aborted). */
@@ -135,7 +129,7 @@ interface OpenedPage {
  * the page must ask for nothing, so any entry is a failure.
  */
 async function blockNetwork(page: Page, url: string, blocked: string[]): Promise<void> {
-  // Requests name the file without the fragment (`#nested-compaction-1`) the page may be opened at.
+  // Requests name the file without the fragment (`#compaction-1`) the page may be opened at.
   const file = url.split("#")[0];
   const allowed = (requested: string) => requested === file || requested.startsWith("data:");
   page.on("request", (request) => {
@@ -161,9 +155,9 @@ describeWithChromium("inspector page in Chromium", () => {
   let hidden: { thread: ThreadExport; inspection: Inspection; url: string };
   let plain: { thread: ThreadExport; inspection: Inspection; url: string };
 
-  async function inspect(sqlitePath: string, threadId: string, page: string) {
+  async function inspect(sqlitePath: string, threadId: string, page: string, limits: { contextWindow?: number; triggerTokens?: number } = {}) {
     const thread = await loadThreadFromSqlite(sqlitePath, threadId);
-    const inspection = await buildInspection(thread);
+    const inspection = await buildInspection(thread, limits);
     return { thread, inspection, url: writePage(page, renderInspectionHtml(inspection)) };
   }
 
@@ -186,7 +180,8 @@ describeWithChromium("inspector page in Chromium", () => {
     // Hiding first: older tool results are rewritten in place before anything is summarized.
     await recordThread(sqlitePath, "hidden", loadReplay(SWE_SESSION_ID), hidingThenSummary({ contextWindow: 8_000, target: { fraction: 0.75 }, hiding: { keepRecentGroups: 2, clearAtLeast: 0 } }));
     await recordThread(sqlitePath, "plain", airline, undefined);
-    summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html");
+    // exampleCompaction(8_000) is autoCompaction's default: it starts at 0.8 of the window.
+    summarized = await inspect(sqlitePath, "summarized", "summarized-thread.html", { contextWindow: 8_000, triggerTokens: 6_400 });
     hidden = await inspect(sqlitePath, "hidden", "hidden-results-thread.html");
     plain = await inspect(sqlitePath, "plain", "uncompacted-thread.html");
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
@@ -226,6 +221,45 @@ describeWithChromium("inspector page in Chromium", () => {
       });
     });
 
+    it("shows one peak: the card's figure is the chart's, at the model call whose context it was", async () => {
+      const { page } = await open(summarized.url);
+      const figures = await page.evaluate(`(() => {
+        const peak = document.querySelector('svg [data-chart="peak"]');
+        const lines = [...document.querySelectorAll("svg [data-chart-line]")];
+        return {
+          card: document.querySelector('[data-total="peakContextTokens"]').textContent,
+          label: peak.querySelector("text").textContent,
+          hint: document.querySelector('p.hint [data-chart="peak"]').textContent,
+          tokens: Number(peak.getAttribute("data-tokens")),
+          step: Number(peak.getAttribute("data-step")),
+          lines: lines.map((line) => [line.getAttribute("data-chart-line"), line.getAttribute("data-tokens"), Math.round(line.querySelector("line").getBoundingClientRect().top)]),
+          hintLimits: [...document.querySelectorAll('p.hint [data-chart="window"], p.hint [data-chart="trigger"]')].map((span) => span.textContent),
+          calledHighest: /highest/.test(document.querySelector("section.chart").textContent),
+        };
+      })()`) as { card: string; label: string; hint: string; tokens: number; step: number; lines: [string, string, number][]; hintLimits: string[]; calledHighest: boolean };
+      const { totals, chart } = summarized.inspection;
+      // The dot sits at the context the largest call was sent: the chart's point before its answer, after the compactions there.
+      const before = chart[figures.step - 1]!;
+      const priming = await createTokenCounter().countMessages([]);
+      const peak = totals.peakContextTokens.toLocaleString("en-US");
+      expect({ ...figures, lines: figures.lines.map(([name, tokens]) => [name, tokens]), sentThere: (before.after ?? before.tokens) + priming }).toEqual({
+        card: peak,
+        label: `peak ${peak}`,
+        hint: peak,
+        tokens: totals.peakContextTokens,
+        step: totals.peakCallStep,
+        lines: [
+          ["window", "8000"],
+          ["trigger", "6400"],
+        ],
+        hintLimits: ["8,000", "6,400"],
+        calledHighest: false,
+        sentThere: totals.peakContextTokens,
+      });
+      // The trigger's line is drawn below the window's.
+      expect(figures.lines[1]![2]).toBeGreaterThan(figures.lines[0]![2]);
+    });
+
     it("marks every compaction of the log in the list, the chart and the timeline", async () => {
       const { page } = await open(summarized.url);
       const ids = summarized.thread.compactionLog.map((record) => record.id);
@@ -233,46 +267,46 @@ describeWithChromium("inspector page in Chromium", () => {
       expect(ids).toHaveLength(summarized.inspection.totals.compactions);
       expect(await idsOf("tr[data-compaction-id]")).toEqual(ids);
       expect(await idsOf("svg .chart-marker")).toEqual(ids);
-      expect((await idsOf('[data-kind="marker"]')).sort()).toEqual([...ids].sort());
+      expect(await idsOf('#timeline > [data-kind="compaction"]')).toEqual(ids);
     });
 
     it("expands a summary's archived originals to the original message text", async () => {
       const { page } = await open(summarized.url);
-      await openNestedView(page);
       const summary = topSummary(summarized.inspection);
+      const view = summarized.inspection.compactions.find((each) => each.record.id === summary.compactionId)!;
       const id = messageIdOf(summary.originals.find((node) => node.kind === "message"));
-      const region = page.locator(`#nested-timeline > [data-kind="summary"]${selector("data-compaction-id", summary.compactionId)} > details[data-kind="originals"]`);
-      const original = region.locator(`${selector("data-message-id", id)} > pre.text`);
+      const region = page.locator(`#compaction-${view.number} > details[data-kind="replaced"]`);
+      const original = region.locator(`${selector("data-message-id", id)}[data-kind="message"] > pre.text`);
       expect(await original.isVisible()).toBe(false);
       await region.locator(":scope > summary").click();
       await original.waitFor({ state: "visible" });
       expect(await original.textContent()).toBe(recordedText(swe, id));
     });
 
-    it("expands the originals of an earlier summary nested in a later one", async () => {
+    it("reaches the originals of an earlier summary that a later one replaced, through its link", async () => {
       const { page } = await open(summarized.url);
-      await openNestedView(page);
       const outer = topSummary(summarized.inspection);
       const inner = outer.originals.find((node) => node.kind === "summary");
       if (inner?.kind !== "summary") throw new Error("the newest summary holds no earlier summary");
+      const numberOf = (compactionId: string) => summarized.inspection.compactions.find((each) => each.record.id === compactionId)!.number;
       const id = messageIdOf(inner.originals.find((node) => node.kind === "message"));
-      const outerRegion = page.locator(`#nested-timeline > [data-kind="summary"] > details[data-kind="originals"]`);
-      const innerRegion = outerRegion.locator(`:scope > .nested > [data-kind="summary"]${selector("data-compaction-id", inner.compactionId)} > details[data-kind="originals"]`);
-      const original = innerRegion.locator(`${selector("data-message-id", id)} > pre.text`);
-      await outerRegion.locator(":scope > summary").click();
-      await innerRegion.locator(":scope > summary").waitFor({ state: "visible" });
-      expect(await original.isVisible()).toBe(false);
-      await innerRegion.locator(":scope > summary").click();
+      const outerEntry = page.locator(`#compaction-${numberOf(outer.compactionId)}`);
+      await outerEntry.locator(':scope > details[data-kind="replaced"] > summary').click();
+      // The earlier summary, labelled with the compaction that wrote it: its link leads to that compaction's entry.
+      const earlier = outerEntry.locator(`details[data-kind="replaced"] [data-kind="summary"]${selector("data-compaction-id", inner.compactionId)}`);
+      await earlier.locator(`a[href="#compaction-${numberOf(inner.compactionId)}"]`).click();
+      const innerEntry = page.locator(`#compaction-${numberOf(inner.compactionId)}`);
+      await innerEntry.locator(':scope > details[data-kind="replaced"] > summary').click();
+      const original = innerEntry.locator(`details[data-kind="replaced"] ${selector("data-message-id", id)}[data-kind="message"] > pre.text`);
       await original.waitFor({ state: "visible" });
       expect(await original.textContent()).toBe(recordedText(swe, id));
     });
 
-    it("opens the nested regions around a compaction's marker when the page is opened at it", async () => {
-      const { page } = await open(`${summarized.url}#nested-compaction-1`);
-      const marker = page.locator("#nested-compaction-1");
-      await marker.waitFor({ state: "visible" });
-      expect(await marker.getAttribute("data-compaction-id")).toBe(summarized.thread.compactionLog[0]!.id);
-      expect(await page.locator("#nested-view").evaluate((details) => (details as unknown as { open: boolean }).open)).toBe(true);
+    it("scrolls to a compaction's entry when the page is opened at it", async () => {
+      const { page } = await open(`${summarized.url}#compaction-3`);
+      const entry = page.locator("#compaction-3");
+      await entry.waitFor({ state: "visible" });
+      expect(await entry.evaluate((element) => ({ flashed: element.classList.contains("flash"), top: Math.round(element.getBoundingClientRect().top) }))).toEqual({ flashed: true, top: 12 }); // the entry's scroll-margin-top
     });
 
     it("lists every compaction in rows all visible within the page (no box scrolls them out of sight), each linking to its timeline entry", async () => {
@@ -336,32 +370,24 @@ describeWithChromium("inspector page in Chromium", () => {
   });
 
   describe("a recorded thread whose tool results were hidden", () => {
-    it("expands a hidden tool result to its original content", async () => {
+    it("shows a hidden tool result's original under the compaction that hid it, and the placeholder where the copy went", async () => {
       const { page } = await open(hidden.url);
-      await openNestedView(page);
-      // The newest summary, or the summary it folded in (and so on), holds the hidden results it replaced.
-      let summary = topSummary(hidden.inspection);
-      let details = '#nested-timeline > [data-kind="summary"] > details[data-kind="originals"]';
-      const opened = [details];
-      let node = summary.originals.find((each) => each.kind === "hidden");
-      while (node === undefined) {
-        const nested = summary.originals.find((each) => each.kind === "summary");
-        if (nested?.kind !== "summary") throw new Error("no summary in the current context holds a hidden tool result");
-        summary = nested;
-        details = `${details} > .nested > [data-kind="summary"] > details[data-kind="originals"]`;
-        opened.push(details);
-        node = summary.originals.find((each) => each.kind === "hidden");
-      }
-      if (node.kind !== "hidden") throw new Error("unreachable");
-      const id = messageIdOf(node.original);
-      for (const level of opened) await page.locator(`${level} > summary`).click();
-      const hiddenNode = page.locator(`${details} > .nested > [data-kind="hidden"]${selector("data-message-id", id)}`);
-      expect(await hiddenNode.locator(":scope > pre.text").textContent()).toBe(node.message.text);
-      const original = hiddenNode.locator(`:scope > details[data-kind="original"] ${selector("data-message-id", id)} > pre.text`);
+      const hiding = hidden.inspection.compactions.find((view) => view.record.summaryId === null && view.record.replacedIds.length > 0);
+      if (hiding === undefined) throw new Error("no compaction of the thread hid a tool result");
+      const id = hiding.record.replacedIds[0]!;
+      const region = page.locator(`#compaction-${hiding.number} > details[data-kind="replaced"]`);
+      const original = region.locator(`${selector("data-message-id", id)}[data-kind="message"] > pre.text`);
       expect(await original.isVisible()).toBe(false);
-      await hiddenNode.locator(':scope > details[data-kind="original"] > summary').click();
+      await region.locator(":scope > summary").click();
       await original.waitFor({ state: "visible" });
       expect(await original.textContent()).toBe(recordedText(swe, id));
+      // The hidden copy, in a later compaction's originals or in the current context, labelled with the hiding.
+      const copies = await page.locator(`[data-kind="hidden"]${selector("data-message-id", id)}${selector("data-compaction-id", hiding.record.id)} > pre.text`).allTextContents();
+      const later = hidden.inspection.compactions.filter((view) => view.number > hiding.number).flatMap((view) => view.originals);
+      const current = hidden.inspection.timeline.find((node) => node.kind === "hidden" && node.message.id === id);
+      const placeholder = later.find((view) => view.id === id)?.text ?? (current?.kind === "hidden" ? current.message.text : undefined);
+      expect({ first: copies[0], originalShown: copies.includes(recordedText(swe, id)) }).toEqual({ first: placeholder, originalShown: false });
+      expect(placeholder).not.toBe(recordedText(swe, id));
     });
   });
 
@@ -371,7 +397,7 @@ describeWithChromium("inspector page in Chromium", () => {
       expect(await page.locator('[data-total="compactions"]').textContent()).toBe("0");
       expect(await page.locator('#timeline > [data-kind="message"]').count()).toBe(airline.expectedHistory.length);
       expect(await page.locator('#timeline > :not([data-kind="message"])').evaluateAll((elements) => elements.map((element) => element.getAttribute("data-kind")))).toEqual(["context"]);
-      expect(await page.locator('[data-kind="marker"], [data-kind="compaction"], svg .chart-marker, #timeline details, #nested-timeline details').count()).toBe(0);
+      expect(await page.locator('[data-kind="compaction"], svg .chart-marker, #timeline details').count()).toBe(0);
       expect(await page.locator('[data-kind="no-compactions"]').isVisible()).toBe(true);
       expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
     });
@@ -434,6 +460,11 @@ describeWithChromium("inspector page in Chromium", () => {
       await context.close();
     });
 
+    it("weighs under 4 MB: the page shows each message's text once (it was 5.3 MB with a second, nested view of the history)", () => {
+      const bytes = readFileSync(fileURLToPath(large.url)).length;
+      expect({ bytes, under4MB: bytes < 4_000_000 }).toEqual({ bytes, under4MB: true });
+    });
+
     it("lists its dozens of compactions in rows all visible within the page", async () => {
       const { page } = await open(large.url);
       expect(await rowsHiddenOrCovered(page)).toEqual({ rows: large.thread.compactionLog.length, clipping: [], covered: [] });
@@ -450,18 +481,5 @@ describeWithChromium("inspector page in Chromium", () => {
       expect(errors).toEqual([]);
     });
 
-    it("reaches the oldest message through every nested summary of the nested view, opened at the first compaction's marker", async () => {
-      const { page, errors } = await open(`${large.url}#nested-compaction-1`);
-      const marker = page.locator("#nested-compaction-1");
-      await marker.waitFor({ state: "visible" });
-      const first = large.thread.compactionLog[0]!;
-      expect(first.summaryId).toBe("h0");
-      const firstSummary = page.locator(`[data-kind="summary"]${selector("data-compaction-id", first.id)}`);
-      const oldest = firstSummary.locator(':scope > details[data-kind="originals"] [data-message-id="h0"] > pre.text');
-      await firstSummary.locator(':scope > details[data-kind="originals"] > summary').click();
-      await oldest.waitFor({ state: "visible" });
-      expect(await oldest.textContent()).toBe("Question 0: what does 0.txt say?");
-      expect(errors).toEqual([]);
-    });
   });
 });

@@ -23,7 +23,7 @@ describe("modelCallFigures", () => {
       { step: 5, tokens: 760 },
     ];
     // Requests: a1 100 + 3, a2 200 + 3 (not 900: that context was never sent), a3 700 + 3.
-    expect(modelCallFigures(history, chart, 3)).toEqual({ modelCalls: 3, peakContextTokens: 703 });
+    expect(modelCallFigures(history, chart, 3)).toEqual({ modelCalls: 3, peakContextTokens: 703, peakCallStep: 5 });
   });
 
   it("the largest request may come before a compaction's drop", () => {
@@ -35,10 +35,10 @@ describe("modelCallFigures", () => {
       { step: 4, tokens: 900, after: 50 },
       { step: 5, tokens: 60 },
     ];
-    expect(modelCallFigures(history, chart, 0)).toEqual({ modelCalls: 3, peakContextTokens: 800 });
+    expect(modelCallFigures(history, chart, 0)).toEqual({ modelCalls: 3, peakContextTokens: 800, peakCallStep: 3 });
   });
 
   it("a thread without assistant messages: no calls, a peak of 0", () => {
-    expect(modelCallFigures([history[0]!], [{ step: 0, tokens: 100 }], 3)).toEqual({ modelCalls: 0, peakContextTokens: 0 });
+    expect(modelCallFigures([history[0]!], [{ step: 0, tokens: 100 }], 3)).toEqual({ modelCalls: 0, peakContextTokens: 0, peakCallStep: null });
   });
 });

@@ -16,7 +16,7 @@ describe("plainReason", () => {
     ],
     [
       "hiding left 2437 tokens, above the target 2400; summarized instead",
-      "Hiding older tool results would have left 2,437 tokens, more than the 2,400 it aims for. So the older messages were summarized instead.",
+      "Hiding older tool results would have left 2,437 tokens, more than its target of 2,400: a hiding stands on its own only under its target (by default 0.6 of the size that started the compaction), so that the next compaction comes calls later. So the older messages were summarized instead.",
     ],
     [
       "hiding noop: no tool result older than the kept groups is left to hide; summary failed: Error: model down; the history is unchanged; under the hard limit 12000, nothing else done",

@@ -43,6 +43,7 @@ const ZERO_TOTALS: InspectionTotals = {
   contextTokens: 0,
   modelCalls: 0,
   peakContextTokens: 0,
+  peakCallStep: null,
   compactions: 0,
   failedCompactions: 0,
   summaries: 0,
@@ -103,6 +104,7 @@ function compactedThread(): Inspection {
       contextTokens: 71,
       modelCalls: 6_789,
       peakContextTokens: 123_456,
+      peakCallStep: 8,
       compactions: 5,
       failedCompactions: 0,
       summaries: 2,
@@ -113,8 +115,13 @@ function compactedThread(): Inspection {
     },
     timeline,
     compactions: [
-      compaction(1, record("c1"), 2),
-      compaction(2, record("c2", { strategy: "toolResultHiding", status: "compacted" }), 5),
+      {
+        ...compaction(1, record("c1"), 2),
+        summary: "Summary one: the user asked to fix the parser.",
+        archivedMessages: 3,
+        originals: [view("h1", "human", "Fix the parser"), view("a1", "ai", "", { toolCalls: [{ id: "call-1", name: "bash", args: '{"command":"cat parser.py"}' }] }), view("t1", "tool", "def parse(): ...", { toolCallId: "call-1", toolName: "bash" })],
+      },
+      { ...compaction(2, record("c2", { strategy: "toolResultHiding", status: "compacted" }), 5), archivedMessages: 1, originals: [hiddenOriginal] },
       compaction(3, record("c3"), 5),
       compaction(4, record("c4", { strategy: "hardTruncate", status: "truncated" }), 6),
       compaction(5, record("c5", { strategy: "slidingWindow", status: "noop", reason: "within budget", lastMessageId: "a5" }), 8),
@@ -203,8 +210,8 @@ function shapeOf(element: Element): Shape[] {
   });
 }
 
-/** The nested view (`#nested-timeline`), or with `id` another element: the default timeline is `#timeline`. */
-function timelineOf(html: string, id = "nested-timeline"): Element {
+/** The timeline (`#timeline`), or with `id` another element. */
+function timelineOf(html: string, id = "timeline"): Element {
   const [timeline] = findAll(parseTags(html), (element) => element.attributes["id"] === id);
   if (timeline === undefined) throw new Error(`no #${id}`);
   return timeline;
@@ -261,50 +268,6 @@ describe("renderInspectionHtml", () => {
     });
   });
 
-  it("nests a summary's originals, an earlier summary with its own, and marks each compaction at its first node", () => {
-    expect(shapeOf(timelineOf(renderInspectionHtml(compactedThread())))).toEqual([
-      { kind: "marker", compaction: "c3" },
-      {
-        kind: "summary",
-        id: "s3",
-        compaction: "c3",
-        children: [
-          {
-            kind: "originals",
-            compaction: "c3",
-            children: [
-              { kind: "marker", compaction: "c1" },
-              {
-                kind: "summary",
-                id: "s1",
-                compaction: "c1",
-                children: [
-                  {
-                    kind: "originals",
-                    compaction: "c1",
-                    children: [
-                      { kind: "message", id: "h1" },
-                      { kind: "message", id: "a1" },
-                      { kind: "message", id: "t1" },
-                    ],
-                  },
-                ],
-              },
-              { kind: "message", id: "h2" },
-              { kind: "message", id: "a2" },
-              { kind: "marker", compaction: "c2" },
-              { kind: "hidden", id: "t2", compaction: "c2", children: [{ kind: "original", compaction: "c2", children: [{ kind: "message", id: "t2" }] }] },
-            ],
-          },
-        ],
-      },
-      { kind: "marker", compaction: "c4" },
-      { kind: "removed", compaction: "c4", children: [{ kind: "removed", compaction: "c4", children: [{ kind: "message", id: "h4" }] }] },
-      { kind: "message", id: "h5" },
-      { kind: "message", id: "a5" },
-      { kind: "marker", compaction: "c5" },
-    ]);
-  });
 
   describe("the default timeline: each compaction at the top level, in the order they ran, then the current context", () => {
     const REASON = "hiding noop: hiding would free at most 1057 tokens, less than clearAtLeast (2000); summarized instead";
@@ -333,7 +296,7 @@ describe("renderInspectionHtml", () => {
     }
 
     it("lists the compactions in order, each with what it replaced collapsed once under it (an earlier summary or hidden copy labelled, not expanded)", () => {
-      expect(shapeOf(timelineOf(renderInspectionHtml(hiddenThenSummarized()), "timeline"))).toEqual([
+      expect(shapeOf(timelineOf(renderInspectionHtml(hiddenThenSummarized())))).toEqual([
         { kind: "compaction", compaction: "c1", children: [{ kind: "replaced", compaction: "c1", children: [{ kind: "message", id: "t1" }] }] },
         {
           kind: "compaction",
@@ -374,8 +337,6 @@ describe("renderInspectionHtml", () => {
       expect(findAll(root, (element) => "data-reason" in element.attributes).map((element) => [element.tag, element.attributes["data-reason"]])).toEqual([
         ["td", REASON],
         ["p", REASON],
-        // The nested view's marker.
-        ["span", REASON],
       ]);
     });
 
@@ -388,22 +349,27 @@ describe("renderInspectionHtml", () => {
 
   it("keeps every collapsed region closed", () => {
     const details = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "details");
-    expect(details.map((element) => [element.attributes["data-kind"], "open" in element.attributes])).toEqual([
-      ["nested-view", false],
-      ["originals", false],
-      ["originals", false],
-      ["original", false],
-      ["removed", false],
+    expect(details.map((element) => [element.attributes["data-kind"], element.attributes["data-compaction-id"] ?? null, "open" in element.attributes])).toEqual([
+      ["summary-text", null, false],
+      ["replaced", "c1", false],
+      ["replaced", "c2", false],
     ]);
   });
 
-  it("writes each marker with its time, strategy, status, tokens and messages before and after", () => {
+  it("writes each compaction's entry with its number, time, strategy, status, tokens and messages before and after", () => {
     const html = renderInspectionHtml(compactedThread());
-    const marker = html.match(/<div class="marker[^"]*" id="nested-compaction-4"[^>]*>.*?<\/div>/)?.[0]?.replace(/<[^>]+>/g, "");
-    expect(marker).toBe("#4 2025-01-01 12:00:00.000 UTC · hardTruncate truncated · tokens 9,120 → 2,210 · messages 40 → 9 · 3.3 ms");
+    const head = html.match(/<section[^>]* id="compaction-4"[^>]*><div class="head">.*?<\/div>/)?.[0]?.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+    expect(head).toBe("#4 2025-01-01 12:00:00.000 UTC hardTruncate truncated tokens 9,120 → 2,210 · messages 40 → 9 · 3.3 ms");
   });
 
-  it("lists the compactions, each linking to its marker", () => {
+  it("shows each message's text once: the page holds no second view of the history", () => {
+    const html = renderInspectionHtml(compactedThread());
+    const texts = ["Summary three: parser fixed, tests run.", "FAILED tests/test_parser.py::test_nested - AssertionError", "def parse(): ...", "Thanks"];
+    expect(texts.map((text) => html.split(escapeHtml(text)).length - 1)).toEqual([1, 1, 1, 1]);
+  });
+
+
+  it("lists the compactions, each linking to its entry in the timeline", () => {
     const rows = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "tr" && "data-compaction-id" in element.attributes);
     expect(rows.map((row) => [row.attributes["data-compaction-id"], findAll(row, (element) => element.tag === "a")[0]?.attributes["href"]])).toEqual([
       ["c1", "#compaction-1"],
@@ -438,7 +404,7 @@ describe("renderInspectionHtml", () => {
     );
   });
 
-  it("draws one chart marker per placed compaction, linked to its marker in the timeline", () => {
+  it("draws one chart marker per placed compaction, linked to its entry in the timeline", () => {
     const svg = findAll(parseTags(renderInspectionHtml(compactedThread())), (element) => element.tag === "svg")[0]!;
     const markers = findAll(svg, (element) => element.attributes["class"]?.startsWith("chart-marker") === true);
     expect(markers.map((marker) => [marker.attributes["data-compaction-id"], marker.attributes["href"]])).toEqual([
@@ -450,7 +416,7 @@ describe("renderInspectionHtml", () => {
     ]);
   });
 
-  it("lists a compaction that left no node and names no message, linked to its entry in the timeline, and leaves it out of the nested view", () => {
+  it("lists a compaction that left no node and names no message, linked to its entry in the timeline", () => {
     const html = renderInspectionHtml(
       inspection({
         timeline: [message(view("h1", "human", "Hello"))],
@@ -469,97 +435,47 @@ describe("renderInspectionHtml", () => {
     expect(html).toContain('<td class="num">— → —</td>');
   });
 
+  it("marks the peak model call on the chart with the header's figure, at the context it was sent", () => {
+    // peakCallStep 8: the call answered at step 8 was sent the context after step 7 (300 tokens in messages).
+    const html = renderInspectionHtml(compactedThread());
+    const svg = findAll(parseTags(html), (element) => element.tag === "svg")[0]!;
+    const peak = findAll(svg, (element) => element.attributes["data-chart"] === "peak")[0]!;
+    const circle = findAll(peak, (element) => element.tag === "circle")[0]!;
+    expect({
+      tokens: peak.attributes["data-tokens"],
+      step: peak.attributes["data-step"],
+      at: [circle.attributes["cx"], circle.attributes["cy"]],
+      label: /<g class="peak"[^]*?<text[^>]*>([^<]*)<\/text>/.exec(html)?.[1],
+      hint: /<span data-chart="peak">([^<]*)<\/span>/.exec(html)?.[1],
+      card: totalsOf(html)["peakContextTokens"],
+      highest: /highest/.test(html),
+    }).toEqual({ tokens: "123456", step: "8", at: [String(64 + 135 * 7), String(Math.round((204 - 0.225 * 300) * 10) / 10)], label: "peak 123,456", hint: "123,456", card: "123,456", highest: false });
+  });
+
+  it("draws the window and the trigger as lines when given, and says they are not known otherwise", () => {
+    const limited = renderInspectionHtml({ ...compactedThread(), limits: { contextWindow: 1_000, triggerTokens: 800 } });
+    const lines = (html: string) => [...html.matchAll(/<g class="limit limit-(\w+)" data-chart-line="\w+" data-tokens="(\d+)">[^]*?<line x1="64" x2="1144" y1="([\d.]+)"/g)].map((match) => [match[1], match[2], match[3]]);
+    // 0 … 1,000 tokens over y 204 … 24 (0.18 per token).
+    expect({ lines: lines(limited), hint: [...limited.matchAll(/<span data-chart="(window|trigger)">([^<]*)<\/span>/g)].map((match) => [match[1], match[2]]) }).toEqual({
+      lines: [
+        ["window", "1000", "24"],
+        ["trigger", "800", String(Math.round((204 - 0.18 * 800) * 10) / 10)],
+      ],
+      hint: [
+        ["window", "1,000"],
+        ["trigger", "800"],
+      ],
+    });
+    const unknown = renderInspectionHtml(compactedThread());
+    expect({ lines: lines(unknown), said: unknown.includes("The window and the trigger are not drawn: the compaction log does not record them") }).toEqual({ lines: [], said: true });
+  });
+
   it("gives each chart marker a tooltip with its figures", () => {
     const html = renderInspectionHtml(compactedThread());
     expect(html).toContain("<title>#3 autoCompaction (summarized) at step 5: tokens 9,120 → 2,210, messages 40 → 9</title>");
   });
 
-  it("marks a compaction that left no node after the summary it saw last, not inside the summary's originals", () => {
-    // c1 summarized h1 and a1 into a summary that took h1's id; f2 then failed, the summary its newest message.
-    const html = renderInspectionHtml(
-      inspection({
-        timeline: [
-          { kind: "summary", compactionId: "c1", message: view("h1", "human", "Summary"), originals: [message(view("h1", "human", "Hi")), message(view("a1", "ai", "Hello"))] },
-          message(view("h2", "human", "Next")),
-        ],
-        compactions: [
-          compaction(1, record("c1", { lastMessageId: "a1" }), 1),
-          compaction(2, record("f2", { status: "failed", tokensBefore: null, tokensAfter: null, reason: "boom", lastMessageId: "h1" }), 1),
-        ],
-        chart: [
-          { step: 0, tokens: 10 },
-          { step: 1, tokens: 20, after: 10 },
-          { step: 2, tokens: 20 },
-        ],
-      }),
-    );
-    expect(shapeOf(timelineOf(html))).toEqual([
-      { kind: "marker", compaction: "c1" },
-      {
-        kind: "summary",
-        id: "h1",
-        compaction: "c1",
-        children: [
-          {
-            kind: "originals",
-            compaction: "c1",
-            children: [
-              { kind: "message", id: "h1" },
-              { kind: "message", id: "a1" },
-            ],
-          },
-        ],
-      },
-      { kind: "marker", compaction: "f2" },
-      { kind: "message", id: "h2" },
-    ]);
-  });
 
-  it("marks a compaction that left no node after the hidden result it saw, or inside it when it ran before the hiding", () => {
-    // n1 saw t1 before c2 hid it; n3 saw the hidden copy.
-    const html = renderInspectionHtml(
-      inspection({
-        timeline: [
-          message(view("h1", "human", "Run it")),
-          {
-            kind: "hidden",
-            compactionId: "c2",
-            message: view("t1", "tool", "[hidden]", { toolCallId: "call-1", toolName: "bash" }),
-            original: message(view("t1", "tool", "output", { toolCallId: "call-1", toolName: "bash" })),
-          },
-        ],
-        compactions: [
-          compaction(1, record("n1", { status: "noop", lastMessageId: "t1" }), 1),
-          compaction(2, record("c2", { status: "compacted", lastMessageId: "t1" }), 1),
-          compaction(3, record("n3", { status: "noop", lastMessageId: "t1" }), 1),
-        ],
-        chart: [
-          { step: 0, tokens: 10 },
-          { step: 1, tokens: 20, after: 15 },
-        ],
-      }),
-    );
-    expect(shapeOf(timelineOf(html))).toEqual([
-      { kind: "message", id: "h1" },
-      { kind: "marker", compaction: "c2" },
-      {
-        kind: "hidden",
-        id: "t1",
-        compaction: "c2",
-        children: [
-          {
-            kind: "original",
-            compaction: "c2",
-            children: [
-              { kind: "message", id: "t1" },
-              { kind: "marker", compaction: "n1" },
-            ],
-          },
-        ],
-      },
-      { kind: "marker", compaction: "n3" },
-    ]);
-  });
 
   it("shows a replacement (a reordered copy) as put in place by its compaction, not as a summary, its originals collapsed under it", () => {
     const html = renderInspectionHtml(
@@ -576,27 +492,14 @@ describe("renderInspectionHtml", () => {
       }),
     );
     expect(shapeOf(timelineOf(html))).toEqual([
-      { kind: "marker", compaction: "c1" },
-      {
-        kind: "replacement",
-        id: "a1",
-        compaction: "c1",
-        children: [
-          {
-            kind: "originals",
-            compaction: "c1",
-            children: [
-              { kind: "message", id: "h1" },
-              { kind: "message", id: "a1" },
-            ],
-          },
-        ],
-      },
+      { kind: "compaction", compaction: "c1" },
+      { kind: "context" },
+      { kind: "replacement", id: "a1", compaction: "c1" },
       { kind: "replacement", id: "h1", compaction: "c1" },
     ]);
-    // Both copies, in the current context of the default timeline and in the nested view.
+    // Both copies, in the current context.
     expect(html.match(/<span class="note">[^]*?<\/span> <span class="spacer">/g)).toEqual(
-      Array.from({ length: 4 }, () => '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">'),
+      Array.from({ length: 2 }, () => '<span class="note">put in place by <a href="#compaction-1">#1</a></span> <span class="spacer">'),
     );
   });
 
@@ -619,6 +522,7 @@ describe("renderInspectionHtml", () => {
       }),
     );
     expect(shapeOf(timelineOf(html))).toEqual([
+      { kind: "context" },
       { kind: "message", id: "h1" },
       { kind: "message", id: "a1" },
     ]);
@@ -629,7 +533,7 @@ describe("renderInspectionHtml", () => {
 
   it("renders an empty thread", () => {
     const html = renderInspectionHtml(inspection({}));
-    expect(shapeOf(timelineOf(html))).toEqual([]);
+    expect(shapeOf(timelineOf(html))).toEqual([{ kind: "context" }]);
     expect(html).toContain('<section class="chart"><h2>Context tokens per step</h2><p class="empty">No messages.</p></section>');
   });
 
@@ -660,24 +564,6 @@ describe("renderInspectionHtml", () => {
     expect(html).toContain("<h1>Run &lt;42&gt;</h1>");
   });
 
-  it("moves regions nested deeper than the parser nests into templates, keeping every message once", () => {
-    // 100 summaries, each standing for the previous one and one message: 100 levels of nesting.
-    let node: TimelineNode = message(view("m0", "human", "the first message"));
-    for (let level = 1; level <= 100; level += 1) {
-      node = { kind: "summary", compactionId: `c${level}`, message: view(`s${level}`, "human", `summary ${level}`), originals: [node, message(view(`m${level}`, "human", `message ${level}`))] };
-    }
-    const html = renderInspectionHtml(inspection({ timeline: [node] }));
-    const root = parseTags(html);
-    // The nested view and its templates (the default timeline shows the current context, s100, once more).
-    const nested = [timelineOf(html), ...findAll(root, (element) => element.tag === "template")];
-    const ids = nested.flatMap((element) => findAll(element, (each) => "data-message-id" in each.attributes)).map((element) => element.attributes["data-message-id"]!);
-    expect(ids.filter((id) => id.startsWith("m")).sort()).toEqual(Array.from({ length: 101 }, (_, index) => `m${index}`).sort());
-    expect(ids.filter((id) => id.startsWith("s"))).toHaveLength(100);
-    const templates = findAll(root, (element) => element.tag === "template").map((element) => element.attributes["id"]);
-    const slots = findAll(root, (element) => "data-lazy" in element.attributes && element.tag !== "template").map((element) => element.attributes["data-lazy"]);
-    expect(templates).toEqual(["lazy-1"]);
-    expect(slots).toEqual(["lazy-1"]);
-  });
 });
 
 describe("escapeHtml", () => {

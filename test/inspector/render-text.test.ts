@@ -25,6 +25,7 @@ const inspection: Inspection = {
     contextTokens: 1_234,
     modelCalls: 1,
     peakContextTokens: 1_200,
+    peakCallStep: 1,
     compactions: 1,
     failedCompactions: 1,
     summaries: 0,
