@@ -82,3 +82,29 @@ export class InvalidHistoryError extends CompactionError {
     return CompactionError.isInstance(error) && error.name === "InvalidHistoryError";
   }
 }
+
+/**
+ * A compactor returned what cannot be written to a history: not a `CompactionResult`, messages that
+ * are not LangChain messages (or content no provider takes, a `RemoveMessage`), or, with
+ * `invalidHistory: "leave"`, tool calls and results that no longer pair up. Raised before anything is
+ * written; the graph adapters handle it as any compactor failure (`onError`).
+ */
+export class CompactorOutputError extends CompactionError {
+  /** The adapter that ran the compactor, e.g. `compactionMiddleware`. */
+  readonly component: string;
+  /** The compactor's name: its `strategyName`, else its `name`, else its class name. */
+  readonly compactor: string;
+  readonly problems: readonly MessageProblem[];
+
+  constructor(component: string, compactor: string, problem: string, problems: readonly MessageProblem[] = []) {
+    super(`${component}: compactor "${compactor}" ${problem}; nothing was written`);
+    this.name = "CompactorOutputError";
+    this.component = component;
+    this.compactor = compactor;
+    this.problems = problems;
+  }
+
+  static override isInstance(error: unknown): error is CompactorOutputError {
+    return CompactionError.isInstance(error) && error.name === "CompactorOutputError";
+  }
+}

@@ -90,6 +90,12 @@ export interface CompactionContext {
    * apply them.
    */
   readonly store?: BaseStore;
+  /**
+   * The provider rejected the last request as too long (set with `force` by `compactionMiddleware`
+   * before its one retry): compact hard. `autoCompaction` then skips the hiding-only step and goes to
+   * its summary, then its hard limit.
+   */
+  readonly overflow?: boolean;
 }
 
 /** Metadata key under `response_metadata` that marks what this package produced. */

@@ -11,6 +11,7 @@ import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
+import { checkedOutput, withOverhead } from "./checked-output.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -155,6 +156,14 @@ export interface GraphCompactionRun {
    * middleware's name, for several middleware that compact in one model step. @default component
    */
   idScope?: string | undefined;
+  /**
+   * A message standing for what the model request adds to the history (the system message and the
+   * tools' schemas): the compactor gets it first, so its trigger and target count it, and it is taken
+   * out of the result.
+   */
+  overhead?: BaseMessage | undefined;
+  /** Run the compactor with `force` (and `overflow`): the provider rejected the request as too long. */
+  overflow?: boolean | undefined;
 }
 
 /**
@@ -174,7 +183,7 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
   }
   const decided = settledValue(begun.compacting);
   // Nothing to repair and nothing to do: no update, and no microtask turn.
-  if (decided?.value.status === "noop" && !begun.repair) return settledPromise({});
+  if (decided?.value?.status === "noop" && !begun.repair) return settledPromise({});
   return finishGraphCompaction(run, begun);
 }
 
@@ -218,7 +227,8 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
   try {
     // Promise.resolve: a native promise (a settled one with its tag) as it is; anything else a
     // compactor wrongly returns (undefined) fails in the step like a rejection would.
-    compacting = Promise.resolve(compactor.compact(repair?.messages ?? messages, {
+    compacting = Promise.resolve(compactor.compact(withOverhead(repair?.messages ?? messages, run.overhead), {
+      ...(run.overflow ? { force: true, overflow: true } : {}),
       ...(signal ? { signal } : {}),
       ...(config ? { config } : {}),
       // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
@@ -247,7 +257,8 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
 
   let update: CompactionUpdate;
   try {
-    const result = await begun.compacting;
+    // A custom compactor's output is checked as the strategies check theirs, before anything is written.
+    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: run.overhead }, await begun.compacting);
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};

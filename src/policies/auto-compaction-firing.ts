@@ -35,7 +35,8 @@ export async function fire(state: FiringState, history: PreparedHistory, { plan,
   const { messages, tokens, context } = history;
   const { hidden, note } = await hideAndTrim(history, plan, true);
   let hidingNote = note;
-  if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
+  // After an overflow, a hiding that fits our count is not trusted: the summary, then the hard limit.
+  if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens && context.overflow !== true) {
     // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.
     if (plan.prepareAt !== undefined && state.prepared.isReady(messages, plan.summarySignature, scopeOf(context))) {
       const applied = await applyPrepared(state.prepared, history, plan, plan.summaryFor(targets.summaryTargetTokens), targets.hidingTargetTokens, hidden, state.tokenCounter);
