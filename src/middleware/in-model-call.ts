@@ -5,9 +5,10 @@ import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { currentConfig } from "./current-config.js";
+import { requestOverhead, type RequestOverheadFields } from "./request-overhead.js";
 
 /** What a `wrapModelCall` hook gets of LangChain's model request (the fields this package reads). */
-export interface ModelCallRequest {
+export interface ModelCallRequest extends RequestOverheadFields {
   readonly messages?: unknown;
   readonly state?: unknown;
   readonly responseFormat?: unknown;
@@ -167,6 +168,8 @@ async function prepare({ component, name, compactor, options, checked }: InModel
     checked,
     inPlace: true,
     idScope: `${component}:${name}`,
+    // The system message and the tools' schemas count toward the window from the first call.
+    overhead: requestOverhead(request),
     holdArchive: (start) => (write = start),
     onHistory: (history) => (view = history),
     onViewOnly: (history) => {
