@@ -1,3 +1,4 @@
+import type { CompactionRecord } from "./compaction-record.js";
 import type { HistoryProblem } from "./messages/history-check.js";
 import type { ToolPairingProblem } from "./messages/tool-call-groups.js";
 
@@ -106,5 +107,27 @@ export class CompactorOutputError extends CompactionError {
 
   static override isInstance(error: unknown): error is CompactorOutputError {
     return CompactionError.isInstance(error) && error.name === "CompactorOutputError";
+  }
+}
+
+/**
+ * The provider rejected a model call as too long (LangChain's `ContextOverflowError`, the `cause`),
+ * and `compactionMiddleware` could not recover: the compaction it then ran could not shrink the
+ * history (`retried` false), or the one retry overflowed again (`retried` true). The step fails, so
+ * nothing is written to the state; `record` is the `failed` log record that says why.
+ */
+export class CompactionOverflowError extends CompactionError {
+  readonly record: CompactionRecord;
+  readonly retried: boolean;
+
+  constructor(message: string, options: { cause: unknown; record: CompactionRecord; retried: boolean }) {
+    super(message, { cause: options.cause });
+    this.name = "CompactionOverflowError";
+    this.record = options.record;
+    this.retried = options.retried;
+  }
+
+  static override isInstance(error: unknown): error is CompactionOverflowError {
+    return CompactionError.isInstance(error) && error.name === "CompactionOverflowError";
   }
 }

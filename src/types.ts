@@ -96,6 +96,13 @@ export interface CompactionContext {
    * its summary, then its hard limit.
    */
   readonly overflow?: boolean;
+  /**
+   * Set by `compactionMiddleware` for a compactor that is not a `CompactionStrategy`: a system
+   * message holding what the model gets besides these messages (the request's system message and
+   * the tools' schemas as JSON), to count toward the window. A strategy gets it as the history's
+   * first message instead (and it is taken out of the result).
+   */
+  readonly requestOverhead?: BaseMessage;
 }
 
 /** Metadata key under `response_metadata` that marks what this package produced. */

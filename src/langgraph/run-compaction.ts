@@ -4,7 +4,7 @@ import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
-import type { Compactor } from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, type Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import type { CompactionResult } from "../types.js";
@@ -157,9 +157,10 @@ export interface GraphCompactionRun {
    */
   idScope?: string | undefined;
   /**
-   * A message standing for what the model request adds to the history (the system message and the
-   * tools' schemas): the compactor gets it first, so its trigger and target count it, and it is taken
-   * out of the result.
+   * A system message standing for what the model request adds to the history (the system message and
+   * the tools' schemas). A strategy (a `CompactionStrategy`, which keeps system messages) gets it as
+   * the history's first message, so its trigger and target count it, and it is taken out of the
+   * result; any other compactor gets it as `context.requestOverhead`.
    */
   overhead?: BaseMessage | undefined;
   /** Run the compactor with `force` (and `overflow`): the provider rejected the request as too long. */
@@ -195,6 +196,8 @@ interface Begun {
   readonly useStore: boolean;
   readonly started: number;
   readonly compacting: Promise<CompactionResult>;
+  /** The overhead message the compactor got first, taken out of its result. */
+  readonly leading: BaseMessage | undefined;
 }
 
 function beginGraphCompaction(run: GraphCompactionRun): Begun {
@@ -224,10 +227,12 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
   const repair = clean ? undefined : repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
   let compacting: Promise<CompactionResult>;
+  const leading = run.overhead !== undefined && compactor instanceof CompactionStrategy ? run.overhead : undefined;
   try {
     // Promise.resolve: a native promise (a settled one with its tag) as it is; anything else a
     // compactor wrongly returns (undefined) fails in the step like a rejection would.
-    compacting = Promise.resolve(compactor.compact(withOverhead(repair?.messages ?? messages, run.overhead), {
+    compacting = Promise.resolve(compactor.compact(withOverhead(repair?.messages ?? messages, leading), {
+      ...(run.overhead !== undefined && leading === undefined ? { requestOverhead: run.overhead } : {}),
       ...(run.overflow ? { force: true, overflow: true } : {}),
       ...(signal ? { signal } : {}),
       ...(config ? { config } : {}),
@@ -238,7 +243,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
     // A compactor of the user's that throws instead of rejecting: handled as a rejection.
     compacting = Promise.reject(error);
   }
-  return { messages, assigned, repair, useStore, started, compacting };
+  return { messages, assigned, repair, useStore, started, compacting, leading };
 }
 
 /** The rest of a step that compacts, repairs or may do either (the compactor's promise not settled when made). */
@@ -258,7 +263,7 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
   let update: CompactionUpdate;
   try {
     // A custom compactor's output is checked as the strategies check theirs, before anything is written.
-    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: run.overhead }, await begun.compacting);
+    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};

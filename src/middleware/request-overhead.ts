@@ -1,8 +1,6 @@
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
-
-/** The id of the message that stands for a model request's system message and tool schemas. */
-export const REQUEST_OVERHEAD_ID = "langchain-compaction-request-overhead";
+import { REQUEST_OVERHEAD_ID } from "../strategies/context-size.js";
 
 /** What a `wrapModelCall` request adds to the state's messages (the fields this package reads). */
 export interface RequestOverheadFields {
