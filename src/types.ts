@@ -97,6 +97,12 @@ export interface CompactionContext {
    */
   readonly overflow?: boolean;
   /**
+   * With `overflow`: the share of the history's current size the provider takes (its maximum over
+   * the size it reported, less a margin), when its error gave both. `autoCompaction` lowers its hard
+   * limit to that share of its count (half without it).
+   */
+  readonly overflowShrink?: number;
+  /**
    * Set by `compactionMiddleware` for a compactor that is not a `CompactionStrategy`: a system
    * message holding what the model gets besides these messages (the request's system message and
    * the tools' schemas as JSON), to count toward the window. A strategy gets it as the history's

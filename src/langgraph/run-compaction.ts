@@ -163,8 +163,8 @@ export interface GraphCompactionRun {
    * result; any other compactor gets it as `context.requestOverhead`.
    */
   overhead?: BaseMessage | undefined;
-  /** Run the compactor with `force` (and `overflow`): the provider rejected the request as too long. */
-  overflow?: boolean | undefined;
+  /** Run the compactor with `force`, `overflow` and `overflowShrink`: the provider rejected the request as too long. */
+  overflow?: { readonly shrink: number | undefined } | undefined;
 }
 
 /**
@@ -233,7 +233,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
     // compactor wrongly returns (undefined) fails in the step like a rejection would.
     compacting = Promise.resolve(compactor.compact(withOverhead(repair?.messages ?? messages, leading), {
       ...(run.overhead !== undefined && leading === undefined ? { requestOverhead: run.overhead } : {}),
-      ...(run.overflow ? { force: true, overflow: true } : {}),
+      ...(run.overflow ? { force: true, overflow: true, ...(run.overflow.shrink !== undefined ? { overflowShrink: run.overflow.shrink } : {}) } : {}),
       ...(signal ? { signal } : {}),
       ...(config ? { config } : {}),
       // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.

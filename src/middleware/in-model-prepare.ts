@@ -31,7 +31,7 @@ export async function prepare(
   { component, name, compactor, options, checked }: InModelCompaction,
   request: ModelCallRequest,
   state: BaseMessage[],
-  overflow = false,
+  overflow?: { readonly shrink: number | undefined },
 ): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
   let view: BaseMessage[] | undefined;

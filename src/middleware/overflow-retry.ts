@@ -16,6 +16,22 @@ export function isContextOverflow(error: unknown): boolean {
   return name === "ContextOverflowError" || code === "CONTEXT_OVERFLOW";
 }
 
+/** The margin under the provider's own share, for counts that are not the provider's. */
+const SHRINK_MARGIN = 0.9;
+
+/**
+ * The share of the request the provider takes, from its overflow message (OpenAI: "maximum context
+ * length is M tokens. However, your messages resulted in N tokens"; Anthropic: "prompt is too long:
+ * N tokens > M maximum"), less a margin; undefined when it gives no figures. @internal
+ */
+export function overflowShrinkOf(error: unknown): number | undefined {
+  const text = `${(error as { message?: unknown })?.message ?? ""}`;
+  const openAI = /maximum context length is (\d+) tokens[\s\S]*?resulted in (\d+) tokens/.exec(text);
+  const anthropic = /prompt is too long: (\d+) tokens > (\d+) maximum/.exec(text);
+  const [maximum, size] = openAI ? [Number(openAI[1]), Number(openAI[2])] : anthropic ? [Number(anthropic[2]), Number(anthropic[1])] : [NaN, NaN];
+  return size > maximum && maximum > 0 ? (maximum / size) * SHRINK_MARGIN : undefined;
+}
+
 /** What a successful retry gave: the model's answer and the compaction made for it. @internal */
 export interface OverflowRetry<Response> {
   readonly response: Response;
@@ -53,7 +69,7 @@ export async function retryAfterOverflow<Request extends ModelCallRequest, Respo
     });
   let retry: Prepared;
   try {
-    retry = await prepare(compaction, request, base, true);
+    retry = await prepare(compaction, request, base, { shrink: overflowShrinkOf(error) });
   } catch (failure) {
     await settle(prepared);
     throw surface(`the compaction after it failed: ${describeError(failure)}`, false);
