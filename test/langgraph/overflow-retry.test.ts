@@ -83,7 +83,7 @@ async function anthropic(limit = LIMIT, then = limit): Promise<{ model: ChatAnth
         return send(400, { type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${size} tokens > ${maximum} maximum` } });
       }
       const last = body.messages.at(-1)?.content;
-      const step = scriptedStep(Array.isArray(last) ? (last.findLast((block: { type?: string }) => block.type === "tool_result") as { tool_use_id?: string } | undefined)?.tool_use_id : undefined);
+      const step = scriptedStep(Array.isArray(last) ? (last.filter((block: { type?: string }) => block.type === "tool_result").at(-1) as { tool_use_id?: string } | undefined)?.tool_use_id : undefined);
       const content = step.call ? [{ type: "tool_use", id: step.call, name: "lookup", input: { query: step.call } }] : [{ type: "text", text: step.text }];
       send(200, { id: `msg_${sizes.length}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content, stop_reason: step.call ? "tool_use" : "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } });
     });
