@@ -156,12 +156,7 @@ export interface GraphCompactionRun {
    * middleware's name, for several middleware that compact in one model step. @default component
    */
   idScope?: string | undefined;
-  /**
-   * A system message standing for what the model request adds to the history (the system message and
-   * the tools' schemas). A strategy (a `CompactionStrategy`, which keeps system messages) gets it as
-   * the history's first message, so its trigger and target count it, and it is taken out of the
-   * result; any other compactor gets it as `context.requestOverhead`.
-   */
+  /** What the model request adds (system message, tools' schemas): a strategy's first message (taken out of its result), else `context.requestOverhead`. */
   overhead?: BaseMessage | undefined;
   /** Run the compactor with `force`, `overflow` and `overflowShrink`: the provider rejected the request as too long. */
   overflow?: { readonly shrink: number | undefined } | undefined;
