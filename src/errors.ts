@@ -1,3 +1,4 @@
+import type { CompactionRecord } from "./compaction-record.js";
 import type { HistoryProblem } from "./messages/history-check.js";
 import type { ToolPairingProblem } from "./messages/tool-call-groups.js";
 
@@ -80,5 +81,53 @@ export class InvalidHistoryError extends CompactionError {
 
   static override isInstance(error: unknown): error is InvalidHistoryError {
     return CompactionError.isInstance(error) && error.name === "InvalidHistoryError";
+  }
+}
+
+/**
+ * A compactor returned what cannot be written to a history: not a `CompactionResult`, messages that
+ * are not LangChain messages (or content no provider takes, a `RemoveMessage`), or, with
+ * `invalidHistory: "leave"`, tool calls and results that no longer pair up. Raised before anything is
+ * written; the graph adapters handle it as any compactor failure (`onError`).
+ */
+export class CompactorOutputError extends CompactionError {
+  /** The adapter that ran the compactor, e.g. `compactionMiddleware`. */
+  readonly component: string;
+  /** The compactor's name: its `strategyName`, else its `name`, else its class name. */
+  readonly compactor: string;
+  readonly problems: readonly MessageProblem[];
+
+  constructor(component: string, compactor: string, problem: string, problems: readonly MessageProblem[] = []) {
+    super(`${component}: compactor "${compactor}" ${problem}; nothing was written`);
+    this.name = "CompactorOutputError";
+    this.component = component;
+    this.compactor = compactor;
+    this.problems = problems;
+  }
+
+  static override isInstance(error: unknown): error is CompactorOutputError {
+    return CompactionError.isInstance(error) && error.name === "CompactorOutputError";
+  }
+}
+
+/**
+ * The provider rejected a model call as too long (LangChain's `ContextOverflowError`, the `cause`),
+ * and `compactionMiddleware` could not recover: the compaction it then ran could not shrink the
+ * history (`retried` false), or the one retry overflowed again (`retried` true). The step fails, so
+ * nothing is written to the state; `record` is the `failed` log record that says why.
+ */
+export class CompactionOverflowError extends CompactionError {
+  readonly record: CompactionRecord;
+  readonly retried: boolean;
+
+  constructor(message: string, options: { cause: unknown; record: CompactionRecord; retried: boolean }) {
+    super(message, { cause: options.cause });
+    this.name = "CompactionOverflowError";
+    this.record = options.record;
+    this.retried = options.retried;
+  }
+
+  static override isInstance(error: unknown): error is CompactionOverflowError {
+    return CompactionError.isInstance(error) && error.name === "CompactionOverflowError";
   }
 }

@@ -90,6 +90,25 @@ export interface CompactionContext {
    * apply them.
    */
   readonly store?: BaseStore;
+  /**
+   * The provider rejected the last request as too long (set with `force` by `compactionMiddleware`
+   * before its one retry): compact hard. `autoCompaction` then skips the hiding-only step and goes to
+   * its summary, then its hard limit.
+   */
+  readonly overflow?: boolean;
+  /**
+   * With `overflow`: the share of the history's current size the provider takes (its maximum over
+   * the size it reported, less a margin), when its error gave both. `autoCompaction` lowers its hard
+   * limit to that share of its count (half without it).
+   */
+  readonly overflowShrink?: number;
+  /**
+   * Set by `compactionMiddleware` for a compactor that is not a `CompactionStrategy`: a system
+   * message holding what the model gets besides these messages (the request's system message and
+   * the tools' schemas as JSON), to count toward the window. A strategy gets it as the history's
+   * first message instead (and it is taken out of the result).
+   */
+  readonly requestOverhead?: BaseMessage;
 }
 
 /** Metadata key under `response_metadata` that marks what this package produced. */

@@ -29,3 +29,4 @@ export {
   type CompactionErrorHandling,
   type GraphCompactionOptions,
 } from "./run-compaction.js";
+export { CompactorOutputError } from "../errors.js";

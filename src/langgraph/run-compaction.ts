@@ -4,13 +4,14 @@ import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
-import type { Compactor } from "../strategies/compaction-strategy.js";
+import { CompactionStrategy, type Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
+import { checkedOutput, withOverhead } from "./checked-output.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -155,6 +156,10 @@ export interface GraphCompactionRun {
    * middleware's name, for several middleware that compact in one model step. @default component
    */
   idScope?: string | undefined;
+  /** What the model request adds (system message, tools' schemas): a strategy's first message (taken out of its result), else `context.requestOverhead`. */
+  overhead?: BaseMessage | undefined;
+  /** Run the compactor with `force`, `overflow` and `overflowShrink`: the provider rejected the request as too long. */
+  overflow?: { readonly shrink: number | undefined } | undefined;
 }
 
 /**
@@ -174,7 +179,7 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
   }
   const decided = settledValue(begun.compacting);
   // Nothing to repair and nothing to do: no update, and no microtask turn.
-  if (decided?.value.status === "noop" && !begun.repair) return settledPromise({});
+  if (decided?.value?.status === "noop" && !begun.repair) return settledPromise({});
   return finishGraphCompaction(run, begun);
 }
 
@@ -186,6 +191,8 @@ interface Begun {
   readonly useStore: boolean;
   readonly started: number;
   readonly compacting: Promise<CompactionResult>;
+  /** The overhead message the compactor got first, taken out of its result. */
+  readonly leading: BaseMessage | undefined;
 }
 
 function beginGraphCompaction(run: GraphCompactionRun): Begun {
@@ -215,10 +222,13 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
   const repair = clean ? undefined : repairBeforeCompaction(messages, options.invalidHistory, { keepPendingCalls });
   const started = performance.now();
   let compacting: Promise<CompactionResult>;
+  const leading = run.overhead !== undefined && compactor instanceof CompactionStrategy ? run.overhead : undefined;
   try {
     // Promise.resolve: a native promise (a settled one with its tag) as it is; anything else a
     // compactor wrongly returns (undefined) fails in the step like a rejection would.
-    compacting = Promise.resolve(compactor.compact(repair?.messages ?? messages, {
+    compacting = Promise.resolve(compactor.compact(withOverhead(repair?.messages ?? messages, leading), {
+      ...(run.overhead !== undefined && leading === undefined ? { requestOverhead: run.overhead } : {}),
+      ...(run.overflow ? { force: true, overflow: true, ...(run.overflow.shrink !== undefined ? { overflowShrink: run.overflow.shrink } : {}) } : {}),
       ...(signal ? { signal } : {}),
       ...(config ? { config } : {}),
       // Per-thread state (summaries prepared ahead) lives in the store, for whichever worker runs next.
@@ -228,7 +238,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
     // A compactor of the user's that throws instead of rejecting: handled as a rejection.
     compacting = Promise.reject(error);
   }
-  return { messages, assigned, repair, useStore, started, compacting };
+  return { messages, assigned, repair, useStore, started, compacting, leading };
 }
 
 /** The rest of a step that compacts, repairs or may do either (the compactor's promise not settled when made). */
@@ -247,7 +257,8 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
 
   let update: CompactionUpdate;
   try {
-    const result = await begun.compacting;
+    // A custom compactor's output is checked as the strategies check theirs, before anything is written.
+    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};

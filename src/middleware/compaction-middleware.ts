@@ -48,6 +48,18 @@ const optionsSchema = z
  * archived and the record's `repair` names it. `invalidHistory: "leave"` keeps the history as it is
  * (the compactor's error is logged and the provider gets the broken history).
  *
+ * Every compactor's result is checked before it is written: one that is not a `CompactionResult` of
+ * LangChain messages fails with a `CompactorOutputError` naming the compactor (handled by `onError`);
+ * broken tool pairing in it is repaired, or refused with `invalidHistory: "leave"`.
+ *
+ * In the default hook, the request's system message and the bound tools' schemas (converted by
+ * `convertToOpenAITool`) count toward the window from the first call: a strategy gets them as a
+ * leading system message, taken out of its result; another compactor as `context.requestOverhead`.
+ * When the model call fails with LangChain's `ContextOverflowError`, the history the model got is
+ * compacted again (forced, `context.overflow`) and the model called once more; if that changes
+ * nothing or overflows again, a `CompactionOverflowError` with the overflow as `cause` and a
+ * `failed` record fails the step. See docs/langgraph.md.
+ *
  * List it before LangChain's `contextEditingMiddleware` (which edits the state's own message array
  * in place when listed first) and before `anthropicCacheAnchorsMiddleware`; other middleware may
  * come in any order (docs/langgraph.md says what each of LangChain's does with it).

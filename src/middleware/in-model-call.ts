@@ -1,13 +1,14 @@
-import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, isCommand, type BaseStore } from "@langchain/langgraph";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command, isCommand } from "@langchain/langgraph";
 import type { CheckedHistories } from "../langgraph/checked-histories.js";
-import { threadIdOf } from "../langgraph/compaction-archive.js";
-import { runGraphCompaction, type CompactionStateUpdate, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import type { CompactionStateUpdate, GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
-import { currentConfig } from "./current-config.js";
+import { modelMessages, prepare, type Prepared } from "./in-model-prepare.js";
+import { isContextOverflow, retryAfterOverflow } from "./overflow-retry.js";
+import type { RequestOverheadFields } from "./request-overhead.js";
 
 /** What a `wrapModelCall` hook gets of LangChain's model request (the fields this package reads). */
-export interface ModelCallRequest {
+export interface ModelCallRequest extends RequestOverheadFields {
   readonly messages?: unknown;
   readonly state?: unknown;
   readonly responseFormat?: unknown;
@@ -81,9 +82,21 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   try {
     response = await handler(messages === request.messages ? request : { ...request, messages });
   } catch (error) {
-    // The call fails either way; it still ends after the write, as every compacting step does.
-    await startWrite(false)?.catch(() => undefined);
-    throw error;
+    const step = stepCompactions.get(state);
+    // A compaction composed with another middleware's in this step is not retried (see `StepCompaction`).
+    const alone = !prepared.nested && (step === undefined || (step.owner === compaction.prepared && step.nested.length === 0));
+    if (!isContextOverflow(error) || !alone || request.runtime.signal?.aborted) {
+      // The call fails either way; it still ends after the write, as every compacting step does.
+      await startWrite(false)?.catch(() => undefined);
+      throw error;
+    }
+    const { response: retried, retry } = await retryAfterOverflow(compaction, request, handler, { prepared, sent: messages, mayEndStructured }, error);
+    if (!(AIMessage.isInstance(retried) || isCommand(retried)) || prepared.returned) return retried;
+    prepared.returned = true;
+    // The retry's compaction was worked out on the first one's history: written after it, if that one is.
+    const first = Object.keys(update).length === 0 ? {} : ((await startWrite()) ?? update);
+    if (first !== update && Object.keys(update).length > 0) return new Command({ update: { ...first } });
+    return new Command({ update: { ...(await withNested(first, [retry])) } });
   }
   // A structured response: the agent writes the state from its own copy and drops hooks' updates.
   if (Object.keys(update).length === 0 || !(AIMessage.isInstance(response) || isCommand(response))) return response;
@@ -117,7 +130,7 @@ interface StepCompaction {
 const stepCompactions = new WeakMap<object, StepCompaction>();
 
 /** The owner's update followed by its nested compactions' (each written only if the ones before it are). */
-async function withNested(written: CompactionStateUpdate, nested: readonly Prepared[]): Promise<CompactionStateUpdate> {
+export async function withNested(written: CompactionStateUpdate, nested: readonly Prepared[]): Promise<CompactionStateUpdate> {
   const messages = [...(written.messages ?? [])];
   const compactionLog = [...(written.compactionLog ?? [])];
   const compactionArchive = [...(written.compactionArchive ?? [])];
@@ -130,79 +143,4 @@ async function withNested(written: CompactionStateUpdate, nested: readonly Prepa
     compactionArchive.push(...(own.compactionArchive ?? []));
   }
   return { messages, compactionLog, ...(compactionArchive.length > 0 ? { compactionArchive } : {}) };
-}
-
-/** A step's compaction, worked out once per state. */
-interface Prepared {
-  readonly update: CompactionStateUpdate;
-  /** The compacted history (undefined when nothing changed). */
-  readonly view: BaseMessage[] | undefined;
-  /** True when the result cannot be written in place: the view is for the call only. */
-  readonly viewOnly: boolean;
-  /** Starts the archive write (once; `start` false: only returns it if started), or undefined without one. */
-  readonly startWrite: (start?: boolean) => Promise<CompactionStateUpdate | undefined> | undefined;
-  /** Set once the update was returned in a `Command`. */
-  returned: boolean;
-  /** The history it compacted: the state's, or the one a compaction listed before it made in the step. */
-  readonly input: BaseMessage[];
-  /** Set when it is nested in another middleware's compaction of the step, which writes its update. */
-  nested: boolean;
-}
-
-async function prepare({ component, name, compactor, options, checked }: InModelCompaction, request: ModelCallRequest, state: BaseMessage[]): Promise<Prepared> {
-  let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
-  let view: BaseMessage[] | undefined;
-  let viewOnly = false;
-  const update: CompactionStateUpdate = await runGraphCompaction({
-    component,
-    compactor,
-    messages: state,
-    options,
-    config: currentConfig(),
-    signal: request.runtime.signal,
-    store: request.runtime.store as BaseStore | undefined,
-    threadId: threadIdOf(request.runtime.configurable as Record<string, unknown> | undefined),
-    // Right before the model: calls without results, even in the last message, would be rejected.
-    keepPendingCalls: false,
-    checked,
-    inPlace: true,
-    idScope: `${component}:${name}`,
-    holdArchive: (start) => (write = start),
-    onHistory: (history) => (view = history),
-    onViewOnly: (history) => {
-      view = history;
-      viewOnly = true;
-    },
-  });
-  let archived: Promise<CompactionStateUpdate | undefined> | undefined;
-  const startWrite = (start = true) => {
-    if (start) archived ??= write?.();
-    // Waited for by the hook; until then a failure must not count as unhandled.
-    archived?.catch(() => undefined);
-    return archived;
-  };
-  return { update, view, viewOnly, startWrite, returned: false, input: state, nested: false };
-}
-
-/**
- * The messages the model gets, never the state's own array: the compacted history (or a copy of
- * the state's) when the request holds the state's own; the
- * request's messages with the update applied by id when a middleware before gave other ones, or
- * those as they are when a message the update changes is not among them (or nothing can be written).
- */
-function modelMessages(requested: unknown, state: readonly BaseMessage[], view: BaseMessage[] | undefined, update: BaseMessage[] | undefined): unknown {
-  // A copy: a middleware after this one that edits the request's array in place (LangChain's
-  // contextEditingMiddleware) must not edit the state's.
-  if (view === undefined) return requested === state ? [...state] : requested;
-  if (requested === state) return view;
-  if (!Array.isArray(requested) || update === undefined || update.length === 0) return requested;
-  const present = new Set((requested as BaseMessage[]).map((message) => message?.id));
-  if (!update.every((message) => present.has(message.id))) return requested;
-  const removed = new Set<string>();
-  const rewritten = new Map<string, BaseMessage>();
-  for (const message of update) {
-    if (RemoveMessage.isInstance(message)) removed.add(message.id!);
-    else rewritten.set(message.id!, message);
-  }
-  return (requested as BaseMessage[]).filter((message) => !removed.has(message.id!)).map((message) => rewritten.get(message.id!) ?? message);
 }

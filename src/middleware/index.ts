@@ -22,3 +22,4 @@ export {
   type SummarizationMiddlewareOptions,
   type SummarizationRunContext,
 } from "./summarization-options.js";
+export { CompactionOverflowError, CompactorOutputError } from "../errors.js";

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BoundedHistory, BoundedNoop } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger } from "../strategies/context-size.js";
+import { evaluateTrigger, messageCountOf } from "../strategies/context-size.js";
 import type { TokenMeasurement } from "../tokens/token-counter.js";
 import type { AutoCompactionPlan } from "./auto-compaction-plan.js";
 
@@ -33,7 +33,7 @@ export function boundedPosition(history: BoundedHistory, plan: AutoCompactionPla
   let systemTokens = prefixSystemTokens.get(counted);
   if (systemTokens === undefined) prefixSystemTokens.set(counted, (systemTokens = systemTokensOf(messages, counted)));
   // System messages among the uncounted ones are left in: the conversation's bound stays an upper bound.
-  const conversation = { tokens: upperTotal - systemTokens, messages: messages.length };
+  const conversation = { tokens: upperTotal - systemTokens, messages: messageCountOf(messages) };
   if (evaluateTrigger(plan.trigger, conversation, plan.window, false) !== undefined) return undefined;
   if (plan.warmAt === undefined) return "under the mark";
   // Work after the step (the firing's hiding, a summary prepared ahead) starts at the mark below

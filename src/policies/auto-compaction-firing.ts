@@ -8,6 +8,9 @@ import { chainSummaryThenTruncation } from "./chain-results.js";
 import { applyPrepared, hideAndTrim, mayStand, scopeOf, standLimit, startAtFiring } from "./prepare-ahead.js";
 import type { PreparedSummaries } from "./prepared-summaries.js";
 
+/** The share of the history the hard limit keeps after an overflow the provider gave no figures for. @internal */
+export const DEFAULT_OVERFLOW_SHRINK = 0.5;
+
 /** What a firing of autoCompaction works with besides the history: the policy's preparations and counter. @internal */
 export interface FiringState {
   readonly prepared: PreparedSummaries;
@@ -35,7 +38,8 @@ export async function fire(state: FiringState, history: PreparedHistory, { plan,
   const { messages, tokens, context } = history;
   const { hidden, note } = await hideAndTrim(history, plan, true);
   let hidingNote = note;
-  if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens) {
+  // After an overflow, a hiding that fits our count is not trusted: the summary, then the hard limit.
+  if (hidden && hidden.tokensAfter <= targets.hidingTargetTokens && context.overflow !== true) {
     // A summary written ahead is paid for and buys more steps: it goes in instead, when it fits.
     if (plan.prepareAt !== undefined && state.prepared.isReady(messages, plan.summarySignature, scopeOf(context))) {
       const applied = await applyPrepared(state.prepared, history, plan, plan.summaryFor(targets.summaryTargetTokens), targets.hidingTargetTokens, hidden, state.tokenCounter);
@@ -66,6 +70,8 @@ async function summarize(
   const { messages, tokens, context } = history;
   const nested = nestedContext(context);
   const summary = plan.summaryFor(summaryTargetTokens);
+  // After a provider's overflow, the hard limit is the share of this history the provider took.
+  const hardLimit = context.overflow ? Math.max(1, Math.min(plan.hardLimit, Math.floor(tokens.total * (context.overflowShrink ?? DEFAULT_OVERFLOW_SHRINK)))) : plan.hardLimit;
   // Over the stand limit, a hiding that gets under it goes in now rather than a wait for a summary: one follows without a wait.
   const hidingNow: StrategyOutcome | undefined =
     continuing && hidden && tokens.total > standLimit(plan) && mayStand(plan, hidden.tokensAfter, context)
@@ -81,22 +87,22 @@ async function summarize(
   const summarized = typeof fromPreparation === "string" ? await summary.compact(messages, nested) : fromPreparation;
   const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
   const succeeded = summarized.status === "summarized";
-  if (succeeded && summarized.tokensAfter <= plan.hardLimit) {
+  if (succeeded && summarized.tokensAfter <= hardLimit) {
     return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: `${hidingNote}summarized instead` } : {}) };
   }
   const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
   // Without a usable summary, the hidden history is the next best thing when it fits.
-  if (!succeeded && hidden && hidden.tokensAfter <= plan.hardLimit) {
+  if (!succeeded && hidden && hidden.tokensAfter <= hardLimit) {
     return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}summary ${summaryNote}; kept the hiding`, ...summaryModel };
   }
   const current = succeeded ? summarized : undefined;
   const currentTokens = current ? current.tokensAfter : tokens.total;
-  if (currentTokens <= plan.hardLimit) {
+  if (currentTokens <= hardLimit) {
     // Under the hard limit: nothing forces a cut. The failure is reported; the history stands.
-    return { status: summarized.status === "noop" ? "noop" : "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; under the hard limit ${plan.hardLimit}, nothing else done`, ...summaryModel };
+    return { status: summarized.status === "noop" ? "noop" : "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; under the hard limit ${hardLimit}, nothing else done`, ...summaryModel };
   }
-  const truncated = await plan.truncate.compact(current ? current.messages : messages, nested);
-  const reason = `${hidingNote}summary ${summaryNote}; truncated to the hard limit ${plan.hardLimit}`;
+  const truncated = await (hardLimit === plan.hardLimit ? plan.truncate : plan.truncateTo(hardLimit)).compact(current ? current.messages : messages, nested);
+  const reason = `${hidingNote}summary ${summaryNote}; truncated to the hard limit ${hardLimit}`;
   if (truncated.status !== "truncated") {
     return { status: "failed", trigger, reason: `${hidingNote}summary ${summaryNote}; hard-limit truncation ${truncated.status}: ${truncated.reason ?? ""}`, ...summaryModel };
   }

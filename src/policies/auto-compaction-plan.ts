@@ -37,6 +37,8 @@ export interface AutoCompactionPlan {
   /** The summary strategy compacting down to `targetTokens` (one per target, built on first use). */
   summaryFor(targetTokens: number): FullSummary;
   readonly truncate: HardTruncate;
+  /** The hard-limit truncation to a lower limit (after a provider's overflow). */
+  truncateTo(maxTokens: number): HardTruncate;
   readonly summaryModel: SummaryModel | undefined;
   /** Summaries are prepared ahead from this share of the way to the size that fires; `undefined`: off. */
   readonly prepareAt: number | undefined;
@@ -179,6 +181,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
       return summary;
     },
     truncate: new HardTruncate({ tokenCounter, maxTokens: hardLimit, keepRecent }),
+    truncateTo: (maxTokens) => new HardTruncate({ tokenCounter, maxTokens, keepRecent }),
   };
 }
 

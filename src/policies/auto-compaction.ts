@@ -3,7 +3,7 @@ import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { settledValue } from "../strategies/settled-promise.js";
 import { boundedNoopReason, boundedPosition, systemTokensOf, underThresholdReason } from "./auto-compaction-bound.js";
-import { evaluateTrigger } from "../strategies/context-size.js";
+import { evaluateTrigger, messageCountOf } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { BackgroundWork } from "./background-work.js";
@@ -183,7 +183,7 @@ export class AutoCompaction extends CompactionStrategy {
     const threshold = plan.thresholdTokens;
     // The trigger measures the conversation: system messages are never compacted.
     const systemTokens = systemTokensOf(messages, tokens);
-    const conversation = { tokens: tokens.total - systemTokens, messages: messages.length };
+    const conversation = { tokens: tokens.total - systemTokens, messages: messageCountOf(messages) };
     const overThreshold = tokens.total >= threshold;
     const fired =
       context.force === true

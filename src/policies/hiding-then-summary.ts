@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
+import { evaluateTrigger, underTriggerReason, windowForSizes, withinTarget, type ContextSize, type TriggerSize, messageCountOf } from "../strategies/context-size.js";
 import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { chainResults } from "./chain-results.js";
@@ -52,7 +52,7 @@ export class HidingThenSummary extends CompactionStrategy {
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
-    const size = { tokens: tokens.total, messages: messages.length };
+    const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const nested = nestedContext(context);

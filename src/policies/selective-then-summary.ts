@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { InvalidOptionError } from "../errors.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, hasTokenSize, tokenLimit, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
+import { evaluateTrigger, hasTokenSize, tokenLimit, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize, messageCountOf } from "../strategies/context-size.js";
 import { SelectiveCompact, type MessageClassifier, type SelectiveRule } from "../strategies/selective-compact.js";
 import type { FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_POLICY_TRIGGER, defaultTarget, summaryStep, summaryStepSchema, triggeredPolicyShape, type TriggeredPolicyOptions } from "./policy-options.js";
@@ -66,7 +66,7 @@ export class SelectiveThenSummary extends CompactionStrategy {
   }
 
   protected async run({ messages, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
-    const size = { tokens: tokens.total, messages: messages.length };
+    const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const nested = nestedContext(context);

@@ -226,3 +226,14 @@ export function requireContextWindow(component: string, contextWindow: number | 
   }
   return window;
 }
+
+/** The id of the system message `compactionMiddleware` puts first for the request's system message and tools' schemas. @internal */
+export const REQUEST_OVERHEAD_ID = "langchain-compaction-request-overhead";
+
+/**
+ * The number of messages a message trigger counts: the history's, without the message that stands
+ * for a model request's overhead (which counts toward tokens only). @internal
+ */
+export function messageCountOf(messages: readonly { readonly id?: string | undefined }[]): number {
+  return messages.length > 0 && messages[0]!.id === REQUEST_OVERHEAD_ID ? messages.length - 1 : messages.length;
+}

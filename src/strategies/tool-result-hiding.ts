@@ -4,7 +4,7 @@ import { isToolResultMessage } from "../messages/message-types.js";
 import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
-import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
+import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
 import { HidingPass, isHiddenResult, type HiddenCopy } from "./hiding-pass.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersededToHide, supersessionReader } from "./superseded-results.js";
@@ -115,12 +115,12 @@ export class ToolResultHiding extends CompactionStrategy {
 
   /** Under the trigger even at the bound: the no-op `run` gives, without counting the new messages. */
   protected override noopUnderBound({ messages, upperTotal, context }: BoundedHistory): BoundedNoop | undefined {
-    if (evaluateTrigger(this.trigger, { tokens: upperTotal, messages: messages.length }, this.contextWindow, context.force) !== undefined) return undefined;
-    return { reason: (tokens) => underTriggerReason({ tokens: tokens.total, messages: messages.length }) };
+    if (evaluateTrigger(this.trigger, { tokens: upperTotal, messages: messageCountOf(messages) }, this.contextWindow, context.force) !== undefined) return undefined;
+    return { reason: (tokens) => underTriggerReason({ tokens: tokens.total, messages: messageCountOf(messages) }) };
   }
 
   protected async run({ messages, index, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
-    const size = { tokens: tokens.total, messages: messages.length };
+    const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const results = HidingPass.results(index);

@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 import { safeCutPoints } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, keepSizeSchema, triggerSchema, underTriggerReason, windowForSizes, type KeepSize, type TriggerSize } from "../strategies/context-size.js";
+import { evaluateTrigger, keepSizeSchema, triggerSchema, underTriggerReason, windowForSizes, type KeepSize, type TriggerSize, messageCountOf } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fillPrompt } from "./data-fence.js";
 import { historyValues, summaryPromptSchema } from "./prompt-placeholders.js";
@@ -107,7 +107,7 @@ export class FullSummary extends SummaryStrategy {
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
-    const size = { tokens: tokens.total, messages: messages.length };
+    const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const cut = this.cutFor(history, this.targetTokens);

@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { safeCutPoints, userTurnStarts } from "../messages/tool-call-groups.js";
 import { parseOptions } from "../options.js";
 import type { PreparedHistory, StrategyOutcome } from "../strategies/compaction-strategy.js";
-import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
+import { evaluateTrigger, triggerSchema, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize, messageCountOf } from "../strategies/context-size.js";
 import type { CompactionContext } from "../types.js";
 import { fenceData, fenceTags, fillPrompt } from "./data-fence.js";
 import { fillTemplate, formatHistory } from "./format-history.js";
@@ -78,7 +78,7 @@ export class StateSnapshotSummary extends SummaryStrategy {
 
   protected async run(history: PreparedHistory): Promise<StrategyOutcome> {
     const { messages, tokens, context } = history;
-    const size = { tokens: tokens.total, messages: messages.length };
+    const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const cut = this.#splitPoint(history);

@@ -202,7 +202,7 @@ describe("createCompactionNode on bad input", () => {
       const update = await createCompactionNode(compactor)(input);
       statuses.push(`${update.compactionLog?.[0]?.status}: ${update.compactionLog?.[0]?.reason}`);
     }
-    expect(statuses).toEqual(["failed: Error: boom", "failed: TypeError: Cannot read properties of undefined (reading 'status')"]);
+    expect(statuses).toEqual(["failed: Error: boom", `failed: CompactorOutputError: createCompactionNode: compactor "(unnamed compactor)" returned undefined, not a CompactionResult ({ messages, status, ... }); nothing was written`]);
   });
 
   it("with onError: \"throw\" the compactor's error fails the step", async () => {

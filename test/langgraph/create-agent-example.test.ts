@@ -14,8 +14,8 @@ describe("examples/create-agent.ts", () => {
       restored: summary.restored.map((message) => [message.id, compactionMarkerOf(message)?.hidden ?? false]),
     }).toEqual({
       printed: [
-        "compaction compacted: toolResultHiding hid 1 result(s), 1321 -> 934 tokens",
-        "compaction compacted: toolResultHiding hid 1 result(s), 1367 -> 980 tokens",
+        "compaction compacted: toolResultHiding hid 1 result(s), 1409 -> 1022 tokens",
+        "compaction compacted: toolResultHiding hid 1 result(s), 1455 -> 1068 tokens",
         "state: 10 messages, 2 tool result(s) hidden; restored history: 10 messages, none hidden",
       ],
       messages: 10,
