@@ -455,7 +455,7 @@ describeWithChromium("inspector page in Chromium", () => {
       const marker = page.locator("#nested-compaction-1");
       await marker.waitFor({ state: "visible" });
       const first = large.thread.compactionLog[0]!;
-      expect(first.summaryId).toBe("h0");
+      expect(first.removedIds[0]).toBe("h0");
       const firstSummary = page.locator(`[data-kind="summary"]${selector("data-compaction-id", first.id)}`);
       const oldest = firstSummary.locator(':scope > details[data-kind="originals"] [data-message-id="h0"] > pre.text');
       await firstSummary.locator(':scope > details[data-kind="originals"] > summary').click();
