@@ -40,7 +40,7 @@ export interface CompactionRecord {
   readonly replacedIds: readonly string[];
   /** Ids of messages the compaction added, e.g. a summary. */
   readonly insertedIds: readonly string[];
-  /** Id of the summary message the compaction added, if any (it takes the id of the newest assistant message or tool result it replaces, else of the first). */
+  /** Id of the summary message the compaction added, if any (it takes the id of the newest assistant message it replaces, else of the newest tool result, else of the first). */
   readonly summaryId: string | null;
   /** Where the originals went: the graph's store, the `compactionArchive` state channel, or nowhere (nothing left). */
   readonly archive: CompactionArchiveLocation;

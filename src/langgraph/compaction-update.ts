@@ -50,7 +50,7 @@ export interface CompactionUpdate {
   /**
    * The minimal update for a `messages` channel reduced by LangGraph's messages reducer: rewritten
    * messages under their own id (replaced in place), a summary under the id of the newest assistant
-   * message or tool result it replaces, else the first (so it keeps that position), `RemoveMessage(id)` for the rest; or, only when nothing else
+   * message it replaces, else tool result, else the first (so it keeps that position), `RemoveMessage(id)` for the rest; or, only when nothing else
    * can express the result (a reordering compactor, messages without unique ids), a
    * `RemoveMessage(REMOVE_ALL_MESSAGES)` followed by the whole new history. Empty when nothing changed.
    */

@@ -75,8 +75,8 @@ export function placeGap(
   }
   if (inserted.length > removedCount && neighbours.nextId !== undefined) return false;
   // Every message of the gap leaves, so the new ones may take any of their ids, in order. One
-  // message (a summary) takes the newest model-written one's: an app that edits or resends the
-  // user's message writes that id again, and would overwrite the summary.
+  // message (a summary) takes the newest assistant message's: an app that edits or resends the
+  // user's message, or redacts a tool result, writes that id again, and would overwrite the summary.
   const taken = inserted.length === 1 && removedCount > 1 ? newestModelWritten(before, from, to) : from;
   let firstId: string | undefined;
   inserted.forEach((message, offset) => {
@@ -99,13 +99,18 @@ export function placeGap(
   return true;
 }
 
-/** Position of the newest assistant message or tool result in `from..to-1`, else `from`. */
+/**
+ * Position of the newest assistant message in `from..to-1` (apps rarely rewrite those; a redaction
+ * rewrites a tool result), else of the newest tool result, else `from`.
+ */
 function newestModelWritten(before: readonly BaseMessage[], from: number, to: number): number {
+  let result = -1;
   for (let position = to - 1; position >= from; position--) {
     const message = before[position]!;
-    if (isAssistantMessage(message) || isToolResultMessage(message)) return position;
+    if (isAssistantMessage(message)) return position;
+    if (result < 0 && isToolResultMessage(message)) result = position;
   }
-  return from;
+  return result >= 0 ? result : from;
 }
 
 /** The fallback: remove everything and write the new history whole, archiving the whole old one. @internal */
