@@ -40,7 +40,7 @@ export interface CompactionRecord {
   readonly replacedIds: readonly string[];
   /** Ids of messages the compaction added, e.g. a summary. */
   readonly insertedIds: readonly string[];
-  /** Id of the summary message the compaction added, if any (it takes the id of the first message it replaces). */
+  /** Id of the summary message the compaction added, if any (it takes the id of the newest assistant message it replaces, else of the newest tool result, else of the first). */
   readonly summaryId: string | null;
   /** Where the originals went: the graph's store, the `compactionArchive` state channel, or nowhere (nothing left). */
   readonly archive: CompactionArchiveLocation;
@@ -129,6 +129,18 @@ export interface ArchivedCompaction {
    * every message but the first after a reordering compactor): restoring the history drops them.
    */
   readonly dropped: readonly string[];
+  /**
+   * Per id the compaction wrote (a rewritten copy, a summary), a fingerprint of what it wrote there:
+   * a message under that id that no longer matches was written by the app since, and
+   * `restoreHistory` gives the app's version. Absent in archives written before 0.2.0.
+   */
+  readonly written?: Readonly<Record<string, string>>;
+  /**
+   * Per id originals are anchored to, the ids of the messages before and after it in the history the
+   * compaction made (null at either end): where those originals go when the app removes that message.
+   * Absent in archives written before 0.2.0.
+   */
+  readonly neighbours?: Readonly<Record<string, readonly [string | null, string | null]>>;
 }
 
 function idsOf(messages: readonly BaseMessage[]): string[] {

@@ -18,7 +18,7 @@ const byLink = (number: number | undefined) => (number === undefined ? "by an un
 /**
  * Renders the default timeline. An original that an earlier compaction made (its summary, or a
  * hidden copy) is labelled with that compaction: ids repeat across versions (a hidden copy keeps its
- * original's id, a summary takes the id of the first message it replaced), so the maker of the
+ * original's id, a summary takes the id of a message it replaced), so the maker of the
  * version compaction #n archived is the latest compaction before #n that wrote that id.
  */
 export function renderHistory(inspection: Inspection): string {

@@ -42,7 +42,8 @@ const optionsSchema = z.object(graphCompactionOptionsShape).strict();
  * (`MessagesAnnotation`, `MessagesZodState`, `MessagesValue`) and the {@link CompactionState}
  * channels (`compactionLog`, `compactionArchive`). The node returns the minimal update: rewritten
  * messages under their own id (replaced in place), removed ones as `RemoveMessage(id)`, a summary
- * under the id of the first message it replaces (so it stays in position), and
+ * under the id of one of the messages it replaces (the newest assistant message, so an app that edits
+ * the user's message or redacts a tool result does not overwrite it; it stays in position), and
  * `RemoveMessage(REMOVE_ALL_MESSAGES)` plus the whole history only when nothing else can express the
  * result (a compactor that reordered messages, or a history without unique ids, which first gets ids).
  * Each compaction appends a record to `compactionLog` and archives the originals that left the

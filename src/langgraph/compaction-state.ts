@@ -124,6 +124,8 @@ export const archivedCompactionSchema = z.object({
     }),
   ),
   dropped: z.array(z.string()),
+  written: z.record(z.string(), z.string()).optional(),
+  neighbours: z.record(z.string(), z.tuple([z.string().nullable(), z.string().nullable()])).optional(),
 }) as unknown as z.ZodType<ArchivedCompaction>;
 
 /**

@@ -3,8 +3,9 @@ import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { storedMessages } from "../messages/stored-messages.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import { repairSummaryOf, type ArchivedCompaction, type ArchivedMessage, type CompactionArchiveLocation, type CompactionRecord } from "../compaction-record.js";
+import { appWriteFields } from "./app-writes.js";
 import { hasUniqueIds, lastIdOf } from "./message-ids.js";
-import { newBuilder, placeGap, positionalUpdate, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
+import { newBuilder, placeGap, replaceAllUpdate, withId, type Builder } from "./update-builder.js";
 
 export { assignMessageIds, lastIdOf } from "./message-ids.js";
 
@@ -27,8 +28,10 @@ export interface CompactionUpdateOptions {
   /**
    * Write the update in place: rewrite and remove messages by id only, never append one or replace
    * the whole history, so it composes with the other writes of a step that also appends the
-   * model's answer. A result the id-by-id form cannot express (a reordering, a repair that moves a
-   * message, an insertion at the end) is written position by position (see `expressible`).
+   * model's answer. Every message keeps its own id. A message the result moves (a repair that puts
+   * a tool result after its call, a reordering compactor) stays where it is in the state, the rest is
+   * written by id, and `history` has it moved, for the model. A result that needs a new id (an
+   * insertion at the end) is not written (see `expressible`).
    * @default false
    */
   inPlace?: boolean;
@@ -39,20 +42,23 @@ export interface CompactionUpdate {
   /** True when the history changed (the other fields are then worth writing). */
   readonly changed: boolean;
   /**
-   * False only with `inPlace`, for a result that cannot be written in place (more messages than the
-   * history had, messages without unique ids, or `replaceAll`): `messages` is then empty and `changed` false, and
+   * False only with `inPlace`, for a result that cannot be written in place (a new message the
+   * reducer would append, messages without unique ids, or `replaceAll`, or nothing to write but a move): `messages` is then empty and `changed` false, and
    * `history` is the result (with ids) for the caller to use as a view.
    */
   readonly expressible: boolean;
   /**
    * The minimal update for a `messages` channel reduced by LangGraph's messages reducer: rewritten
-   * messages under their own id (replaced in place), a summary under the id of the first message it
-   * replaces (so it keeps that position), `RemoveMessage(id)` for the rest; or, only when nothing else
+   * messages under their own id (replaced in place), a summary under the id of the newest assistant
+   * message it replaces, else tool result, else the first (so it keeps that position), `RemoveMessage(id)` for the rest; or, only when nothing else
    * can express the result (a reordering compactor, messages without unique ids), a
    * `RemoveMessage(REMOVE_ALL_MESSAGES)` followed by the whole new history. Empty when nothing changed.
    */
   readonly messages: BaseMessage[];
-  /** The history once the reducer has applied `messages`: the compactor's output with the ids above. */
+  /**
+   * The compactor's output with the ids above: the history once the reducer has applied `messages`,
+   * but, with `inPlace`, for a message the result moved, which the state keeps where it was.
+   */
   readonly history: BaseMessage[];
   /** The log record of this compaction. */
   readonly record: CompactionRecord;
@@ -65,7 +71,7 @@ export interface CompactionUpdate {
  * replacement of it, possibly through a tool-pairing repair, or a message under its id), or -1 for a
  * new message. Returns undefined when the positions do not increase: the compactor reordered.
  */
-function sourcePositions(before: readonly BaseMessage[], result: CompactionResult): Int32Array | undefined {
+function sourcePositions(before: readonly BaseMessage[], result: CompactionResult, ordered = true): Int32Array | undefined {
   const positionOf = new Map<BaseMessage, number>();
   const positionOfId = new Map<string, number>();
   before.forEach((message, position) => {
@@ -89,7 +95,7 @@ function sourcePositions(before: readonly BaseMessage[], result: CompactionResul
     // A copy the compactor did not report keeps its original's id; the reducer would match it the same way.
     if (source === undefined && typeof message.id === "string") source = positionOfId.get(message.id);
     if (source === undefined || claimed[source] === 1) continue;
-    if (source <= last) return undefined;
+    if (ordered && source <= last) return undefined;
     claimed[source] = 1;
     sources[position] = source;
     last = source;
@@ -120,47 +126,23 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
   // Ids the caller had to give (`replaceAll`) are not the stored messages': nothing addresses those.
   const addressable = !options.replaceAll && hasUniqueIds(before);
   const sources = addressable ? sourcePositions(before, result) : undefined;
-  let builder: Builder | undefined;
-  if (sources !== undefined) {
-    builder = newBuilder();
-    const used = new Set<string>(before.map((message) => message.id!));
-    let previous = -1;
-    let pending: BaseMessage[] = [];
-    for (let position = 0; position <= result.messages.length; position++) {
-      const source = position < result.messages.length ? sources[position]! : before.length;
-      if (source < 0) {
-        pending.push(result.messages[position]!);
-        continue;
-      }
-      const next = source < before.length ? before[source] : undefined;
-      const neighbours = { previousId: previous >= 0 ? before[previous]!.id! : undefined, nextId: next?.id };
-      if (!placeGap(builder, before, pending, previous + 1, source, neighbours, used)) {
-        builder = undefined;
-        break;
-      }
-      pending = [];
-      if (next === undefined) break;
-      const message = result.messages[position]!;
-      if (message === next) builder.history.push(message);
-      else {
-        const final = withId(message, next.id!);
-        builder.update.push(final);
-        builder.history.push(final);
-        builder.replacedIds.push(next.id!);
-        // A summary written under the id of the message it replaces (some summarizers do this themselves).
-        if (builder.summaryId === null && compactionMarkerOf(final)?.summary) builder.summaryId = final.id!;
-        builder.archived.push({ position: source, anchor: { kind: "replaced-by", id: next.id! }, message: next });
-      }
-      previous = source;
-    }
-  }
+  let builder = sources !== undefined ? idBuilder(before, result.messages, sources) : undefined;
+  // What the model gets when it differs from the state's order (a message moved): by output message.
+  let view: BaseMessage[] | undefined;
   if (options.inPlace) {
-    // The reducer appends a message whose id it does not know: after the answer written in the same step.
-    if (builder !== undefined) {
-      const known = new Set(before.map((message) => message.id));
-      if (builder.update.some((message) => !known.has(message.id))) builder = undefined;
+    if (builder !== undefined && !onlyKnownIds(before, builder)) builder = undefined;
+    if (builder === undefined && sources === undefined && addressable) {
+      // A move: written in the state's order, each message under its own id; moved only for the model.
+      const inOrder = inStateOrder(before, result);
+      builder = inOrder.builder;
+      if (builder !== undefined && !onlyKnownIds(before, builder)) builder = undefined;
+      if (builder !== undefined) {
+        const finalOf = new Map(inOrder.messages.map((message, position) => [message, builder!.history[position]!] as const));
+        view = result.messages.map((message) => finalOf.get(message)!);
+        // Nothing to write but the move: the model alone gets it.
+        if (builder.update.length === 0) return inexpressible(before, result, options, view);
+      }
     }
-    builder ??= addressable ? positionalUpdate(before, result) : undefined;
     if (builder === undefined) return inexpressible(before, result, options);
   }
   builder ??= replaceAllUpdate(before, result);
@@ -182,15 +164,77 @@ export function compactionUpdate(before: readonly BaseMessage[], result: Compact
     changed,
     expressible: true,
     messages: builder.update,
-    history: changed ? builder.history : [...before],
+    history: changed ? (view ?? builder.history) : [...before],
     record,
-    archive: { compactionId: id, messages: archived, dropped: builder.dropped },
+    archive: { compactionId: id, messages: archived, dropped: builder.dropped, ...(changed ? appWriteFields(builder) : {}) },
   };
 }
 
-/** An `inPlace` result that cannot be written in place: no update, the result as a view. */
-function inexpressible(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions): CompactionUpdate {
-  const { history } = replaceAllUpdate(before, result);
+/** True when the update names only messages of `before`: the reducer appends any other, after the step's answer. */
+function onlyKnownIds(before: readonly BaseMessage[], builder: Builder): boolean {
+  const known = new Set(before.map((message) => message.id));
+  return builder.update.every((message) => known.has(message.id));
+}
+
+/**
+ * The id-by-id update of `messages` (the compactor's output), each of which stands for the input
+ * position `sources` gives (increasing), or -1 for a new one; undefined when the reducer cannot place
+ * the new messages. @internal
+ */
+function idBuilder(before: readonly BaseMessage[], messages: readonly BaseMessage[], sources: Int32Array): Builder | undefined {
+  const builder = newBuilder();
+  const used = new Set<string>(before.map((message) => message.id!));
+  let previous = -1;
+  let pending: BaseMessage[] = [];
+  for (let position = 0; position <= messages.length; position++) {
+    const source = position < messages.length ? sources[position]! : before.length;
+    if (source < 0) {
+      pending.push(messages[position]!);
+      continue;
+    }
+    const next = source < before.length ? before[source] : undefined;
+    const neighbours = { previousId: previous >= 0 ? before[previous]!.id! : undefined, nextId: next?.id };
+    if (!placeGap(builder, before, pending, previous + 1, source, neighbours, used)) return undefined;
+    pending = [];
+    if (next === undefined) break;
+    const message = messages[position]!;
+    if (message === next) builder.history.push(message);
+    else {
+      const final = withId(message, next.id!);
+      builder.update.push(final);
+      builder.history.push(final);
+      builder.replacedIds.push(next.id!);
+      // A summary written under the id of the message it replaces (some summarizers do this themselves).
+      if (builder.summaryId === null && compactionMarkerOf(final)?.summary) builder.summaryId = final.id!;
+      builder.archived.push({ position: source, anchor: { kind: "replaced-by", id: next.id! }, message: next });
+    }
+    previous = source;
+  }
+  return builder;
+}
+
+/**
+ * The output put back in the input's order (a moved message where it was, a new one before the
+ * output message that followed it), and its id-by-id update. @internal
+ */
+function inStateOrder(before: readonly BaseMessage[], result: CompactionResult): { messages: BaseMessage[]; builder: Builder | undefined } {
+  const sources = sourcePositions(before, result, false)!;
+  const keys = new Float64Array(result.messages.length);
+  let following = before.length;
+  for (let position = result.messages.length - 1; position >= 0; position--) {
+    const source = sources[position]!;
+    if (source >= 0) following = source;
+    keys[position] = source >= 0 ? source : following - 0.5;
+  }
+  const order = [...result.messages.keys()].sort((left, right) => keys[left]! - keys[right]! || left - right);
+  const messages = order.map((position) => result.messages[position]!);
+  const ordered = Int32Array.from(order, (position) => sources[position]!);
+  return { messages, builder: idBuilder(before, messages, ordered) };
+}
+
+/** An `inPlace` result that cannot be written in place: no update, the result (or `view`) as a view. */
+function inexpressible(before: readonly BaseMessage[], result: CompactionResult, options: CompactionUpdateOptions, view?: BaseMessage[]): CompactionUpdate {
+  const history = view ?? replaceAllUpdate(before, result).history;
   const id = options.id ?? uuidv4();
   const record = recordOf(before, result, options, id, { messagesAfter: before.length, removedIds: [], replacedIds: [], insertedIds: [], summaryId: null, archive: "none" }, false);
   return { changed: false, expressible: false, messages: [], history, record, archive: { compactionId: id, messages: [], dropped: [] } };

@@ -3,6 +3,7 @@ import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
 import { fromPlainMessages, type MessageInput } from "../messages/from-plain.js";
 import { ArchiveAnchors } from "./archive-anchors.js";
+import { PLACE, appWritesOf } from "./app-writes.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
@@ -69,8 +70,11 @@ async function archivesOf(state: RestorableState, options: RestoreHistoryOptions
  * are converted with LangChain's own conversion (see `fromPlainMessages`), ids, tool calls and
  * metadata kept; for a thread served by a LangGraph API server pass the SDK `Client` as `store`
  * (or use `restoreThreadHistory`). Linear in the history and the archive (a binary search per
- * message among the compactions that touched it). Messages removed outside compaction (your own
- * `RemoveMessage`s) were never archived and do not come back.
+ * message among the compactions that touched it). What the app wrote under an id after a
+ * compaction wins: a message that differs from what the compaction wrote under its id (an edit, a
+ * redaction), or that reuses the id of an archived original (a resend), takes that original's place;
+ * a message the app removed (`RemoveMessage`) does not come back, and the originals archived
+ * around it stay where it was.
  *
  * @example
  * const config = { configurable: { thread_id: "t1" } };
@@ -90,6 +94,9 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   for (const { sequence, archive } of await archivesOf(state, { ...options, store })) {
     anchors.addArchive(sequence, archive, mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message)));
   }
+  // Originals anchored to a message the app removed go to its neighbours.
+  const live = new Set(messages.map((message) => message.id));
+  anchors.reanchorUnreached((id, sequence) => live.has(id) || (anchors.originalAt.get(id) ?? -1) > sequence);
   /**
    * Messages still to expand, each with the compaction before which to look (LIFO; an explicit stack,
    * since a summary of summaries of summaries nests as deep as the thread is long). Expanding a
@@ -104,10 +111,26 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   // A compaction that kept nothing put its originals before everything that came after it.
   const { starts } = anchors;
   for (let position = starts.length - 1; position >= 0; position--) pushInOrder(starts[position]!.messages, starts[position]!.sequence);
-  const output: BaseMessage[] = [];
+  const appWrites = appWritesOf(messages, anchors);
+  const output: (BaseMessage | undefined)[] = [];
+  const placeholders = new Map<BaseMessage, number>();
   while (pending.length > 0) {
     const [message, bound] = pending.pop()!;
+    const appWrite = typeof message.id === "string" ? appWrites.get(message.id) : undefined;
+    if (appWrite !== undefined && message !== appWrite.message && bound === appWrite.sequence) {
+      // The original the app's write replaced: the app's version takes its place, as it is.
+      if (!appWrite.placed) output.push(appWrite.message);
+      appWrite.placed = true;
+      continue;
+    }
     const anchor = anchors.lastBefore(message.id, bound);
+    const isAppWrite = appWrite !== undefined && message === appWrite.message;
+    if (bound === PLACE || (!anchor && isAppWrite)) {
+      // Where the app's write goes unless its id's original comes out later (above).
+      placeholders.set(message, output.length);
+      output.push(undefined);
+      continue;
+    }
     if (!anchor) {
       output.push(message);
       continue;
@@ -115,9 +138,13 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
     const { sequence, before, replacedBy, after } = anchor;
     // Pushed last-first, so they come out as: before, the message (or its originals), after.
     pushInOrder(after, sequence);
-    if (replacedBy) pushInOrder(replacedBy, sequence);
-    else pending.push([message, sequence]);
+    if (replacedBy) {
+      // The app overwrote what this compaction wrote: its originals, the app's version in its id's.
+      if (isAppWrite && sequence === appWrite.sequence) pending.push([message, PLACE]);
+      pushInOrder(replacedBy, sequence);
+    } else pending.push([message, sequence]);
     pushInOrder(before, sequence);
   }
-  return output;
+  for (const [message, position] of placeholders) if (!appWrites.get(message.id!)!.placed) output[position] = message;
+  return output.filter((message): message is BaseMessage => message !== undefined);
 }

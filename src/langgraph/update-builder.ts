@@ -2,6 +2,7 @@ import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { cloneMessage } from "../messages/clone-message.js";
+import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
 import { removalOf } from "../messages/stored-messages.js";
 import { compactionMarkerOf, type CompactionResult } from "../types.js";
 import type { ArchiveAnchor } from "../compaction-record.js";
@@ -73,10 +74,14 @@ export function placeGap(
     return true;
   }
   if (inserted.length > removedCount && neighbours.nextId !== undefined) return false;
+  // Every message of the gap leaves, so the new ones may take any of their ids, in order. One
+  // message (a summary) takes the newest assistant message's: an app that edits or resends the
+  // user's message, or redacts a tool result, writes that id again, and would overwrite the summary.
+  const taken = inserted.length === 1 && removedCount > 1 ? newestModelWritten(before, from, to) : from;
   let firstId: string | undefined;
   inserted.forEach((message, offset) => {
     // Taking a removed message's id puts the new message at that message's position.
-    const id = offset < removedCount ? before[from + offset]!.id! : insertedId(message, used);
+    const id = offset < removedCount ? before[taken + offset]!.id! : insertedId(message, used);
     const final = withId(message, id);
     firstId ??= id;
     builder.update.push(final);
@@ -86,11 +91,26 @@ export function placeGap(
   });
   for (let position = from; position < to; position++) {
     const original = before[position]!;
-    if (position - from >= inserted.length) builder.update.push(removalOf(original));
+    const offset = position - taken;
+    if (offset < 0 || offset >= inserted.length) builder.update.push(removalOf(original));
     builder.removedIds.push(original.id!);
     builder.archived.push({ position, anchor: { kind: "replaced-by", id: firstId! }, message: original });
   }
   return true;
+}
+
+/**
+ * Position of the newest assistant message in `from..to-1` (apps rarely rewrite those; a redaction
+ * rewrites a tool result), else of the newest tool result, else `from`.
+ */
+function newestModelWritten(before: readonly BaseMessage[], from: number, to: number): number {
+  let result = -1;
+  for (let position = to - 1; position >= from; position--) {
+    const message = before[position]!;
+    if (isAssistantMessage(message)) return position;
+    if (result < 0 && isToolResultMessage(message)) result = position;
+  }
+  return result >= 0 ? result : from;
 }
 
 /** The fallback: remove everything and write the new history whole, archiving the whole old one. @internal */
@@ -115,52 +135,5 @@ export function replaceAllUpdate(before: readonly BaseMessage[], result: Compact
   // The first message stands for the whole old history; the others for nothing.
   builder.dropped.push(...builder.history.slice(1).map((message) => message.id!));
   builder.update.push(new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...builder.history);
-  return builder;
-}
-
-/**
- * The in-place form, for an update written in the same step as the model's answer (which the
- * reducer appends before it): output position `i` is written under the id of input position `i`
- * (a message moved, rewritten or new takes that position's id), positions past the output's end are
- * removed by id. Nothing is appended and nothing replaces the whole history, so other writes of the
- * step (by id, or appended) keep their place. Each position changed is archived as replaced by its
- * own id (restored in place), each removed one after the output's last position. Undefined when the
- * output has more messages than the input (it cannot be written without appending). @internal
- */
-export function positionalUpdate(before: readonly BaseMessage[], result: CompactionResult): Builder | undefined {
-  const after = result.messages;
-  if (after.length > before.length) return undefined;
-  const builder = newBuilder();
-  // What of the input an output message stands for: itself, a reported replacement, or its id.
-  const inputs = new Set<BaseMessage>(before);
-  const ids = new Set(before.map((message) => message.id));
-  const replacedBefore = new Map<BaseMessage, BaseMessage>();
-  for (const entry of result.replaced) replacedBefore.set(entry.after, entry.before);
-  for (const entry of result.repair?.replaced ?? []) replacedBefore.set(entry.after, entry.before);
-  const isNew = (message: BaseMessage) =>
-    !inputs.has(message) && !replacedBefore.has(message) && !(typeof message.id === "string" && ids.has(message.id));
-  after.forEach((message, position) => {
-    const original = before[position]!;
-    if (message === original) {
-      builder.history.push(message);
-      return;
-    }
-    const final = withId(message, original.id!);
-    builder.update.push(final);
-    builder.history.push(final);
-    if (isNew(message)) {
-      noteInserted(builder, final);
-      builder.removedIds.push(original.id!);
-    } else builder.replacedIds.push(original.id!);
-    builder.archived.push({ position, anchor: { kind: "replaced-by", id: original.id! }, message: original });
-  });
-  const last = builder.history[builder.history.length - 1];
-  const anchor: ArchiveAnchor = last ? { kind: "after", id: last.id! } : { kind: "start" };
-  for (let position = after.length; position < before.length; position++) {
-    const original = before[position]!;
-    builder.update.push(removalOf(original));
-    builder.removedIds.push(original.id!);
-    builder.archived.push({ position, anchor, message: original });
-  }
   return builder;
 }

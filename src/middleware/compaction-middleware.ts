@@ -18,8 +18,8 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
    * Where the compaction runs. `"wrapModelCall"`: inside the model node's step, wherever the
    * middleware is listed, so the agent takes as many graph steps (checkpoints, `recursionLimit`
    * steps) as without it; the update is written by message id, with the model's answer, and
-   * composes with what other middleware write in that step (a repair that moves a message is
-   * written position by position). A call that ends in a structured response writes nothing,
+   * composes with what other middleware write in that step (a repair that moves a message moves
+   * it for the model only; every message keeps its id). A call that ends in a structured response writes nothing,
    * neither to the state nor to the store. `"beforeModel"`: a hook of its own, which `createAgent`
    * runs as a node before the model node: one more graph step per model call. See docs/langgraph.md.
    * @default "wrapModelCall"

@@ -30,7 +30,7 @@ export interface InModelCompaction {
 /**
  * A `wrapModelCall` body that compacts the agent state's messages inside the model node's step and
  * calls the model on the result. The update is written by message id only (rewrites and
- * `RemoveMessage`s, a moved message written position by position), returned as a `Command` that
+ * `RemoveMessage`s; a moved message is moved for the model only), returned as a `Command` that
  * LangChain applies after the answer and the other middleware's updates of the step without
  * overriding them. When a middleware before this one gave the model other messages than the
  * state's, the update is applied to those by id, or, when a message it changes is not there, they

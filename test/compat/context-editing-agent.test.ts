@@ -123,13 +123,15 @@ describe("contextEditingMiddleware in createAgent", () => {
     expect((values.compactionLog as Log).map((record) => record.replacedIds)).toEqual([["t-c1", "t-c2"]]);
   });
 
-  it("a result separated from its call is put back after it, and the answer stays last", async () => {
+  it("a result separated from its call is put back after it for the model, and the answer stays last", async () => {
     const model = scriptedModel(0);
     const agent = createAgent({ model, middleware: [contextEditingMiddleware()], checkpointer: new MemorySaver() });
     await agent.invoke({ messages: [user("h1"), assistant("a1", "", [{ id: "c1", name: "lookup", args: {} }]), user("h2"), toolResult("t1", "c1")] }, thread("t7"));
     const { values } = await agent.graph.getState(thread("t7"));
-    expect((model.calls[0]!.messages as BaseMessage[]).map((message) => message.id)).toEqual(values.messages.slice(0, -1).map((message: BaseMessage) => message.id));
-    expect(values.messages.at(-1).id).toBe("final");
-    expect((values.compactionLog as Log).map((record) => record.status)).toEqual(["repaired"]);
+    // The model gets the result after its call; the state keeps each message, under its id, where it was.
+    expect((model.calls[0]!.messages as BaseMessage[]).map((message) => `${message.type}:${message.id}`)).toEqual(["human:h1", "ai:a1", "tool:t1", "human:h2"]);
+    expect(values.messages.map((message: BaseMessage) => `${message.type}:${message.id}`)).toEqual(["human:h1", "ai:a1", "human:h2", "tool:t1", "ai:final"]);
+    // A move alone is written nowhere, so nothing is logged.
+    expect((values.compactionLog as Log).map((record) => record.status)).toEqual([]);
   });
 });

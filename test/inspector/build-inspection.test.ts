@@ -259,15 +259,15 @@ describe("buildInspection", () => {
       warnings: inspection.warnings,
     }).toEqual({
       outline: [
-        // Each summary takes the id of the first message it replaces: both are "h1".
-        { summary: "h1", by: "c2", originals: [{ summary: "h1", by: "c1", originals: ["h1", "a1"] }, "h2", "a2"] },
+        // Each summary takes the id of the newest assistant message it replaces.
+        { summary: "a2", by: "c2", originals: [{ summary: "a1", by: "c1", originals: ["h1", "a1"] }, "h2", "a2"] },
         "h3",
         "a3",
       ],
       compactions: [
         // Each compaction's originals as it saw them: #2's first is #1's summary, not expanded again.
         { number: 1, summary: "First summary\nmore", archivedMessages: 2, originals: ["h1:user h1", "a1:one"], step: 1 },
-        { number: 2, summary: "Second summary", archivedMessages: 3, originals: ["h1:First summary", "h2:user h2", "a2:two"], step: 4 },
+        { number: 2, summary: "Second summary", archivedMessages: 3, originals: ["a1:First summary", "h2:user h2", "a2:two"], step: 4 },
       ],
       // 10, 20 | compaction #1: 10 | +h2 +a2 +h3: 20, 30, 40 | compaction #2: 20 | +a3: 30.
       chart: chartOf(10, [20, 10], 20, 30, [40, 20], 30),
@@ -406,7 +406,7 @@ describe("buildInspection", () => {
     const { thread } = await threadOf([{ append: [user("h1"), assistant("a1"), user("h2")], compactor: new SummarizeUpTo("a1", "Summary") }]);
     const inspection = await inspect({ ...thread, archives: [] });
     expect({ outline: inspection.timeline.map(outline), warnings: inspection.warnings, archived: inspection.totals.archivedMessages }).toEqual({
-      outline: [{ summary: "h1", by: "c1", originals: [] }, "h2"],
+      outline: [{ summary: "a1", by: "c1", originals: [] }, "h2"],
       warnings: ["the archive of compaction #1 (c1, summarizeUpTo) is missing from the state: its 2 originals are not shown"],
       archived: 0,
     });

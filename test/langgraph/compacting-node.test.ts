@@ -137,8 +137,8 @@ describe("compactingNode in a ReAct graph", () => {
       .compile({ store: new InMemoryStore() });
     const values = await graph.invoke({ messages: [user("h1", "read ".repeat(300)), assistant("a1", "done ".repeat(300)), user("h2")] });
     // The model saw the summary (under h1's id) and h2; the thread keeps them and the answer.
-    expect([values.messages.map((message) => message.id), values.messages.at(-1)!.content]).toEqual([["h1", "h2", "answer"], "h1,h2 (store: yes)"]);
-    expect(values.compactionLog.map((record) => [record.status, record.removedIds, record.summaryId])).toEqual([["summarized", ["h1", "a1"], "h1"]]);
+    expect([values.messages.map((message) => message.id), values.messages.at(-1)!.content]).toEqual([["a1", "h2", "answer"], "a1,h2 (store: yes)"]);
+    expect(values.compactionLog.map((record) => [record.status, record.removedIds, record.summaryId])).toEqual([["summarized", ["h1", "a1"], "a1"]]);
   });
 
   it("returns the node's own update, as it is, when nothing is compacted", async () => {

@@ -27,7 +27,7 @@ describe("compactionMiddleware in createAgent", () => {
     });
     await agent.invoke({ messages: [user("h1", "look things up ".repeat(100))] }, thread("summary"));
     const { values } = await agent.graph.getState(thread("summary"));
-    expect(values.compactionLog.map((record: { status: string; summaryId: string | null }) => [record.status, record.summaryId])).toEqual([["summarized", "h1"]]);
+    expect(values.compactionLog.map((record: { status: string; summaryId: string | null }) => [record.status, record.summaryId])).toEqual([["summarized", "a2"]]);
     expect(compactionMarkerOf(values.messages[0]!)?.summary).toBe(true);
   });
 

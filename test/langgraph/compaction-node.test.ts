@@ -97,6 +97,9 @@ describe("createCompactionNode in a ReAct graph", () => {
         compactionId: record.id,
         messages: [{ position: 2, anchor: { kind: "replaced-by", id: "t-c1" }, message: expect.objectContaining({ type: "tool" }) }],
         dropped: [],
+        // What the compaction wrote under t-c1 (an app's write there differs), and t-c1's neighbours.
+        written: { "t-c1": expect.stringMatching(/^tool:/) },
+        neighbours: { "t-c1": ["a1", "a2"] },
       },
     });
     expect((item!.value as { messages: { message: { data: unknown } }[] }).messages[0]!.message.data).toEqual(
@@ -388,8 +391,9 @@ describe("createCompactionNode wiring", () => {
       .compile();
     const values = await graph.invoke({ messages: [user("h1", "read ".repeat(300)), assistant("a1", "done ".repeat(300)), user("h2")] });
     expect({ messages: ids(values.messages), log: values.compactionLog.map((record) => [record.status, record.removedIds, record.summaryId]) }).toEqual({
-      messages: ["h1", "h2"],
-      log: [["summarized", ["h1", "a1"], "h1"]],
+      // The summary takes the assistant message's id: the user's stays the user's.
+      messages: ["a1", "h2"],
+      log: [["summarized", ["h1", "a1"], "a1"]],
     });
   });
 

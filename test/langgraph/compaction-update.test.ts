@@ -12,6 +12,7 @@ import {
   type CompactionResult,
 } from "../../src/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
+import { fingerprintOf } from "../../src/langgraph/app-writes.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { removeAhead, storeAhead } from "../../src/messages/stored-messages.js";
 import { snapshotHistory, expectHistoryUnchanged } from "../support/invariants.js";
@@ -78,6 +79,9 @@ describe("compactionUpdate", () => {
         { position: 5, anchor: { kind: "replaced-by", id: "t2" }, message: before[5]!.toDict() },
       ],
       dropped: [],
+      // The fingerprint of each copy written (the same placeholder twice), and where each sits.
+      written: { t1: fingerprintOf(update.messages[0]!), t2: fingerprintOf(update.messages[1]!) },
+      neighbours: { t1: ["a1", "a2"], t2: ["a2", "h2"] },
     });
     expectReducerReachesHistory(before, update);
   });
@@ -115,17 +119,17 @@ describe("compactionUpdate", () => {
     expectReducerReachesHistory(before, update);
   });
 
-  it("a summary takes the id of the first message it replaces, the others are removed", async () => {
+  it("a summary takes the id of the newest assistant message it replaces, the others are removed", async () => {
     const before = history();
     const update = compactionUpdate(before, await new SummarizePrefix(4, 4).compact(before));
-    expect(describeUpdate(update.messages)).toEqual(["human:h1", "remove:a1", "remove:t1", "remove:a2", "remove:t2"]);
+    expect(describeUpdate(update.messages)).toEqual(["human:a2", "remove:h1", "remove:a1", "remove:t1", "remove:t2"]);
     expect(update.messages[0]!.content).toBe("Summary of h1, a1, t1, a2, t2");
     expect({ summaryId: update.record.summaryId, insertedIds: update.record.insertedIds, removedIds: update.record.removedIds }).toEqual({
-      summaryId: "h1",
-      insertedIds: ["h1"],
+      summaryId: "a2",
+      insertedIds: ["a2"],
       removedIds: ["h1", "a1", "t1", "a2", "t2"],
     });
-    expect(update.archive.messages.map((entry) => entry.anchor)).toEqual(Array(5).fill({ kind: "replaced-by", id: "h1" }));
+    expect(update.archive.messages.map((entry) => entry.anchor)).toEqual(Array(5).fill({ kind: "replaced-by", id: "a2" }));
     expectReducerReachesHistory(before, update);
   });
 
@@ -151,10 +155,10 @@ describe("compactionUpdate", () => {
     const ahead = compactionUpdate(before, result);
     const removals = (update: typeof plain) => update.messages.filter((message): message is RemoveMessage => message instanceof RemoveMessage);
     expect(describeUpdate(ahead.messages)).toEqual(describeUpdate(plain.messages));
-    expect(removals(ahead).map((message) => message.id)).toEqual(["a1", "t1", "a2", "t2"]);
-    // h1 is replaced by the summary (it keeps its id), so its removal is left unused.
+    expect(removals(ahead).map((message) => message.id)).toEqual(["h1", "a1", "t1", "t2"]);
+    // a2 is replaced by the summary (it keeps its id), so its removal is left unused.
     expect(made.map((message) => message.id)).toEqual(["h1", "a1", "t1", "a2", "t2"]);
-    expect(sameObjects(removals(ahead), made.slice(1))).toBe(true);
+    expect(sameObjects(removals(ahead), [...made.slice(0, 3), made[4]])).toBe(true);
     // The next update of the same messages makes its own.
     const again = compactionUpdate(before, result);
     expect(describeUpdate(again.messages)).toEqual(describeUpdate(plain.messages));
@@ -291,62 +295,51 @@ describe("compactionUpdate with inPlace", () => {
     replaced: [],
   });
 
-  it("writes a reordering position by position: no message appended, nothing replaced whole; restoreHistory's anchors name each position", () => {
+  it("a move is for the model only: nothing written, every id keeps its message, the history has it moved", () => {
     const before = [user("h1"), assistant("a1", "looking", [{ id: "c1", name: "lookup" }]), user("h2"), toolResult("t1", "c1")];
     const update = compactionUpdate(before, result(before, [before[0]!, before[1]!, before[3]!, before[2]!]), { inPlace: true });
+    expect({ expressible: update.expressible, changed: update.changed, update: update.messages, history: update.history.map((message) => `${message.type}:${message.id}`) }).toEqual({
+      expressible: false,
+      changed: false,
+      update: [],
+      history: ["human:h1", "ai:a1", "tool:t1", "human:h2"],
+    });
+  });
+
+  it("a move with a rewrite: the rewrite is written by id, the moved message stays in its place in the state", () => {
+    const before = [user("h1"), assistant("a1", "looking", [{ id: "c1", name: "lookup" }]), user("h2"), toolResult("t1", "c1")];
+    const shorter = toolResult("t1", "c1", "[hidden]");
+    const update = compactionUpdate(before, { ...result(before, [before[0]!, before[1]!, shorter, before[2]!]), replaced: [{ index: 3, before: before[3]!, after: shorter }] }, { inPlace: true });
     expect({
       expressible: update.expressible,
       update: describeUpdate(update.messages),
-      content: messagesStateReducer(before, update.messages).map((message) => [message.id, message.content]),
-      replaced: update.record.replacedIds,
+      state: messagesStateReducer(before, update.messages).map((message) => [message.type, message.id, message.content]),
+      history: update.history.map((message) => `${message.type}:${message.id}`),
       archived: update.archive.messages.map((entry) => [entry.position, entry.anchor]),
     }).toEqual({
       expressible: true,
-      update: ["tool:h2", "human:t1"],
-      content: [
-        ["h1", "user h1"],
-        ["a1", "looking"],
-        ["h2", "result of c1"],
-        ["t1", "user h2"],
+      update: ["tool:t1"],
+      state: [
+        ["human", "h1", "user h1"],
+        ["ai", "a1", "looking"],
+        ["human", "h2", "user h2"],
+        ["tool", "t1", "[hidden]"],
       ],
-      replaced: ["h2", "t1"],
-      archived: [
-        [2, { kind: "replaced-by", id: "h2" }],
-        [3, { kind: "replaced-by", id: "t1" }],
-      ],
+      history: ["human:h1", "ai:a1", "tool:t1", "human:h2"],
+      archived: [[3, { kind: "replaced-by", id: "t1" }]],
     });
-    expectReducerReachesHistory(before, update);
   });
 
-  it("an insertion at the end, which the reducer would put after the answer of the step: written in place over the removed positions", () => {
+  it("an insertion at the end, which the reducer would put after the answer of the step: not written, the result as the history", () => {
     // h2 and h4 leave, two summaries come after h3: by id, the second would be appended under a new id.
     const before = [user("h1"), user("h2"), user("h3"), user("h4")];
     const summaries = [new HumanMessage({ content: "summary 1" }), new HumanMessage({ content: "summary 2" })];
-    const after = [before[0]!, before[2]!, ...summaries];
-    const byId = compactionUpdate(before, result(before, after));
-    const update = compactionUpdate(before, result(before, after), { inPlace: true });
-    const answer = new AIMessage({ id: "answer", content: "answer" });
-    expect({
-      byId: describeUpdate(byId.messages).length,
-      update: describeUpdate(update.messages),
-      expressible: update.expressible,
-      // The step's answer, appended first, stays last.
-      state: messagesStateReducer(messagesStateReducer(before, [answer]), update.messages).map((message) => [message.id, message.content]),
-    }).toEqual({
-      byId: 3,
-      update: ["human:h2", "human:h3", "human:h4"],
-      expressible: true,
-      state: [
-        ["h1", "user h1"],
-        ["h2", "user h3"],
-        ["h3", "summary 1"],
-        ["h4", "summary 2"],
-        ["answer", "answer"],
-      ],
+    const update = compactionUpdate(before, result(before, [before[0]!, before[2]!, ...summaries]), { inPlace: true });
+    expect({ expressible: update.expressible, update: update.messages, history: update.history.map((message) => message.content) }).toEqual({
+      expressible: false,
+      update: [],
+      history: ["user h1", "user h3", "summary 1", "summary 2"],
     });
-    // Without in place, the second summary gets an id of its own: the reducer would append it after the answer.
-    expect(byId.messages.filter((message) => !before.some((original) => original.id === message.id))).toHaveLength(1);
-    expectReducerReachesHistory(before, update);
   });
 
   it("a result longer than the history cannot be written in place: no update, the result as the history", () => {
