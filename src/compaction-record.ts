@@ -66,6 +66,16 @@ export interface CompactionRecord {
    * saw the repaired history. Absent when nothing was repaired.
    */
   readonly repair?: CompactionRepairSummary;
+  /** Its position in the thread's log (0 for the first record). Absent in logs written by 0.1.0. */
+  readonly sequence?: number;
+  /** Id of the record before it in the thread's log, `null` for the first. Absent in logs written by 0.1.0. */
+  readonly previous?: string | null;
+  /**
+   * Where the thread's full log holds this record: `"store"` (the log namespace under the thread's
+   * archive namespace) or `"state"` (its entry of the `compactionArchive` channel). Absent: only the
+   * `compactionLog` channel holds it, which then keeps it (see `readCompactionLog`).
+   */
+  readonly logged?: "store" | "state";
 }
 
 /**
@@ -129,6 +139,11 @@ export interface ArchivedCompaction {
    * every message but the first after a reordering compactor): restoring the history drops them.
    */
   readonly dropped: readonly string[];
+  /**
+   * The compaction's record, in an archive kept in the `compactionArchive` channel (the thread's full
+   * log, when there is no store). A record that archived nothing has an entry with no `messages`.
+   */
+  readonly record?: CompactionRecord;
 }
 
 function idsOf(messages: readonly BaseMessage[]): string[] {
