@@ -1,6 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
-import { underlyingStore } from "./compaction-archive.js";
+import { underlyingStore, writeArchive } from "./compaction-archive.js";
 import type { CompactionStateUpdate } from "./run-compaction.js";
 
 /**
@@ -16,15 +16,11 @@ export function chainedRecord(record: CompactionRecord, log: unknown): Compactio
 }
 
 /**
- * Write one compaction's archive under its id and its record under the same id in the log namespace
- * beneath (`[...namespace, "log"]`), in one batch, unindexed, straight to the store under LangGraph's
- * batching wrapper (see `underlyingStore`). @internal
+ * Write one compaction's archive under its id (see `writeArchive`) and its record under the same id
+ * in the log namespace beneath (`[...namespace, "log"]`), both at once. @internal
  */
 export async function writeArchiveAndRecord(store: BaseStore, namespace: string[], archive: ArchivedCompaction, record: CompactionRecord): Promise<void> {
-  await underlyingStore(store).batch([
-    { namespace, key: archive.compactionId, value: { ...archive }, index: false },
-    { namespace: [...namespace, "log"], key: record.id, value: { ...record }, index: false },
-  ]);
+  await Promise.all([writeArchive(store, namespace, archive), underlyingStore(store).put([...namespace, "log"], record.id, { ...record }, false)]);
 }
 
 /**

@@ -298,5 +298,5 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
   }
   run.onHistory?.(update.history);
   if (record.archive === "store") return { messages: update.messages, compactionLog: [{ ...record, logged: "store" }] };
-  return { ...(await logged(record, record.archive === "state" ? archive : undefined)), messages: update.messages };
+  return { messages: update.messages, ...(await logged(record, record.archive === "state" ? archive : undefined)) };
 }
