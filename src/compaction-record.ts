@@ -47,9 +47,8 @@ export interface CompactionRecord {
   /** Why the compaction failed, was a no-op or what it could not reach. */
   readonly reason?: string;
   /**
-   * Wall-clock duration of the compaction: the compactor and the archive write. `compactingNode`
-   * writes the archive while its node runs, so its records of a compaction leave the write out; a
-   * record of a failed write includes it.
+   * Wall-clock duration of the compaction: the compactor's run (the archive write, made with the
+   * record, is left out); a record of a failed write includes the write.
    */
   readonly durationMs?: number;
   /**
