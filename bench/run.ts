@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { loadTraceSessions } from "../examples/traces.js";
 import { runLatencyInProcesses } from "./latency/processes.js";
 import { latencyPlanFor, latencyReport } from "./latency/run.js";
+import { longThreadBench } from "./long-thread.js";
 import { formatMs, gcAvailable } from "./measure.js";
 import { perStep } from "./per-step.js";
 import { reportText } from "./report.js";
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   log(`latency: ${latencyPlan.source.sessionIds.length} sessions, blocking vs prepared summaries vs summarizationMiddleware, one process each, one at a time ...`);
   const latencyRun = await runLatencyInProcesses(latencyPlan.source, latencyPlan.settings, log);
   const latency = latencyReport(latencyRun);
+  await longThreadBench(log);
   const targets: TargetVerdict[] = [...evaluateTargets(comparisons, step, warm), { id: 6, ...latency.verdict }];
   const wallTimeMs = performance.now() - started;
 

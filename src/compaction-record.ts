@@ -47,9 +47,8 @@ export interface CompactionRecord {
   /** Why the compaction failed, was a no-op or what it could not reach. */
   readonly reason?: string;
   /**
-   * Wall-clock duration of the compaction: the compactor and the archive write. `compactingNode`
-   * writes the archive while its node runs, so its records of a compaction leave the write out; a
-   * record of a failed write includes it.
+   * Wall-clock duration of the compaction: the compactor's run (the archive write, made with the
+   * record, is left out); a record of a failed write includes the write.
    */
   readonly durationMs?: number;
   /**
@@ -66,6 +65,16 @@ export interface CompactionRecord {
    * saw the repaired history. Absent when nothing was repaired.
    */
   readonly repair?: CompactionRepairSummary;
+  /** Its position in the thread's log (0 for the first record). Absent in logs written by 0.1.0. */
+  readonly sequence?: number;
+  /** Id of the record before it in the thread's log, `null` for the first. Absent in logs written by 0.1.0. */
+  readonly previous?: string | null;
+  /**
+   * Where the thread's full log holds this record: `"store"` (the log namespace under the thread's
+   * archive namespace) or `"state"` (its entry of the `compactionArchive` channel). Absent: only the
+   * `compactionLog` channel holds it, which then keeps it (see `readCompactionLog`).
+   */
+  readonly logged?: "store" | "state";
 }
 
 /**
@@ -141,6 +150,11 @@ export interface ArchivedCompaction {
    * Absent in archives written before 0.2.0.
    */
   readonly neighbours?: Readonly<Record<string, readonly [string | null, string | null]>>;
+  /**
+   * The compaction's record, in an archive kept in the `compactionArchive` channel (the thread's full
+   * log, when there is no store). A record that archived nothing has an entry with no `messages`.
+   */
+  readonly record?: CompactionRecord;
 }
 
 function idsOf(messages: readonly BaseMessage[]): string[] {

@@ -149,3 +149,65 @@ export async function storageSize(spec: BackendSpec): Promise<StorageSize> {
     await client.end();
   }
 }
+
+/** Checkpoint bytes per graph step (one checkpoint each) in each fifth of a thread's life, over every thread of a run. */
+export interface LifeBytes {
+  /** Bytes written per checkpoint, first fifth of each thread's checkpoints to last. */
+  readonly bytesPerStep: number[];
+  readonly checkpoints: number;
+}
+
+/**
+ * What each checkpoint of a run cost in its database, by fifth of its thread's life: on PostgreSQL
+ * its row, its pending writes and the channel blobs it was the first to reference (PostgresSaver
+ * writes a channel's value once per version); on SQLite its row (SqliteSaver writes every channel
+ * whole into it) and its pending writes.
+ */
+export async function checkpointBytesByLife(spec: BackendSpec): Promise<LifeBytes> {
+  const fifthsOf = (rows: { fifth: number | string; bytes: number | string; checkpoints: number | string }[]): LifeBytes => {
+    const bytesPerStep = [0, 1, 2, 3, 4].map((fifth) => {
+      const row = rows.find((entry) => Number(entry.fifth) === fifth);
+      return row ? Number(row.bytes) / Number(row.checkpoints) : 0;
+    });
+    return { bytesPerStep, checkpoints: rows.reduce((sum, row) => sum + Number(row.checkpoints), 0) };
+  };
+  if (spec.kind === "sqlite") {
+    const saver = SqliteSaver.fromConnString(spec.path);
+    try {
+      const rows = saver.db
+        .prepare(
+          `WITH cp AS (SELECT thread_id, checkpoint_id, LENGTH(checkpoint) + LENGTH(metadata) AS own,
+             ROW_NUMBER() OVER (PARTITION BY thread_id ORDER BY checkpoint_id) AS n, COUNT(*) OVER (PARTITION BY thread_id) AS total
+             FROM checkpoints WHERE checkpoint_ns = ''),
+           w AS (SELECT thread_id, checkpoint_id, SUM(LENGTH(value)) AS bytes FROM writes WHERE checkpoint_ns = '' GROUP BY 1, 2)
+           SELECT MIN(4, ((cp.n - 1) * 5) / cp.total) AS fifth, SUM(cp.own + COALESCE(w.bytes, 0)) AS bytes, COUNT(*) AS checkpoints
+           FROM cp LEFT JOIN w ON w.thread_id = cp.thread_id AND w.checkpoint_id = cp.checkpoint_id GROUP BY 1 ORDER BY 1`,
+        )
+        .all() as { fifth: number; bytes: number; checkpoints: number }[];
+      return fifthsOf(rows);
+    } finally {
+      saver.db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: spec.url });
+  await client.connect();
+  try {
+    const s = `"${spec.schema}"`;
+    const { rows } = await client.query<{ fifth: string; bytes: string; checkpoints: string }>(
+      `WITH cp AS (SELECT thread_id, checkpoint_id, checkpoint, octet_length(checkpoint::text) + octet_length(metadata::text) AS own,
+         ROW_NUMBER() OVER (PARTITION BY thread_id ORDER BY checkpoint_id) AS n, COUNT(*) OVER (PARTITION BY thread_id) AS total
+         FROM ${s}.checkpoints WHERE checkpoint_ns = ''),
+       w AS (SELECT thread_id, checkpoint_id, SUM(octet_length(blob)) AS bytes FROM ${s}.checkpoint_writes WHERE checkpoint_ns = '' GROUP BY 1, 2),
+       first_reference AS (
+         SELECT b.thread_id, b.channel, b.version, COALESCE(octet_length(b.blob), 0) AS bytes, MIN(cp.checkpoint_id) AS checkpoint_id
+         FROM ${s}.checkpoint_blobs b JOIN cp ON cp.thread_id = b.thread_id AND cp.checkpoint -> 'channel_versions' ->> b.channel = b.version
+         WHERE b.checkpoint_ns = '' GROUP BY 1, 2, 3, 4),
+       bl AS (SELECT thread_id, checkpoint_id, SUM(bytes) AS bytes FROM first_reference GROUP BY 1, 2)
+       SELECT LEAST(4, ((cp.n - 1) * 5) / cp.total) AS fifth, SUM(cp.own + COALESCE(w.bytes, 0) + COALESCE(bl.bytes, 0)) AS bytes, COUNT(*) AS checkpoints
+       FROM cp LEFT JOIN w USING (thread_id, checkpoint_id) LEFT JOIN bl USING (thread_id, checkpoint_id) GROUP BY 1 ORDER BY 1`,
+    );
+    return fifthsOf(rows);
+  } finally {
+    await client.end();
+  }
+}

@@ -134,3 +134,13 @@ export function verdicts(results: readonly ScenarioResult[]): Verdict[] {
 export function verdictLines(list: readonly Verdict[]): string {
   return list.map((verdict) => `${verdict.met ? "met    " : "NOT MET"}  ${verdict.target}: ${verdict.measured}`).join("\n");
 }
+
+/** Checkpoint bytes per graph step (one checkpoint each) by fifth of each thread's life: flat when nothing in the state grows. */
+export function lifeTable(results: readonly ScenarioResult[]): string {
+  const header = ["backend", "node", "checkpoints", "1st fifth", "2nd", "3rd", "4th", "5th", "last / first"];
+  const rows = results.map((result) => {
+    const [first, , , , last] = result.lifeBytes.bytesPerStep;
+    return [result.backend, result.node, String(result.lifeBytes.checkpoints), ...result.lifeBytes.bytesPerStep.map((bytes) => kb(bytes)), first ? `${(last! / first).toFixed(2)}x` : "-"];
+  });
+  return renderTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8]));
+}

@@ -30,7 +30,7 @@ import { tmpdir, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { nodeTable, resultsTable, verdictLines, verdicts, waitTable } from "./report.js";
+import { lifeTable, nodeTable, resultsTable, verdictLines, verdicts, waitTable } from "./report.js";
 import { PASS_THROUGH } from "./graph.js";
 import { runScenario, type ScenarioResult } from "./scenario.js";
 import { planThreads } from "./threads.js";
@@ -112,6 +112,8 @@ const list = verdicts(results);
 console.log(resultsTable(results));
 console.log("\nCompaction node, ms, by kind of step:");
 console.log(nodeTable(results));
+console.log("\nCheckpoint bytes per graph step, by fifth of each thread's life:");
+console.log(lifeTable(results));
 console.log(
   "\nBetween a tool result and the model call that reads it (wait: end of the tools node to the model call, compaction included), from one model call to the next (step), and from a tool result to the end of the model node, model time left out (turnaround), for steps that did not compact and those that did:",
 );

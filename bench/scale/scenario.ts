@@ -4,7 +4,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { loadTraceSessions } from "../../examples/traces.js";
-import { dropBackend, openBackend, storageSize, type BackendSpec, type StorageSize } from "./backends.js";
+import { checkpointBytesByLife, dropBackend, openBackend, storageSize, type BackendSpec, type LifeBytes, type StorageSize } from "./backends.js";
 import { runWorkers } from "./coordinator.js";
 import { PASS_THROUGH, type NodeRun } from "./graph.js";
 import { ThreadRunner, type PairingFailure } from "./runner.js";
@@ -116,6 +116,8 @@ export interface ScenarioResult {
    */
   readonly turnaroundMs: { idle: TimeFigures | null; compacting: TimeFigures | null };
   readonly storage: StorageSize;
+  /** Checkpoint bytes per graph step by fifth of each thread's life (see `checkpointBytesByLife`). */
+  readonly lifeBytes: LifeBytes;
   readonly bytesPerThread: number;
   readonly pairingFailures: readonly PairingFailure[];
   readonly unitErrors: number;
@@ -215,6 +217,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     options.workers > 0
       ? await runWorkers({ tracesPath: options.tracesPath, threads: options.threads, backend: options.backend, window: options.window, inModel: options.inModel ?? false, modelMs: options.modelMs ?? 0, workers: options.workers, concurrency: options.concurrency })
       : await runInProcess(options);
+  const lifeBytes = await checkpointBytesByLife(options.backend);
   const storage = await storageSize(options.backend);
   const checks = await checkThreads(options.tracesPath, options.backend, options.threads);
   if (!options.keep) await dropBackend(options.backend);
@@ -236,6 +239,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     modelIntervalMs: timeFigures(run.modelIntervals),
     turnaroundMs: { idle: timeFigures(run.turnarounds.idle), compacting: timeFigures(run.turnarounds.compacting) },
     storage,
+    lifeBytes,
     bytesPerThread: storage.total / options.threads.length,
     pairingFailures: run.pairingFailures,
     unitErrors: typeof run.unitErrors === "number" ? run.unitErrors : run.unitErrors.length,

@@ -4,6 +4,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
+import { collectCompactionLog } from "../langgraph/compaction-log.js";
 import { parseThreadExport } from "./thread-export.js";
 import { existingThreads } from "./thread-list.js";
 import { THREAD_EXPORT_FORMAT, type ThreadExport } from "./inspection.js";
@@ -30,9 +31,10 @@ function plain<T>(value: T): T {
 
 /**
  * A {@link ThreadExport} of a graph thread's state: its messages (serialized with
- * `mapChatMessagesToStoredMessages`), its compaction log, and every archive entry, from the
- * `compactionArchive` channel and, for compactions archived in a store, from `store`. Without a store
- * those are left out and {@link buildInspection} warns that their originals are missing.
+ * `mapChatMessagesToStoredMessages`), its whole compaction log (as `readCompactionLog` reads it), and
+ * every archive entry, from the `compactionArchive` channel and, for compactions archived in a store,
+ * from `store`. Without a store those are left out and {@link buildInspection} warns that their
+ * originals are missing; so are the log's records the store holds (the state keeps the newest).
  *
  * @example
  * const config = { configurable: { thread_id: "t1" } };
@@ -47,13 +49,14 @@ export async function exportThreadState(state: ThreadState, threadId: string, op
   messages.forEach((message, position) => {
     if (!BaseMessage.isInstance(message)) throw new InvalidHistoryError(`exportThreadState: \`messages.${position}\` is not a message`);
   });
-  const log = state.compactionLog ?? [];
   const inState = state.compactionArchive ?? [];
-  if (!Array.isArray(log)) throw new InvalidHistoryError("exportThreadState: the state's `compactionLog` is not an array");
   if (!Array.isArray(inState)) throw new InvalidHistoryError("exportThreadState: the state's `compactionArchive` is not an array");
-  const archived = new Set(inState.map((archive) => archive.compactionId));
-  const archives: ArchivedCompaction[] = [...inState];
   const { store } = options;
+  // The whole log: the state keeps its newest records. Without the store, the records it holds are left out.
+  const { records: log } = await collectCompactionLog("exportThreadState", state, store, threadId, options.namespace);
+  const archived = new Set(inState.map((archive) => archive.compactionId));
+  // The records in the state's archive entries are the log's: the export holds them once.
+  const archives: ArchivedCompaction[] = inState.map(({ record: _record, ...archive }) => archive);
   const wanted = log.filter((record) => record.archive === "store" && !archived.has(record.id));
   if (store && wanted.length > 0) {
     const namespace = archiveNamespace(threadId, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE);

@@ -122,6 +122,7 @@ export function compactionNodeRun(
       signal: config?.signal,
       store: config?.store,
       threadId: threadIdOf(config?.configurable),
+      log: state?.compactionLog,
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
       keepPendingCalls: true,
       checked,

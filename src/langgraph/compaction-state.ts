@@ -2,6 +2,7 @@ import { Annotation, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { COMPACTION_STATUSES } from "../types.js";
+import { boundedLog, inSequence } from "./compaction-log.js";
 
 /**
  * Merge by key: entries of `right` replace those of `left` with the same key, the others are
@@ -24,14 +25,20 @@ function mergeByKey<T>(key: (entry: T) => string, left: readonly T[] | undefined
 }
 
 /**
- * Reducer of the `compactionLog` channel: appends records, replacing one with the same id.
+ * Reducer of the `compactionLog` channel: appends records, replacing one with the same id, and keeps
+ * the newest few of those the thread's full log also holds (see `readCompactionLog`). A record older
+ * than the ones kept (re-emitted after it left the channel) is not added again.
  *
  * @example
  * mergeCompactionLog([first], [second]); // [first, second]
  * mergeCompactionLog([first], [first]);  // [first]
  */
 export function mergeCompactionLog(left: readonly CompactionRecord[] | undefined, right: CompactionRecord | readonly CompactionRecord[] | undefined): CompactionRecord[] {
-  return mergeByKey((record) => record.id, left, right);
+  const additions = right === undefined ? [] : Array.isArray(right) ? (right as readonly CompactionRecord[]) : [right as CompactionRecord];
+  const oldest = (left ?? []).find((record) => typeof record.sequence === "number")?.sequence;
+  const present = oldest === undefined ? undefined : new Set((left ?? []).map((record) => record.id));
+  const kept = present === undefined ? additions : additions.filter((record) => !(typeof record.sequence === "number" && record.sequence < oldest! && !present.has(record.id)));
+  return boundedLog(inSequence(mergeByKey((record) => record.id, left, kept)));
 }
 
 /**
@@ -50,9 +57,10 @@ export function mergeCompactionArchive(
 /**
  * The compaction channels for an `Annotation`-based graph: spread its `spec` beside
  * `MessagesAnnotation.spec`.
- * - `compactionLog`: one {@link CompactionRecord} per compaction (and per failure), in order.
- * - `compactionArchive`: the originals that left the context, when the graph has no store or no
- *   thread id to archive them in (see `createCompactionNode`'s `archive` option).
+ * - `compactionLog`: the newest {@link CompactionRecord}s (one per compaction, and per failure), in
+ *   order, within a fixed size; `readCompactionLog` reads the whole log.
+ * - `compactionArchive`: the originals that left the context, and the full log's records, when the
+ *   graph has no store or no thread id to archive them in (see `createCompactionNode`'s `archive` option).
  *
  * A checkpointer that writes every channel's whole value into every checkpoint (`SqliteSaver`,
  * `MemorySaver`) writes these channels again at each step, so their cost grows with steps x size.
@@ -102,6 +110,9 @@ export const compactionRecordSchema = z.object({
       movedIds: z.array(z.string()),
     })
     .optional(),
+  sequence: z.number().optional(),
+  previous: z.string().nullable().optional(),
+  logged: z.enum(["store", "state"]).optional(),
 }) as unknown as z.ZodType<CompactionRecord>;
 
 /** An archived original's `ArchiveAnchor`. */
@@ -126,6 +137,7 @@ export const archivedCompactionSchema = z.object({
   dropped: z.array(z.string()),
   written: z.record(z.string(), z.string()).optional(),
   neighbours: z.record(z.string(), z.tuple([z.string().nullable(), z.string().nullable()])).optional(),
+  record: compactionRecordSchema.optional(),
 }) as unknown as z.ZodType<ArchivedCompaction>;
 
 /**

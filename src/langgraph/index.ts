@@ -22,6 +22,7 @@ export type { AdapterInvalidHistoryHandling } from "./invalid-history.js";
 export { assignMessageIds, compactionUpdate, type CompactionUpdate, type CompactionUpdateOptions } from "./compaction-update.js";
 export { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
 export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./restore-history.js";
+export { compactionLogNamespace, readCompactionLog, type CompactionLogState, type ReadCompactionLogOptions } from "./compaction-log.js";
 export { restoreThreadHistory, type RestoreThreadHistoryOptions, type SdkThreadClient } from "./restore-thread.js";
 export { SdkStore, sdkStore, type SdkClientWithStore, type SdkStoreClient, type SdkStoreItem } from "./sdk-store.js";
 export {

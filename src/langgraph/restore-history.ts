@@ -7,6 +7,7 @@ import { PLACE, appWritesOf } from "./app-writes.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
+import { readLogFor } from "./compaction-log.js";
 
 /**
  * The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. The
@@ -36,7 +37,7 @@ export interface RestoreHistoryOptions {
 async function archivesOf(state: RestorableState, options: RestoreHistoryOptions & { store?: BaseStore | undefined }): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
   const inState = new Map((state.compactionArchive ?? []).map((archive) => [archive.compactionId, archive] as const));
   const archives: { sequence: number; archive: ArchivedCompaction }[] = [];
-  const log = state.compactionLog ?? [];
+  const log = await readLogFor("restoreHistory", state, options);
   for (let sequence = 0; sequence < log.length; sequence++) {
     const record = log[sequence]!;
     if (record.archive === "none") continue;

@@ -5,7 +5,8 @@ import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
 import { CompactionStrategy, type Compactor } from "../strategies/compaction-strategy.js";
-import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, writeArchive } from "./compaction-archive.js";
+import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
+import { chainedRecord, logOnly, writeArchiveAndRecord } from "./log-writes.js";
 import { describeError, failedCompactionRecord, strategyNameOf, type ArchivedCompaction, type CompactionRecord } from "../compaction-record.js";
 import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
@@ -119,6 +120,8 @@ export interface GraphCompactionRun {
   signal?: AbortSignal | undefined;
   store?: BaseStore | undefined;
   threadId?: string | undefined;
+  /** The state's `compactionLog` (or an array ending with the record this step's follows): where the record goes in the log. */
+  log?: unknown;
   /** Which compaction channels the graph's state has (LangGraph silently drops writes to others). */
   channels?: { log: boolean; archive: boolean };
   /**
@@ -248,10 +251,15 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
   // Worked out only for a step that records something (a no-op records nothing).
   let id: string | undefined;
   const idOf = () => (id ??= compactionIdOf(config, run.idScope ?? component, messages));
+  const namespace = () => archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE);
+  // The record alone (nothing archived) goes to the full log too: the store, or the archive channel.
+  const logged = (record: CompactionRecord, archived?: ArchivedCompaction) => logOnly(record, useStore ? { store: store!, namespace: namespace() } : "state", archived);
+  // Not logged: it says the store could not be written.
   const fail = (error: unknown, reason: string): CompactionStateUpdate => {
     if (signal?.aborted || options.onError === "throw") throw error;
-    return { compactionLog: [failedRecord(compactor, messages, reason, performance.now() - started, idOf())] };
+    return { compactionLog: [chainedRecord(failedRecord(compactor, messages, reason, performance.now() - started, idOf()), run.log)] };
   };
+  const failLogged = (error: unknown, reason: string) => logged(fail(error, reason).compactionLog![0]!);
 
   const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
 
@@ -264,23 +272,25 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     else if (result.status === "noop") return {};
     else update = updateFor(result);
   } catch (error) {
-    if (!repair || signal?.aborted || options.onError === "throw") return fail(error, describeError(error));
+    if (!repair || signal?.aborted || options.onError === "throw") return failLogged(error, describeError(error));
     // The compactor failed, but the model still must not get the broken history: the repair alone.
     const repaired = updateFor(repairOnlyResult(strategyNameOf(compactor), repair, messages.length, describeError(error)));
     update = { ...repaired, record: { ...repaired.record, tokensBefore: null, tokensAfter: null } };
   }
-  const { changed, record, archive } = update;
+  const { changed, archive } = update;
   if (!update.expressible) {
     // Not written: the model gets it for this call, the state keeps the history as it is.
     run.onViewOnly?.(update.history);
     return {};
   }
+  // The duration leaves out the archive write: the store's copy of the record is written with it.
+  const record = chainedRecord({ ...update.record, durationMs: performance.now() - started }, run.log);
   if (!changed) {
     // A strategy that reports a failure changed nothing; the log still says why.
-    return record.status === "failed" ? { compactionLog: [{ ...record, durationMs: performance.now() - started }] } : {};
+    return record.status === "failed" ? logged(record) : {};
   }
   if (record.archive === "store") {
-    const write = () => writeArchive(store!, archiveNamespace(threadId!, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE), archive).then(
+    const write = () => writeArchiveAndRecord(store!, namespace(), archive, { ...record, logged: "store" }).then(
       () => undefined,
       (error: unknown) => {
         const failure = new CompactionArchiveError(`${component}: could not archive compaction ${record.id}: ${describeError(error)}`, {
@@ -298,9 +308,6 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     }
   }
   run.onHistory?.(update.history);
-  return {
-    messages: update.messages,
-    compactionLog: [{ ...record, durationMs: performance.now() - started }],
-    ...(record.archive === "state" ? { compactionArchive: [archive] } : {}),
-  };
+  if (record.archive === "store") return { messages: update.messages, compactionLog: [{ ...record, logged: "store" }] };
+  return { messages: update.messages, ...(await logged(record, record.archive === "state" ? archive : undefined)) };
 }

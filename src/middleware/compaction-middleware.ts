@@ -98,6 +98,7 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         component: "compactionMiddleware",
         compactor,
         messages: (state as { messages?: BaseMessage[] }).messages,
+        log: (state as { compactionLog?: unknown }).compactionLog,
         options: parsed,
         config: currentConfig(),
         signal: runtime.signal,

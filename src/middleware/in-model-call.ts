@@ -61,7 +61,9 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
     // its result, and its update is written after that one's, in the same write (see `StepCompaction`).
     const outer = stepCompactions.get(state);
     const nestedIn = outer !== undefined && outer.owner !== compaction.prepared ? outer : undefined;
-    preparing = prepare(compaction, request, nestedIn?.history ?? state).then((prepared) => {
+    const log = stepLogs.get(state) ?? (request.state as { compactionLog?: unknown } | undefined)?.compactionLog;
+    preparing = prepare(compaction, request, nestedIn?.history ?? state, log).then((prepared) => {
+      if (prepared.update.compactionLog !== undefined) stepLogs.set(state, prepared.update.compactionLog);
       if (prepared.view !== undefined && !prepared.viewOnly && (prepared.update.messages?.length ?? 0) > 0) {
         if (nestedIn === undefined) stepCompactions.set(state, { owner: compaction.prepared, history: prepared.view, nested: [] });
         else {
@@ -128,6 +130,9 @@ interface StepCompaction {
 
 /** The step's in-step compactions, by the state's messages array (as `InModelCompaction.prepared`). */
 const stepCompactions = new WeakMap<object, StepCompaction>();
+
+/** The newest log record of the step's compactions so far, by the state's messages array: the next one's goes after it. */
+const stepLogs = new WeakMap<object, unknown>();
 
 /** The owner's update followed by its nested compactions' (each written only if the ones before it are). */
 export async function withNested(written: CompactionStateUpdate, nested: readonly Prepared[]): Promise<CompactionStateUpdate> {

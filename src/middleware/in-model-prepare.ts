@@ -19,6 +19,8 @@ export interface Prepared {
   returned: boolean;
   /** The history it compacted: the state's, or the one a compaction listed before it made in the step. */
   readonly input: BaseMessage[];
+  /** The log its record was chained after (the state's `compactionLog`, or the step's newest record). */
+  readonly log: unknown;
   /** Set when it is nested in another middleware's compaction of the step, which writes its update. */
   nested: boolean;
 }
@@ -31,6 +33,7 @@ export async function prepare(
   { component, name, compactor, options, checked }: InModelCompaction,
   request: ModelCallRequest,
   state: BaseMessage[],
+  log: unknown,
   overflow?: { readonly shrink: number | undefined },
 ): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
@@ -40,6 +43,7 @@ export async function prepare(
     component,
     compactor,
     messages: state,
+    log,
     options,
     config: currentConfig(),
     signal: request.runtime.signal,
@@ -68,7 +72,7 @@ export async function prepare(
     archived?.catch(() => undefined);
     return archived;
   };
-  return { update, view, viewOnly, startWrite, returned: false, input: state, nested: false };
+  return { update, view, viewOnly, startWrite, returned: false, input: state, log, nested: false };
 }
 
 /**

@@ -69,7 +69,7 @@ export async function retryAfterOverflow<Request extends ModelCallRequest, Respo
     });
   let retry: Prepared;
   try {
-    retry = await prepare(compaction, request, base, { shrink: overflowShrinkOf(error) });
+    retry = await prepare(compaction, request, base, prepared.update.compactionLog ?? prepared.log, { shrink: overflowShrinkOf(error) });
   } catch (failure) {
     await settle(prepared);
     throw surface(`the compaction after it failed: ${describeError(failure)}`, false);

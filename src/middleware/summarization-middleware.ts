@@ -196,6 +196,7 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
         component: COMPONENT,
         compactor: strategy,
         messages: (state as { messages?: BaseMessage[] }).messages,
+        log: (state as { compactionLog?: unknown }).compactionLog,
         options: graphOptions,
         config: currentConfig() ?? pickRunnableConfigKeys(runtime as RunnableConfig),
         signal: runtime.signal,

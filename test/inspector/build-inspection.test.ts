@@ -19,6 +19,7 @@ import {
   createCompactionNode,
   mergeCompactionArchive,
   mergeCompactionLog,
+  readCompactionLog,
   restoreHistory,
   slidingWindow,
   toolResultHiding,
@@ -493,6 +494,8 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
   let values: State;
   let store: InMemoryStore;
   let inspection: Inspection;
+  /** The thread's whole compaction log (the state keeps the newest records). */
+  let log: CompactionRecord[];
   /** The thread's checkpoints, oldest first. */
   const snapshots: StateSnapshot[] = [];
 
@@ -505,13 +508,14 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
     values = (await graph.getState(config)).values as State;
     for await (const snapshot of graph.getStateHistory(config)) snapshots.unshift(snapshot);
     inspection = await buildInspection(await exportThreadState(values, threadId, { store }));
+    log = await readCompactionLog(values, { store, threadId });
   }, 120_000);
 
   /** Per compaction of the log: the last step of the restored history of the state it saw (the checkpoint before the one that logged it). */
   async function stepsFromCheckpoints(): Promise<number[]> {
     const steps: number[] = [];
-    for (let sequence = 0; sequence < values.compactionLog.length; sequence++) {
-      const logged = snapshots.findIndex((snapshot) => ((snapshot.values as Partial<State>).compactionLog ?? []).length > sequence);
+    for (let sequence = 0; sequence < log.length; sequence++) {
+      const logged = snapshots.findIndex((snapshot) => (((snapshot.values as Partial<State>).compactionLog ?? []).at(-1)?.sequence ?? -1) >= sequence);
       const seen = snapshots[logged - 1]!.values as State;
       steps.push((await restoreHistory(seen, { store, threadId })).length - 1);
     }
@@ -535,7 +539,7 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
       steps: await stepsFromCheckpoints(),
       chartSteps: script.messages.map((_, step) => step),
       summaries: 6,
-      hiddenResults: values.compactionLog.filter((record) => record.strategy === "toolResultHiding").reduce((sum, record) => sum + record.replacedIds.length, 0),
+      hiddenResults: log.filter((record) => record.strategy === "toolResultHiding").reduce((sum, record) => sum + record.replacedIds.length, 0),
       // Each summary summarized the one before: six levels.
       summaryDepth: 6,
     });
@@ -544,7 +548,7 @@ describe(`buildInspection of a recorded session replayed in a real graph`, () =>
   it("at each compaction step the chart goes from the first record's tokensBefore to the last one's tokensAfter, less the reply priming", async () => {
     const steps = await stepsFromCheckpoints();
     const expected = new Map<number, { step: number; tokens: number; after: number }>();
-    values.compactionLog.forEach((record, sequence) => {
+    log.forEach((record, sequence) => {
       if (record.status === "failed" || record.tokensBefore === null || record.tokensAfter === null) return;
       const step = steps[sequence]!;
       const tokens = expected.get(step)?.tokens ?? record.tokensBefore - REPLY_PRIMING_TOKENS;

@@ -71,10 +71,13 @@ describe("createCompactionNode in a ReAct graph", () => {
     ]);
     const record = { id: expect.any(String), at: expect.any(String), tokensBefore: expect.any(Number), tokensAfter: expect.any(Number), durationMs: expect.any(Number) };
     const common = { strategy: "toolResultHiding", status: "compacted", removedIds: [], insertedIds: [], summaryId: null, archive: "state" };
+    // Each record has its place in the log; without a store, the archive channel holds the full log.
+    const chain = { logged: "state" };
     expect(values.compactionLog).toEqual([
-      { ...record, ...common, messagesBefore: 6, messagesAfter: 6, replacedIds: ["t-c1"], lastMessageId: "t-c2" },
-      { ...record, ...common, messagesBefore: 8, messagesAfter: 8, replacedIds: ["t-c2"], lastMessageId: "t-c3" },
+      { ...record, ...common, ...chain, messagesBefore: 6, messagesAfter: 6, replacedIds: ["t-c1"], lastMessageId: "t-c2", sequence: 0, previous: null },
+      { ...record, ...common, ...chain, messagesBefore: 8, messagesAfter: 8, replacedIds: ["t-c2"], lastMessageId: "t-c3", sequence: 1, previous: values.compactionLog[0].id },
     ]);
+    expect(values.compactionArchive.map((archive: { record?: unknown }) => archive.record)).toEqual(values.compactionLog);
   });
 
   it("archives the originals in the graph's store under the thread's namespace", async () => {
@@ -170,7 +173,7 @@ describe("createCompactionNode on bad input", () => {
       log: [
         [1, "h1"],
         [3, "t-c1"],
-      ].map(([count, lastMessageId]) => ({
+      ].map(([count, lastMessageId], sequence) => ({
         id: expect.any(String),
         at: expect.any(String),
         strategy: "failing",
@@ -187,6 +190,9 @@ describe("createCompactionNode on bad input", () => {
         reason: "Error: summary model down",
         durationMs: expect.any(Number),
         lastMessageId,
+        sequence,
+        previous: sequence === 0 ? null : values.compactionLog[0]!.id,
+        logged: "state",
       })),
     });
   });

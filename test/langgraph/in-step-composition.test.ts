@@ -117,14 +117,17 @@ describe("compactionMiddleware in the model's step, with other writes of that st
     expect({
       pausedLog: (paused.values.compactionLog as CompactionRecord[]).length,
       log: log.map((record) => record.replacedIds),
-      puts: [...store.puts.entries()].map(([key, count]) => [key.split("/").at(-1), count]),
+      puts: [...store.puts.entries()].map(([key, count]) => [key.split("/").at(-2) === "log" ? `log/${key.split("/").at(-1)}` : key.split("/").at(-1), count]),
       restored: stored(await restoreHistory(values, { store, threadId: "i" })).filter(([type]) => type === "tool").map(([, content]) => content),
     }).toEqual({
       pausedLog: 0,
       log: [["t-c1"], ["t-c2"]],
+      // The archive entry and the log record, written again by the resumed step.
       puts: [
         [log[0]!.id, 2],
+        [`log/${log[0]!.id}`, 2],
         [log[1]!.id, 1],
+        [`log/${log[1]!.id}`, 1],
       ],
       restored: [lookupOutput("c1"), lookupOutput("c2"), lookupOutput("c3")],
     });

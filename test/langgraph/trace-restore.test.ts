@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { createCompactionNode, restoreHistory, slidingWindow, toolResultHiding, type CompactionNode } from "../../src/index.js";
+import { createCompactionNode, readCompactionLog, restoreHistory, slidingWindow, toolResultHiding, type CompactionNode } from "../../src/index.js";
 import { reactGraph } from "./support/react-graph.js";
 import { SummarizePrefix } from "./support/summarize-prefix.js";
 import { ReplayChatModel, replayScript, replayTools, type ReplayScript } from "./support/trace-replay.js";
@@ -42,8 +42,9 @@ describe(`restoreHistory over the recorded session ${SESSION_ID}`, () => {
       [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2 })), createCompactionNode(new SummarizePrefix(14, 6))],
       true,
     );
-    // The compaction did happen, summaries of summaries included.
-    const log = compacted.values.compactionLog;
+    // The compaction did happen, summaries of summaries included (the state keeps the newest records: the whole log is read).
+    const log = await readCompactionLog(compacted.values, { store: compacted.store!, threadId: "replay" });
+    expect(compacted.values.compactionLog).toEqual(log.slice(-8));
     // A summary of a summary: a compaction removing the summary an earlier one wrote.
     const nested = log.filter((record, position) =>
       log.slice(0, position).some((earlier) => earlier.summaryId !== null && record.removedIds.includes(earlier.summaryId)),
@@ -62,7 +63,8 @@ describe(`restoreHistory over the recorded session ${SESSION_ID}`, () => {
   it("a sliding window archived in the state: the restored history equals the uncompacted run", async () => {
     const plain = await replay(script, [], false);
     const compacted = await replay(script, [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })), createCompactionNode(slidingWindow({ keepTurns: 2 }))], false);
-    const log = compacted.values.compactionLog;
+    const log = await readCompactionLog(compacted.values);
+    expect(compacted.values.compactionLog).toEqual(log.slice(-8));
     expect({
       statuses: log.map((record) => record.status),
       archived: compacted.values.compactionArchive.map((archive) => archive.compactionId),
