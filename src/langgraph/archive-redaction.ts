@@ -63,9 +63,18 @@ function redactedMessage(message: StoredMessage, redaction: Redaction): StoredMe
   const data = message.data as unknown as StoredData;
   const redacted: StoredData = { content: redaction.replacement, additional_kwargs: {}, response_metadata: {} };
   for (const field of KEPT_FIELDS) if (data[field] !== undefined) redacted[field] = data[field];
-  const calls = toolCallsOf(data);
   if (message.type === "ai") {
-    redacted["tool_calls"] = redaction.clearToolCallArgs ? calls.map((call) => ({ ...(call as object), args: {} })) : calls;
+    const calls = data["tool_calls"];
+    const providerCalls = (data["additional_kwargs"] as { tool_calls?: unknown } | undefined)?.tool_calls;
+    if (Array.isArray(calls)) redacted["tool_calls"] = redaction.clearToolCallArgs ? calls.map((call) => ({ ...(call as object), args: {} })) : calls;
+    else if (Array.isArray(providerCalls)) {
+      // Calls kept only in the provider's format (`{ id, type, function: { name, arguments } }`).
+      redacted["additional_kwargs"] = {
+        tool_calls: redaction.clearToolCallArgs
+          ? providerCalls.map((call: { function?: object }) => ({ ...call, function: { ...call.function, arguments: "{}" } }))
+          : providerCalls,
+      };
+    }
     redacted["invalid_tool_calls"] = [];
   }
   return { type: message.type, data: redacted } as unknown as StoredMessage;

@@ -208,4 +208,22 @@ describe("what remove takes out, on hand-built logs", () => {
     expect(await restoredText(applied(state, redactArchivedState(state, ["h1"], { remove: true })))).toEqual(["a1:noted", "h2:user h2"]);
     expect(await restoredText(applied(state, redactArchivedState(state, ["h1"])))).toEqual(["h1:[redacted]", "a1:noted", "h2:user h2"]);
   });
+
+  it("redacts calls stored only in the provider's format, keeping them paired, their arguments emptied on request", async () => {
+    const state = stateOf([user("h2")], [{ id: "k1", originals: [] }]);
+    const legacyCall = { id: "c1", type: "function", function: { name: "lookup", arguments: JSON.stringify({ q: SECRET }) } };
+    const messages = [
+      { position: 0, anchor: { kind: "before", id: "h2" } as const, message: { type: "ai", data: { id: "a1", content: SECRET, additional_kwargs: { tool_calls: [legacyCall] } } } },
+      { position: 1, anchor: { kind: "before", id: "h2" } as const, message: { type: "tool", data: { id: "t1", content: SECRET, tool_call_id: "c1", name: "lookup" } } },
+    ];
+    const legacy = { ...state, compactionArchive: [{ compactionId: "k1", messages, dropped: [] }] } as unknown as RestorableState;
+    const redacted = applied(legacy, redactArchivedState(legacy, ["a1", "t1"], { clearToolCallArgs: true }));
+    const restored = await restoreHistory(redacted);
+    expect(restored.map((message) => [message.id, message.content, (message as AIMessage).tool_calls ?? (message as { tool_call_id?: string }).tool_call_id])).toEqual([
+      ["a1", "[redacted]", [expect.objectContaining({ id: "c1", name: "lookup", args: {} })]],
+      ["t1", "[redacted]", "c1"],
+      ["h2", "user h2", undefined],
+    ]);
+    expect(text(redacted)).not.toContain(SECRET.slice(4));
+  });
 });
