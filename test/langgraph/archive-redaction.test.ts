@@ -214,7 +214,7 @@ describe("what remove takes out, on hand-built logs", () => {
     const legacyCall = { id: "c1", type: "function", function: { name: "lookup", arguments: JSON.stringify({ q: SECRET }) } };
     const messages = [
       { position: 0, anchor: { kind: "before", id: "h2" } as const, message: { type: "ai", data: { id: "a1", content: SECRET, additional_kwargs: { tool_calls: [legacyCall] } } } },
-      { position: 1, anchor: { kind: "before", id: "h2" } as const, message: { type: "tool", data: { id: "t1", content: SECRET, tool_call_id: "c1", name: "lookup" } } },
+      { position: 1, anchor: { kind: "before", id: "h2" } as const, message: { type: "tool", data: { id: "t1", content: SECRET, tool_call_id: "c1", name: "lookup", artifact: { raw: SECRET }, response_metadata: { note: SECRET } } } },
     ];
     const legacy = { ...state, compactionArchive: [{ compactionId: "k1", messages, dropped: [] }] } as unknown as RestorableState;
     const redacted = applied(legacy, redactArchivedState(legacy, ["a1", "t1"], { clearToolCallArgs: true }));
