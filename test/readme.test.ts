@@ -59,6 +59,8 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "compacting-node", []],
       ["docs/langgraph.md", "sqlite-storage", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
+      ["docs/langgraph.md", "erase-thread-sqlite", []],
+      ["docs/langgraph.md", "erase-thread", []],
       ["docs/langgraph.md", "chat-history", []],
       ["docs/reference.md", "auto-compaction-options", []],
       ["docs/reference.md", "token-counting", []],

@@ -21,6 +21,8 @@ export {
 export type { AdapterInvalidHistoryHandling } from "./invalid-history.js";
 export { assignMessageIds, compactionUpdate, type CompactionUpdate, type CompactionUpdateOptions } from "./compaction-update.js";
 export { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
+export { clearArchivedState, deleteThreadArchive, type ArchiveStore, type ThreadArchiveOptions } from "./archive-erasure.js";
+export { redactArchived, redactArchivedState, type RedactArchivedOptions, type RedactArchivedResult } from "./archive-redaction.js";
 export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./restore-history.js";
 export { compactionLogNamespace, readCompactionLog, type CompactionLogState, type ReadCompactionLogOptions } from "./compaction-log.js";
 export { restoreThreadHistory, type RestoreThreadHistoryOptions, type SdkThreadClient } from "./restore-thread.js";
