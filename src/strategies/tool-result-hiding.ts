@@ -5,7 +5,7 @@ import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize } from "./context-size.js";
-import { HidingPass, isHiddenResult, type HiddenCopy } from "./hiding-pass.js";
+import { HidingPass, isHiddenResult, type HiddenCopy, type Receipt } from "./hiding-pass.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersessionReader } from "./superseded-results.js";
 import { HidingLedgers } from "./hiding-ledger.js";
@@ -82,6 +82,8 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly #notWorthHiding = new WeakSet<BaseMessage>();
   /** Hidden copies made, by original result: a later run that hides the same result takes its copy. */
   readonly #hiddenCopies = new WeakMap<BaseMessage, HiddenCopy>();
+  /** Receipts made, by original result: a result hidden again (another note, another batch) is not read again. */
+  readonly #receiptsMade = new WeakMap<BaseMessage, Receipt>();
   /** What the last history of each line held (results, settled ones, supersessions): a run reads only what changed. */
   readonly #ledgers: HidingLedgers;
 
@@ -138,6 +140,7 @@ export class ToolResultHiding extends CompactionStrategy {
         tokenCounter: this.tokenCounter,
         notWorthHiding: this.#notWorthHiding,
         hiddenCopies: this.#hiddenCopies,
+        receiptsMade: this.#receiptsMade,
       },
       messages,
       tokens.perMessage,
