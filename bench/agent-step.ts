@@ -6,7 +6,8 @@
  * turn, repeated: no middleware (LangGraph's own step), `compactionMiddleware(toolResultHiding())`
  * with a trigger it never reaches, with the default options (it fires: every older result is hidden
  * at the first step, then a batch when what aged frees `clearAtLeast`), and
- * `compactionMiddleware(autoCompaction({ contextWindow: 1_000_000 }))` (under its trigger).
+ * `compactionMiddleware(autoCompaction({ contextWindow: 10_000_000, trigger: { tokens: 5_000_000 } }))`
+ * (under its trigger: the default one, 60,000 tokens, would summarize this thread at once).
  *
  *   npx tsx bench/agent-step.ts [--size <n>] [--steps <n>] [--rounds <n>]
  */
@@ -63,7 +64,8 @@ function middlewareFor(system: AgentSystem): AgentMiddleware[] {
     case "toolResultHiding()":
       return [compactionMiddleware(toolResultHiding({ tokenCounter }))];
     case "autoCompaction, under its trigger":
-      return [compactionMiddleware(autoCompaction({ contextWindow: 1_000_000, tokenCounter }))];
+      // The default trigger (60,000 tokens) would fire on this thread: a window and a trigger above it.
+      return [compactionMiddleware(autoCompaction({ contextWindow: 10_000_000, trigger: { tokens: 5_000_000 }, tokenCounter }))];
   }
 }
 
@@ -87,7 +89,7 @@ function threadHistory(size: number, seed: number): BaseMessage[] {
 }
 
 /** One round of one system: a new thread, `steps + 2` lookups then an answer; the wall and CPU times between lookups. */
-async function agentRound(plan: AgentStepPlan, system: AgentSystem, round: number): Promise<{ wall: number[]; cpu: number[] }> {
+export async function agentRound(plan: AgentStepPlan, system: AgentSystem, round: number): Promise<{ wall: number[]; cpu: number[] }> {
   const random = seededRandom(plan.seed + round);
   const model = fakeModel();
   for (let n = 1; n <= plan.steps + 2; n++) model.respond(new AIMessage({ id: `a${n}`, content: "", tool_calls: [{ id: `c${n}`, name: "lookup", args: { query: `new ${n}` }, type: "tool_call" }] }));

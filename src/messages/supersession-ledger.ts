@@ -70,7 +70,8 @@ export class SupersessionLedger {
     const result = messages[index]!;
     const read = isToolResultMessage(result) ? this.reader.readingsOf(messages[assistantIndex]!).get(result.tool_call_id) : undefined;
     if (entry === undefined || read === undefined) return entry === undefined && read === undefined;
-    if (read.key !== entry.key || JSON.stringify(read.reading) !== JSON.stringify(entry.reading)) return false;
+    // Readings are kept per assistant message: the same message gives the same reading object.
+    if (read.reading !== entry.reading && (read.key !== entry.key || JSON.stringify(read.reading) !== JSON.stringify(entry.reading))) return false;
     entry.content = comparedContent(read.reading, result as Parameters<typeof comparedContent>[1]);
     return true;
   }
@@ -129,6 +130,8 @@ export class SupersessionLedger {
    */
   #dependencies(wanted: readonly Entry[]): Set<Entry> | undefined {
     const limit = Math.max(16, Math.floor(this.#entries.length * FULL_SCAN_SHARE));
+    // Asked for most of them (a first run, a firing after many steps): no use looking for a subset.
+    if (wanted.length > limit) return undefined;
     const subset = new Set<Entry>();
     const needed = new Set<Entry>();
     const stack: Entry[] = [];
