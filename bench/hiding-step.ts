@@ -27,6 +27,8 @@ export interface HidingStepRow {
   history: HidingStepHistory;
   supersession: boolean;
   timing: Timing;
+  /** The same steps' process CPU time (user + system), median, ms: less moved by other processes on a shared machine. */
+  cpuMedianMs: number;
   /** Steps (timed ones) that hid something. */
   firings: number;
 }
@@ -84,20 +86,24 @@ async function hidingSteps(plan: HidingStepPlan, history: HidingStepHistory, sup
   const hiding = toolResultHiding({ tokenCounter: createTokenCounter(), ...(supersession ? {} : { supersession: false }) });
   let messages: BaseMessage[] = (await hiding.compact(base)).messages;
   const samples: number[] = [];
+  const cpuSamples: number[] = [];
   let firings = 0;
   for (let step = 0; step < steps.length; step++) {
     const grown = [...messages, ...steps[step]!];
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await hiding.compact(grown);
     const elapsed = performance.now() - started;
+    const used = process.cpuUsage(cpu);
     messages = result.messages;
     if (step < plan.warmupSteps) continue;
     samples.push(elapsed);
+    cpuSamples.push((used.user + used.system) / 1000);
     if (result.status === "compacted") firings += 1;
     else if (result.status !== "noop") throw new Error(`hiding step: expected a no-op or a compaction, got ${result.status}`);
   }
   const medianMs = median(samples);
-  return { history, supersession, firings, timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
+  return { history, supersession, firings, cpuMedianMs: median(cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
 }
 
 /** Both histories, default supersession and `supersession: false`. */
@@ -114,9 +120,10 @@ export function hidingStepTable(result: HidingStepResult): string {
     formatMs(row.timing.medianMs),
     formatMs(row.timing.minMs),
     formatMs(row.timing.maxMs),
+    formatMs(row.cpuMedianMs),
     `${row.timing.runs} (${row.firings} fired)`,
   ]);
-  return renderTable(["per compaction call", "median ms", "min ms", "max ms", "steps"], rows, new Set([1, 2, 3, 4]));
+  return renderTable(["per compaction call", "median ms", "min ms", "max ms", "CPU median ms", "steps"], rows, new Set([1, 2, 3, 4, 5]));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
