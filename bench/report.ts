@@ -9,10 +9,13 @@ import { KEEP_RECENT_GROUPS, KEEP_RECENT_UNBOUNDED, LANGCHAIN_EXACT_MAX_MESSAGES
 import { syntheticTable } from "./synthetic-pass.js";
 import { tracesTable } from "./trace-pass.js";
 import { WARM_STEP_TRIGGER_TOKENS, warmStepTable } from "./warm-step.js";
+import { agentStepTable } from "./agent-step.js";
+import { hidingStepTable } from "./hiding-step.js";
+import { hidingVariantsTable } from "./hiding-variants.js";
 
 /** The report of a run; `sessionCount` is the number of trace sessions of scenario 3. */
 export function reportText(run: BenchRun, sessionCount: number): string {
-  const { environment, args, plan, comparisons, step, warm, traceSummaries, latency, targets, wallTimeMs } = run;
+  const { environment, args, plan, comparisons, variants, step, warm, hiding, agent, traceSummaries, latency, targets, wallTimeMs } = run;
   const out: string[] = [];
   out.push("");
   out.push(
@@ -30,6 +33,9 @@ export function reportText(run: BenchRun, sessionCount: number): string {
   out.push(`   exact: LangChain only up to ${LANGCHAIN_EXACT_MAX_MESSAGES} messages ("—" above), ${plan.langChainExactRuns} run(s) asked; LangChain runs also stop after ~${plan.langChainBudgetMs / 1000} s of timed work`);
   out.push(syntheticTable(comparisons));
   out.push("");
+  out.push(`1b) The full pass around the defaults, ${variants.messages} messages, approximate counter, cold: supersession off, receipts on`);
+  out.push(hidingVariantsTable(variants));
+  out.push("");
   out.push(`2) Running agent: per compaction call at ${step.size} messages (history ${step.historyRange[0]}..${step.historyRange[1]} over the steps), +1 assistant/tool-result group per step`);
   out.push("   ours: the previous step's compacted output + the new group (warm caches); LangChain: its own cleared history + the same group");
   out.push(perStepTable(step));
@@ -37,6 +43,14 @@ export function reportText(run: BenchRun, sessionCount: number): string {
   out.push(`2b) Warm step: per compaction call at ${warm.size} messages far below the trigger (${WARM_STEP_TRIGGER_TOKENS} tokens): every call is a no-op`);
   out.push("   the previous step's output + one new assistant/tool-result group (new objects); the no-op's token figures are not read (as the graph node does not)");
   out.push(warmStepTable(warm));
+  out.push("");
+  out.push(`2c) Hiding step: toolResultHiding() (default options) over its trigger at ${hiding.size} messages, exact counter, +1 shell call and its result per step; most steps are no-ops (what aged frees < clearAtLeast)`);
+  out.push("   repeated command: every call is `ls` again (each result supersedes the one before); new command: every command is new");
+  out.push(hidingStepTable(hiding));
+  out.push("");
+  out.push(`2d) Per model call: createAgent + MemorySaver, a scripted model (fakeModel) and one lookup tool, a thread of ${agent.size} messages; ${agent.rounds} round(s) of ${agent.steps} timed steps, the systems in turn`);
+  out.push("   wall time and the process's CPU time (user + system) from one tool run to the next; CPU time is less moved by other processes on a shared machine");
+  out.push(agentStepTable(agent));
   out.push("");
   out.push(`3) Real traces: ${sessionCount} sessions from ${args.tracesPath}`);
   out.push("   each session cold (as in 1); truncation budget = half the session's tokens; totals are sums of per-session medians");

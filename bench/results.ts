@@ -17,6 +17,9 @@ import type { Comparison } from "./synthetic-pass.js";
 import type { TargetVerdict } from "./targets.js";
 import type { TraceSummary } from "./trace-pass.js";
 import type { WarmStepResult } from "./warm-step.js";
+import type { AgentStepResult } from "./agent-step.js";
+import type { HidingStepResult } from "./hiding-step.js";
+import type { HidingVariantsResult } from "./hiding-variants.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const projectRoot = resolve(benchDir, "..");
@@ -68,8 +71,11 @@ export interface BenchRun {
   args: CliArgs;
   plan: Plan;
   comparisons: readonly Comparison[];
+  variants: HidingVariantsResult;
   step: PerStepResult;
   warm: WarmStepResult;
+  hiding: HidingStepResult;
+  agent: AgentStepResult;
   traceSummaries: readonly TraceSummary[];
   latencyRun: LatencyRun;
   latency: ReturnType<typeof latencyReport>;
@@ -82,7 +88,7 @@ export interface BenchRun {
  * every measurement recorded and the target verdicts. Returns the file's path.
  */
 export function writeResults(run: BenchRun): string {
-  const { environment, args, plan, comparisons, step, warm, traceSummaries, latencyRun, latency, targets, wallTimeMs } = run;
+  const { environment, args, plan, comparisons, variants, step, warm, hiding, agent, traceSummaries, latencyRun, latency, targets, wallTimeMs } = run;
   const results = {
     date: new Date().toISOString(),
     environment,
@@ -98,6 +104,8 @@ export function writeResults(run: BenchRun): string {
       langChainExactRuns: plan.langChainExactRuns,
       langChainBudgetMs: plan.langChainBudgetMs,
       perStep: plan.perStep,
+      hidingSteps: plan.hidingSteps,
+      agent: plan.agent,
     },
     synthetic: comparisons.map((c) => ({
       counter: c.counter,
@@ -107,8 +115,11 @@ export function writeResults(run: BenchRun): string {
       langchainMs: c.langchain?.timing.medianMs ?? null,
       ratio: c.ratio ?? null,
     })),
+    hidingVariants: variants,
     perStep: step,
     warmStep: warm,
+    hidingStep: hiding,
+    agentStep: agent,
     traces: traceSummaries,
     latency: { settings: latencyRun.settings, sessions: latencyRun.sessions, wallMs: latencyRun.wallMs, systems: latency.systems },
     targets,

@@ -21,6 +21,10 @@ import { syntheticFullPass, syntheticSubjects } from "./synthetic-pass.js";
 import { evaluateTargets, type TargetVerdict } from "./targets.js";
 import { tracePass } from "./trace-pass.js";
 import { warmStep } from "./warm-step.js";
+import { agentStep } from "./agent-step.js";
+import { hidingStep } from "./hiding-step.js";
+import { hidingVariants } from "./hiding-variants.js";
+import { evaluateStepTargets } from "./step-targets.js";
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -34,11 +38,17 @@ async function main(): Promise<void> {
   log("warming up ...");
   await warmUp();
   const { comparisons, cleared } = await syntheticFullPass(plan, subjects, log);
+  log("full pass around the defaults (supersession: false, receipts: true) ...");
+  const variants = await hidingVariants(plan, subjects, comparisons);
   log(`running agent, per step at ${plan.perStep.size} messages ...`);
   const step = await perStep(plan, cleared, log);
   log(`warm steps (no compaction needed) at ${plan.perStep.size} messages ...`);
   const warm = await warmStep({ size: plan.perStep.size, warmupSteps: plan.perStep.warmupSteps, steps: plan.perStep.steps, seed: SEED });
   log(`  warm step, autoCompaction exact: ${formatMs(warm.exact.autoCompaction.medianMs)} ms`);
+  log(`hiding steps over the trigger at ${plan.perStep.size} messages ...`);
+  const hiding = await hidingStep({ size: plan.perStep.size, warmupSteps: plan.perStep.warmupSteps, steps: plan.hidingSteps, seed: SEED });
+  log(`agent steps: createAgent + MemorySaver at ${plan.agent.size} messages ...`);
+  const agent = await agentStep({ ...plan.agent, seed: SEED }, log);
   log(`traces from ${args.tracesPath} ...`);
   const sessions = loadTraceSessions(args.tracesPath);
   const traceSummaries = await tracePass(plan, sessions, log);
@@ -47,10 +57,10 @@ async function main(): Promise<void> {
   const latencyRun = await runLatencyInProcesses(latencyPlan.source, latencyPlan.settings, log);
   const latency = latencyReport(latencyRun);
   await longThreadBench(log);
-  const targets: TargetVerdict[] = [...evaluateTargets(comparisons, step, warm), { id: 6, ...latency.verdict }];
+  const targets: TargetVerdict[] = [...evaluateTargets(comparisons, step, warm), { id: 6, ...latency.verdict }, ...evaluateStepTargets(hiding, variants, agent)];
   const wallTimeMs = performance.now() - started;
 
-  const run: BenchRun = { environment, args, plan, comparisons, step, warm, traceSummaries, latencyRun, latency, targets, wallTimeMs };
+  const run: BenchRun = { environment, args, plan, comparisons, variants, step, warm, hiding, agent, traceSummaries, latencyRun, latency, targets, wallTimeMs };
   console.log(reportText(run, sessions.length));
   log(`wrote ${writeResults(run)}`);
 }

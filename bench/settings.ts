@@ -64,6 +64,10 @@ export interface Plan {
   /** Sizes at which LangChain runs with the exact counter. */
   langChainExactSizes: number[];
   perStep: { size: number; warmupSteps: number; steps: number; langChainSteps: number };
+  /** Timed steps of the hiding step (bench/hiding-step.ts), at the per-step size. */
+  hidingSteps: number;
+  /** The agent step (bench/agent-step.ts): thread size, timed steps per round, rounds. */
+  agent: { size: number; steps: number; rounds: number };
   /** Run the trace sessions with the exact counter too (ours only; LangChain is impractical there). */
   tracesExact: boolean;
 }
@@ -77,6 +81,8 @@ export function planFor(args: CliArgs): Plan {
       langChainExactRuns: 1,
       langChainExactSizes: [250],
       perStep: { size: 1000, warmupSteps: 3, steps: 20, langChainSteps: 5 },
+      hidingSteps: 20,
+      agent: { size: 500, steps: 5, rounds: 1 },
       tracesExact: false,
     };
   }
@@ -87,6 +93,8 @@ export function planFor(args: CliArgs): Plan {
     langChainExactRuns: Math.min(3, args.runs),
     langChainExactSizes: [250, 400],
     perStep: { size: 8000, warmupSteps: 5, steps: 50, langChainSteps: 10 },
+    hidingSteps: 20,
+    agent: { size: 3000, steps: 20, rounds: 3 },
     tracesExact: true,
   };
 }

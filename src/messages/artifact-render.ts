@@ -19,7 +19,7 @@ export interface RenderArtifactsOptions {
 }
 
 /** One list of an index, its entries in their stored order (oldest first) and the order they are kept in. */
-interface RankedList {
+export interface RankedList {
   readonly entries: readonly string[];
   /** Positions in `entries`, the one kept first first. */
   readonly rank: readonly number[];
@@ -94,16 +94,25 @@ function kept({ entries, rank }: RankedList, k: number, named: (entry: string) =
  * @internal
  */
 export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15, alreadyNamed?: string): (maxCharacters?: number) => string {
-  // Entries the text beside the index names already (a summary quoting a path or an error line) are not repeated.
-  const verdicts = new Map<string, boolean>();
-  const named =
-    alreadyNamed === undefined || alreadyNamed === ""
-      ? () => false
-      : (entry: string) => {
-          let verdict = verdicts.get(entry);
-          if (verdict === undefined) verdicts.set(entry, (verdict = mentions(alreadyNamed, entry)));
-          return verdict;
-        };
+  return rankedIndexFitter(rankArtifacts(index, commandsShown), alreadyNamed);
+}
+
+/** An index's lists ranked for rendering (see {@link rankArtifacts}). @internal */
+export interface RankedArtifacts {
+  readonly index: ArtifactIndex;
+  readonly lists: Readonly<Record<"created" | "modified" | "read" | "tools" | "identifiers" | "urls" | "commands" | "errors", RankedList>>;
+}
+
+/** Rankings made by {@link rankArtifacts}, for tests that check an index is ranked once. @internal */
+export const artifactRankings = { count: 0 };
+
+/**
+ * The lists of `index` ranked once (files: the newest and the most used in turn; tools: the most
+ * called; the others: the newest), for renderings of any size and beside any text
+ * ({@link rankedIndexFitter}). @internal
+ */
+export function rankArtifacts(index: ArtifactIndex, commandsShown = 15): RankedArtifacts {
+  artifactRankings.count++;
   const files = (entries: readonly string[]): RankedList => ({ entries, rank: newestAndMostUsed(entries, (path) => usesOf(index, path)) });
   const newest = (entries: readonly string[]): RankedList => ({ entries, rank: newestFirst(entries) });
   const toolCounts = Object.entries(index.tools);
@@ -120,6 +129,24 @@ export function artifactIndexFitter(index: ArtifactIndex, commandsShown = 15, al
     commands: newest(index.commands.slice(-commandsShown)),
     errors: newest(index.errors),
   };
+  return { index, lists };
+}
+
+/**
+ * {@link renderArtifacts} of a ranked index for any `maxCharacters`, leaving out the entries
+ * `alreadyNamed` names on their own (nor counting them in the rest); tools are always listed. @internal
+ */
+export function rankedIndexFitter({ index, lists }: RankedArtifacts, alreadyNamed?: string): (maxCharacters?: number) => string {
+  // Entries the text beside the index names already (a summary quoting a path or an error line) are not repeated.
+  const verdicts = new Map<string, boolean>();
+  const named =
+    alreadyNamed === undefined || alreadyNamed === ""
+      ? () => false
+      : (entry: string) => {
+          let verdict = verdicts.get(entry);
+          if (verdict === undefined) verdicts.set(entry, (verdict = mentions(alreadyNamed, entry)));
+          return verdict;
+        };
   const commandsStored = index.commands.length;
   const render = (k: number): string => {
     const lines: string[] = [];

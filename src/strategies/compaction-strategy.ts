@@ -9,6 +9,7 @@ import { boundedNoopResult, warmCountsLater, type BoundedHistory, type BoundedNo
 import type { BaseStrategyOptions } from "./strategy-options.js";
 import type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
 import { settledPromise } from "./settled-promise.js";
+import { logReplaced } from "./replaced-log.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
@@ -207,7 +208,11 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     const snapshot = output.slice();
     let after: Analysis;
     if (unchanged) after = { ...analysis, messages: snapshot };
-    else if (outcome.preservesStructure) after = { ...analysis, messages: snapshot, tokens: await patchTokens(tokens, replaced, this.tokenCounter) };
+    else if (outcome.preservesStructure) {
+      // The next history grows from this one: what derives from the index learns what changed.
+      logReplaced(index, input, snapshot);
+      after = { ...analysis, messages: snapshot, tokens: await patchTokens(tokens, replaced, this.tokenCounter) };
+    }
     else after = await analyse(snapshot, undefined, this.tokenCounter);
     this.#memo = after;
     return {

@@ -10,7 +10,9 @@ import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 import type { Supersession } from "../messages/supersession.js";
 import { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, langChainClearedInputs } from "./hidden-markers.js";
-import { blockArtifacts, callMessage, hiddenContent, hidingReceipt, isHiddenContent, supersededNote, type ReceiptLimits } from "./hiding-receipts.js";
+import { blockArtifacts, hiddenContent, hidingReceipt, isHiddenContent, receiptOf, supersededNote, type Receipt, type ReceiptLimits } from "./hiding-receipts.js";
+
+export type { Receipt } from "./hiding-receipts.js";
 
 export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, isLangChainCleared, langChainClearedInputs } from "./hidden-markers.js";
 
@@ -32,7 +34,10 @@ export interface HidingSettings {
   readonly notWorthHiding: WeakSet<BaseMessage>;
   /** Hidden copies made so far, by original result (see {@link HiddenCopy}). */
   readonly hiddenCopies: WeakMap<BaseMessage, HiddenCopy>;
+  /** Receipts made so far, by original result. */
+  readonly receiptsMade?: WeakMap<BaseMessage, Receipt>;
 }
+
 
 /**
  * A result's hidden copy, made once: a later run (the firing after a dry run, a run whose hiding did
@@ -146,7 +151,7 @@ export class HidingPass {
     const note = supersession === undefined ? undefined : supersededNote(supersession, settings.receipts === undefined);
     const made = settings.hiddenCopies.get(result);
     const reusable = made !== undefined && made.assistant === assistant && made.before === before && made.note === note && compactionMarkerOf(made.after)?.batch === batch;
-    const after = reusable ? made.after : this.#hiddenCopy(result, call, before, batch, supersession, note);
+    const after = reusable ? made.after : this.#hiddenCopy(result, call, assistant, before, batch, supersession, note);
     if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, note, after });
     const afterTokens = await settings.tokenCounter.countMessage(after);
     // A result shorter than its hidden form stays: hiding it would cost tokens.
@@ -186,13 +191,9 @@ export class HidingPass {
   }
 
   /** The result's hidden copy: the placeholder (or `note`, its superseded note) and its receipt, the marker recording what was hidden. */
-  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, before: number, batch: string, supersession: Supersession | undefined, note: string | undefined): ToolMessage {
+  #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, assistant: BaseMessage, before: number, batch: string, supersession: Supersession | undefined, note: string | undefined): ToolMessage {
     const { settings } = this;
-    // With receipts, the original is read once: its artifacts make the receipt and stay in the
-    // marker, where a later summary's artifact index merges them.
-    const artifacts = settings.receipts === undefined ? undefined : extractArtifacts([result]);
-    // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
-    const markerArtifacts = artifacts && settings.hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+    const { artifacts, markerArtifacts, receipt } = receiptOf(result, call, assistant, settings.receipts, settings.hideToolInputs, settings.receiptsMade);
     const marker: CompactionMarker = {
       strategy: settings.strategyName,
       hidden: true,
@@ -201,7 +202,6 @@ export class HidingPass {
       batch,
       ...(supersession ? { supersededBy: supersession.callId } : {}),
     };
-    const receipt = artifacts === undefined ? "" : hidingReceipt(call, artifacts, settings.receipts!);
     return cloneMessage(result, {
       content: hiddenContent(note ?? settings.placeholder, receipt),
       response_metadata: { ...result.response_metadata, [COMPACTION_METADATA_KEY]: marker, [CONTEXT_EDITING_METADATA_KEY]: { ...LANGCHAIN_CLEARED_MARKER } },

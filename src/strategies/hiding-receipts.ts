@@ -105,3 +105,38 @@ export function supersededNote(supersession: Supersession, namePaths: boolean): 
   const what = namePaths && supersession.paths.length > 0 ? supersession.what.replace(/^(files?) /, `$1 ${supersession.paths.join(", ")} `) : supersession.what;
   return `[superseded: ${what} at call ${supersession.callId}]`;
 }
+
+/** A result's receipt, for the call it answers, and the artifacts its hidden copy's marker keeps. @internal */
+export interface Receipt {
+  /** The assistant message and the id of the call the receipt was made for. */
+  readonly assistant: BaseMessage;
+  readonly callId: string | undefined;
+  readonly artifacts: ArtifactIndex | undefined;
+  readonly markerArtifacts: ArtifactIndex | undefined;
+  readonly receipt: string;
+}
+
+/**
+ * The receipt of a tool message and the artifacts its marker keeps (with `hideToolInputs`, the
+ * call's files too), made once per result and call when `made` keeps them: a result hidden again
+ * (by another note, in another batch) is not read again. @internal
+ */
+export function receiptOf(
+  result: BaseMessage,
+  call: AssistantCall | undefined,
+  assistant: BaseMessage,
+  limits: ReceiptLimits | undefined,
+  hideToolInputs: boolean,
+  made: WeakMap<BaseMessage, Receipt> | undefined,
+): Receipt {
+  const earlier = limits === undefined ? undefined : made?.get(result);
+  if (earlier !== undefined && earlier.assistant === assistant && earlier.callId === call?.id) return earlier;
+  // With receipts, the original is read once: its artifacts make the receipt and stay in the
+  // marker, where a later summary's artifact index merges them.
+  const artifacts = limits === undefined ? undefined : extractArtifacts([result]);
+  // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
+  const markerArtifacts = artifacts && hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+  const receipt: Receipt = { assistant, callId: call?.id, artifacts, markerArtifacts, receipt: artifacts === undefined ? "" : hidingReceipt(call, artifacts, limits!) };
+  if (artifacts !== undefined) made?.set(result, receipt);
+  return receipt;
+}

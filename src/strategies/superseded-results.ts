@@ -1,10 +1,6 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { isToolResultMessage } from "../messages/message-types.js";
 import { SupersessionReader, type ReadCallHook, type Supersession } from "../messages/supersession.js";
-import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import type { ToolCallReading, ToolCallRef } from "../messages/tool-call-reading.js";
-import { isHiddenResult } from "./hidden-markers.js";
 
 export type { Supersession, ToolCallReading, ToolCallRef };
 
@@ -32,27 +28,4 @@ export const supersessionSchema = z.union([z.boolean(), z.object({ readCall: z.c
 export function supersessionReader(option: boolean | SupersessionOptions | undefined): SupersessionReader | undefined {
   if (option === false) return undefined;
   return new SupersessionReader(typeof option === "object" ? option.readCall : undefined);
-}
-
-/**
- * The superseded results a firing may hide, older and kept alike: those whose superseding result
- * stays in full after the firing, that is, kept (not older than the kept results) and not hidden
- * yet, or of a tool in `excludeTools` (never hidden). `firstKept` is the index of the oldest kept
- * result (`messages.length` when none is kept). @internal
- */
-export function supersededToHide(
-  reader: SupersessionReader,
-  messages: readonly BaseMessage[],
-  index: ToolCallIndex,
-  firstKept: number,
-  excludeTools: ReadonlySet<string>,
-): Map<number, Supersession> {
-  const hide = new Map<number, Supersession>();
-  for (const [resultIndex, supersession] of reader.superseded(messages, index)) {
-    const by = messages[supersession.by]!;
-    if (isHiddenResult(by)) continue;
-    const excluded = isToolResultMessage(by) && by.name !== undefined && excludeTools.has(by.name);
-    if (supersession.by >= firstKept || excluded) hide.set(resultIndex, supersession);
-  }
-  return hide;
 }

@@ -5,10 +5,10 @@ import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
-import { HidingPass, isHiddenResult, type HiddenCopy } from "./hiding-pass.js";
+import { HidingPass, isHiddenResult, type HiddenCopy, type Receipt } from "./hiding-pass.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
-import { supersededToHide, supersessionReader } from "./superseded-results.js";
-import type { SupersessionReader } from "../messages/supersession.js";
+import { supersessionReader } from "./superseded-results.js";
+import { HidingLedgers } from "./hiding-ledger.js";
 import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   DEFAULT_HIDING_CLEAR_AT_LEAST,
@@ -78,11 +78,14 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly receipts: ReceiptLimits | undefined;
   /** Whether superseded results are hidden first (see `supersession`). */
   readonly supersession: boolean;
-  readonly #supersession: SupersessionReader | undefined;
   /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
   readonly #notWorthHiding = new WeakSet<BaseMessage>();
   /** Hidden copies made, by original result: a later run that hides the same result takes its copy. */
   readonly #hiddenCopies = new WeakMap<BaseMessage, HiddenCopy>();
+  /** Receipts made, by original result: a result hidden again (another note, another batch) is not read again. */
+  readonly #receiptsMade = new WeakMap<BaseMessage, Receipt>();
+  /** What the last history of each line held (results, settled ones, supersessions): a run reads only what changed. */
+  readonly #ledgers: HidingLedgers;
 
   constructor(options: ToolResultHidingOptions = {}) {
     const parsed = parseOptions("toolResultHiding", toolResultHidingSchema, options) as ToolResultHidingOptions;
@@ -104,8 +107,10 @@ export class ToolResultHiding extends CompactionStrategy {
     this.excludeTools = new Set(parsed.excludeTools ?? []);
     this.hideToolInputs = parsed.hideToolInputs ?? false;
     this.receipts = receiptLimits(parsed.receipts);
-    this.#supersession = supersessionReader(parsed.supersession);
-    this.supersession = this.#supersession !== undefined;
+    const reader = supersessionReader(parsed.supersession);
+    this.supersession = reader !== undefined;
+    // As the pass reads a result: a tool message hidden already, or judged not worth hiding, needs no work.
+    this.#ledgers = new HidingLedgers(reader, (message) => isToolResultMessage(message) && (isHiddenResult(message) || this.#notWorthHiding.has(message)));
   }
 
   /** @deprecated use `clearAtLeast`. */
@@ -123,8 +128,8 @@ export class ToolResultHiding extends CompactionStrategy {
     const size = { tokens: tokens.total, messages: messageCountOf(messages) };
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
-    const results = HidingPass.results(index);
-    const kept = this.#keptResults(results.resultIndices, index, tokens.perMessage);
+    const ledger = this.#ledgers.of(messages, index);
+    const kept = this.#keptResults(ledger.resultIndices, index, tokens.perMessage);
     const pass = new HidingPass(
       {
         strategyName: this.strategyName,
@@ -135,17 +140,20 @@ export class ToolResultHiding extends CompactionStrategy {
         tokenCounter: this.tokenCounter,
         notWorthHiding: this.#notWorthHiding,
         hiddenCopies: this.#hiddenCopies,
+        receiptsMade: this.#receiptsMade,
       },
       messages,
       tokens.perMessage,
     );
     let previousAssistant = -1;
-    const { resultIndices, assistantIndices } = results;
+    const { resultIndices, assistantIndices } = ledger;
     const older = resultIndices.length - kept;
-    const superseded = this.#superseded(messages, index, resultIndices, older);
     // Older results all go; kept ones only when superseded, by a result the firing keeps in full.
-    const last = superseded === undefined ? older : resultIndices.length;
-    for (let position = 0; position < last; position++) {
+    const last = this.supersession ? resultIndices.length : older;
+    const unsettled = ledger.unsettled(messages, last);
+    const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
+    // Settled results need no work; with hideToolInputs each still marks its call's input to hide.
+    for (const position of this.hideToolInputs ? Array.from({ length: last }, (_, position) => position) : unsettled) {
       const resultIndex = resultIndices[position]!;
       const supersession = superseded?.get(resultIndex);
       if (position >= older && supersession === undefined) continue;
@@ -196,12 +204,15 @@ export class ToolResultHiding extends CompactionStrategy {
    */
   freeableAtMost({ messages, index, tokens }: PreparedHistory): { readonly tokens: number; readonly candidates: number } | undefined {
     if (this.clearAtLeastMode === "extend" || this.hideToolInputs) return undefined;
-    const { resultIndices } = HidingPass.results(index);
+    const ledger = this.#ledgers.of(messages, index);
+    const { resultIndices } = ledger;
     const older = resultIndices.length - this.#keptResults(resultIndices, index, tokens.perMessage);
-    const superseded = this.#superseded(messages, index, resultIndices, older);
+    const unsettled = ledger.unsettled(messages, this.supersession ? resultIndices.length : older);
+    const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
     let freeable = 0;
     let candidates = 0;
-    for (let position = 0; position < (superseded === undefined ? older : resultIndices.length); position++) {
+    // Settled results (hidden already, or not worth hiding) free nothing.
+    for (const position of unsettled) {
       const resultIndex = resultIndices[position]!;
       if (position >= older && !superseded!.has(resultIndex)) continue;
       const message = messages[resultIndex]!;
@@ -223,12 +234,6 @@ export class ToolResultHiding extends CompactionStrategy {
    */
   protected freedEnough(pass: HidingPass, _messages: readonly BaseMessage[], _total: number): boolean | Promise<boolean> {
     return pass.saved >= this.clearAtLeast;
-  }
-
-  /** The superseded results this firing hides (kept ones included), by result index; `undefined` when `supersession` is off. */
-  #superseded(messages: readonly BaseMessage[], index: PreparedHistory["index"], resultIndices: readonly number[], older: number) {
-    if (this.#supersession === undefined) return undefined;
-    return supersededToHide(this.#supersession, messages, index, resultIndices[older] ?? messages.length, this.excludeTools);
   }
 
   /** How many of the newest results keep their content. */

@@ -1,6 +1,6 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ArtifactIndex } from "../messages/artifact-index.js";
-import { ARTIFACT_INDEX_SHARE, artifactIndexFitter } from "../messages/artifact-render.js";
+import { ARTIFACT_INDEX_SHARE, rankArtifacts, rankedIndexFitter, type RankedArtifacts } from "../messages/artifact-render.js";
 import { replaceLoneSurrogates } from "../text/code-points.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
@@ -32,6 +32,8 @@ interface MadeSummaryMessage {
 export class SummaryMessages {
   readonly #made = new WeakMap<WrittenSummary, MadeSummaryMessage>();
   readonly #fitters = new WeakMap<ArtifactIndex, (maxCharacters?: number) => string>();
+  /** Each index's lists, ranked once for every summary text placed beside it. */
+  readonly #ranked = new WeakMap<ArtifactIndex, RankedArtifacts>();
   readonly #reserved = new WeakMap<ArtifactIndex, Promise<string>>();
   /** The cap, the note of a cut at it. */
   readonly #note: string;
@@ -45,10 +47,17 @@ export class SummaryMessages {
     this.#note = cutNote(maxTokens);
   }
 
+  /** `artifacts`' lists, ranked once per index. */
+  #rankedOf(artifacts: ArtifactIndex): RankedArtifacts {
+    let ranked = this.#ranked.get(artifacts);
+    if (!ranked) this.#ranked.set(artifacts, (ranked = rankArtifacts(artifacts)));
+    return ranked;
+  }
+
   /** The renderer of `artifacts`' index for any number of characters, made once per index. */
   #fitterOf(artifacts: ArtifactIndex): (maxCharacters?: number) => string {
     let fitter = this.#fitters.get(artifacts);
-    if (!fitter) this.#fitters.set(artifacts, (fitter = artifactIndexFitter(artifacts)));
+    if (!fitter) this.#fitters.set(artifacts, (fitter = rankedIndexFitter(this.#rankedOf(artifacts))));
     return fitter;
   }
 
@@ -80,7 +89,7 @@ export class SummaryMessages {
     // The whole index when it fits (one longer than 10 characters a token of the room cannot, and is not counted).
     if (whole.length <= (this.maxTokens - frame) * MAX_CHARACTERS_PER_TOKEN && (await this.#tokensOf(text, whole)) <= this.maxTokens) return whole;
     // Else as much as fits, entries the summary names already left out: the room goes to others.
-    const fit = artifactIndexFitter(artifacts, undefined, text);
+    const fit = rankedIndexFitter(this.#rankedOf(artifacts), text);
     const { text: index, fits } = await fitToTokens(
       (maxCharacters) => fit(maxCharacters),
       this.maxTokens - frame,

@@ -1,0 +1,134 @@
+/**
+ * Hiding step: `toolResultHiding` with its default options (and the exact counter) in a running
+ * agent whose history is over the trigger, batched: the previous step's output grows by one shell
+ * call and its result (new message objects), and most steps are no-ops (what aged since the last
+ * firing frees less than `clearAtLeast`). Two histories: every call repeats an earlier command
+ * (`ls`: each result supersedes the one before), or every command is new. Default supersession
+ * beside `supersession: false`, in the same process.
+ *
+ *   npx tsx bench/hiding-step.ts [--size <n>] [--steps <n>]
+ */
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { createTokenCounter, toolResultHiding } from "../src/index.js";
+import { formatMs, median, renderTable, type Timing } from "./measure.js";
+import { seededRandom } from "./synthetic.js";
+
+export type HidingStepHistory = "repeated command" | "new command";
+export const HIDING_STEP_HISTORIES: readonly HidingStepHistory[] = ["repeated command", "new command"];
+
+export interface HidingStepPlan {
+  size: number;
+  warmupSteps: number;
+  steps: number;
+  seed: number;
+}
+
+export interface HidingStepRow {
+  history: HidingStepHistory;
+  supersession: boolean;
+  timing: Timing;
+  /** The same steps' process CPU time (user + system), median, ms: less moved by other processes on a shared machine. */
+  cpuMedianMs: number;
+  /** Steps (timed ones) that hid something. */
+  firings: number;
+}
+
+export interface HidingStepResult {
+  size: number;
+  rows: HidingStepRow[];
+}
+
+/** A shell agent: each step one `bash` call and its result (100-1500 characters). */
+class ShellAgent {
+  readonly #random: () => number;
+  #calls = 0;
+  constructor(
+    seed: number,
+    private readonly history: HidingStepHistory,
+  ) {
+    this.#random = seededRandom(seed);
+  }
+
+  #output(): string {
+    const lines: string[] = [];
+    const size = Math.round(100 * Math.pow(15, this.#random()));
+    let length = 0;
+    while (length < size) {
+      const line = `src/module_${Math.floor(this.#random() * 500)}/file_${Math.floor(this.#random() * 90)}.ts`;
+      lines.push(line);
+      length += line.length + 1;
+    }
+    return lines.join("\n");
+  }
+
+  step(): BaseMessage[] {
+    this.#calls += 1;
+    const id = `call_${this.#calls}`;
+    const command = this.history === "repeated command" ? "ls" : `grep -rn "symbol_${this.#calls}" src/`;
+    return [
+      new AIMessage({ id: `ai_${this.#calls}`, content: "", tool_calls: [{ id, name: "bash", args: { command }, type: "tool_call" }] }),
+      new ToolMessage({ id: `tool_${this.#calls}`, tool_call_id: id, name: "bash", content: this.#output() }),
+    ];
+  }
+
+  /** A history of about `size` messages: a system message, a task, then steps. */
+  start(size: number): BaseMessage[] {
+    const messages: BaseMessage[] = [new SystemMessage({ id: "system", content: "You are a coding agent with a shell." }), new HumanMessage({ id: "task", content: "Find and fix the failing test." })];
+    while (messages.length + 2 <= size) messages.push(...this.step());
+    return messages;
+  }
+}
+
+async function hidingSteps(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean): Promise<HidingStepRow> {
+  const agent = new ShellAgent(plan.seed, history);
+  const base = agent.start(plan.size);
+  const steps = Array.from({ length: plan.warmupSteps + plan.steps }, () => agent.step());
+  const hiding = toolResultHiding({ tokenCounter: createTokenCounter(), ...(supersession ? {} : { supersession: false }) });
+  let messages: BaseMessage[] = (await hiding.compact(base)).messages;
+  const samples: number[] = [];
+  const cpuSamples: number[] = [];
+  let firings = 0;
+  for (let step = 0; step < steps.length; step++) {
+    const grown = [...messages, ...steps[step]!];
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const result = await hiding.compact(grown);
+    const elapsed = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    messages = result.messages;
+    if (step < plan.warmupSteps) continue;
+    samples.push(elapsed);
+    cpuSamples.push((used.user + used.system) / 1000);
+    if (result.status === "compacted") firings += 1;
+    else if (result.status !== "noop") throw new Error(`hiding step: expected a no-op or a compaction, got ${result.status}`);
+  }
+  const medianMs = median(samples);
+  return { history, supersession, firings, cpuMedianMs: median(cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
+}
+
+/** Both histories, default supersession and `supersession: false`. */
+export async function hidingStep(plan: HidingStepPlan): Promise<HidingStepResult> {
+  const rows: HidingStepRow[] = [];
+  for (const history of HIDING_STEP_HISTORIES) for (const supersession of [true, false]) rows.push(await hidingSteps(plan, history, supersession));
+  return { size: plan.size, rows };
+}
+
+/** The hiding-step table: one row per history and supersession setting. */
+export function hidingStepTable(result: HidingStepResult): string {
+  const rows = result.rows.map((row) => [
+    `toolResultHiding(), exact o200k, ${row.history}, ${row.supersession ? "default supersession" : "supersession: false"}`,
+    formatMs(row.timing.medianMs),
+    formatMs(row.timing.minMs),
+    formatMs(row.timing.maxMs),
+    formatMs(row.cpuMedianMs),
+    `${row.timing.runs} (${row.firings} fired)`,
+  ]);
+  return renderTable(["per compaction call", "median ms", "min ms", "max ms", "CPU median ms", "steps"], rows, new Set([1, 2, 3, 4, 5]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { parseArgs } = await import("node:util");
+  const { values } = parseArgs({ options: { size: { type: "string" }, steps: { type: "string" } } });
+  const result = await hidingStep({ size: Number(values.size ?? 8000), warmupSteps: 5, steps: Number(values.steps ?? 20), seed: 42 });
+  console.log(hidingStepTable(result));
+}
