@@ -107,7 +107,7 @@ export async function deleteThreadArchive(store: ArchiveStore, threadId: string,
  * The state update that empties every entry of the `compactionArchive` channel: the copy of the
  * originals a graph without a store (or thread id) keeps in the state. Write it with
  * `graph.updateState(config, update)` (or `client.threads.updateState(threadId, { values: update })`).
- * Each entry stays, under its compaction id, with no originals and nothing dropped, so
+ * Each entry stays, under its compaction id, with no originals and nothing dropped (its log record kept), so
  * `restoreHistory` still reads the thread: it gives the messages as the state has them (summaries
  * and hidden placeholders as they are). Earlier checkpoints still hold the originals: to erase them,
  * delete the thread (`checkpointer.deleteThread`).
@@ -121,6 +121,6 @@ export function clearArchivedState(state: { readonly compactionArchive?: readonl
   return {
     compactionArchive: archives
       .filter((archive) => archive.messages.length > 0 || archive.dropped.length > 0)
-      .map((archive) => ({ compactionId: archive.compactionId, messages: [], dropped: [] })),
+      .map((archive) => ({ compactionId: archive.compactionId, messages: [], dropped: [], ...(archive.record !== undefined ? { record: archive.record } : {}) })),
   };
 }
