@@ -1,4 +1,4 @@
-export { CompactionError, InvalidHistoryError, InvalidOptionError, type MessageProblem } from "./errors.js";
+export { CompactionError, InvalidHistoryError, InvalidOptionError, MissingPackageError, type MessageProblem } from "./errors.js";
 export {
   COMPACTION_METADATA_KEY,
   COMPACTION_STATUSES,

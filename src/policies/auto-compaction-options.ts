@@ -198,6 +198,12 @@ export interface AutoCompactionOptions {
   /** Receives one event per run. */
   onEvent?: (event: CompactionEvent) => void;
   logger?: CompactionLogger;
+  /**
+   * A summary that could not be written (its call failed or timed out, a model package is missing)
+   * is printed with `console.warn`, once per cause; `false` keeps it silent (the event's and the
+   * result's `summaryError` and the record's `reason` still say it). @default true
+   */
+  warnings?: boolean;
 }
 
 const hidingSchema = z
@@ -240,5 +246,6 @@ export const autoCompactionSchema = z
     tokenCounter: baseOptionsShape.tokenCounter,
     onEvent: baseOptionsShape.onEvent,
     logger: baseOptionsShape.logger,
+    warnings: baseOptionsShape.warnings,
   })
   .strict();

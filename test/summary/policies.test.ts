@@ -167,7 +167,7 @@ describe("autoCompaction", () => {
     const result = await autoCompaction({ tokenCounter: counter, contextWindow: window, keepRecent: 4, summaryModel: model, hiding: false }).compact(input);
     expect(result.status).toBe("truncated");
     expect(result.tokensAfter).toBeLessThanOrEqual(window);
-    expect(result.reason).toBe(`summary failed: the summary call failed: timeout; the history is unchanged; truncated to the hard limit ${window}`);
+    expect(result.reason).toBe(`summary failed: the summary call failed: timeout; truncated to the hard limit ${window}`);
     expect(validateToolPairing(result.messages)).toEqual([]);
   });
 

@@ -170,6 +170,7 @@ describe("a summary call inside a LangGraph graph", () => {
           durationMs: expect.any(Number),
           summaryModel: "gpt-4o-mini",
           error: null,
+          summaryError: null,
         },
       },
     ]);
