@@ -237,7 +237,9 @@ export const autoCompactionSchema = z
       })
       .optional(),
     summaryRequest: z.enum(["standalone", "shared-prefix"]).optional(),
-    summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
+    summaryModel: z
+      .union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)], { error: "expected a chat model or a model name such as \"openai:gpt-4o-mini\"" })
+      .optional(),
     modelOptions: z.record(z.string(), z.unknown()).optional(),
     prepare: z.union([z.boolean(), z.object({ at: z.number().gt(0).lte(1).optional() }).strict()]).optional(),
     timeoutMs: z.number().int().positive().optional(),

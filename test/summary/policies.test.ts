@@ -246,7 +246,7 @@ describe("autoCompaction", () => {
     threshold = 7;
     const result = await policy.compact(input);
     expect(result.status).toBe("failed");
-    expect(result.reason).toBe("the configuration provider failed: autoCompaction: invalid option `threshold`: Too big: expected number to be <=1");
+    expect(result.reason).toBe("the configuration provider failed: autoCompaction: invalid option `threshold`: expected a number <= 1; got 7");
     expect(sameObjects(result.messages, input)).toBe(true);
   });
 
