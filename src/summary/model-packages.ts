@@ -1,7 +1,7 @@
 // Which packages a summary model named by a string needs, checked when a strategy, policy or
 // middleware is created, so a missing provider package is an error then, not a silent truncation later.
-import { createRequire } from "node:module";
 import { MissingPackageError } from "../errors.js";
+import { isInstalled } from "../peers.js";
 
 /**
  * The package of each `provider:` prefix LangChain's `initChatModel` knows (its
@@ -43,41 +43,6 @@ export function inferredProvider(name: string): string | undefined {
   if (starts("mistral")) return "mistralai";
   if (starts("sonar", "pplx")) return "perplexity";
   return undefined;
-}
-
-/** Whether a package can be found from this package's own folder (where a dynamic import looks). */
-export type PackageResolver = (name: string) => boolean;
-
-function defaultResolver(): PackageResolver {
-  // scripts/build.mjs gives the CommonJS build its own file's URL here.
-  const requireHere = createRequire(import.meta.url);
-  return (name) => {
-    try {
-      requireHere.resolve(`${name}/package.json`);
-      return true;
-    } catch {
-      try {
-        // A package whose exports do not list package.json still resolves by its main entry.
-        requireHere.resolve(name);
-        return true;
-      } catch {
-        return false;
-      }
-    }
-  };
-}
-
-let resolver: PackageResolver | undefined;
-
-/** Replace the resolver (tests simulate a missing package with it); `undefined` restores Node's. @internal */
-export function setPackageResolver(replacement: PackageResolver | undefined): void {
-  resolver = replacement;
-}
-
-/** Whether `name` can be imported from here. @internal */
-export function isInstalled(name: string): boolean {
-  resolver ??= defaultResolver();
-  return resolver(name);
 }
 
 /**

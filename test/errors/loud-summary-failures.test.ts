@@ -6,7 +6,8 @@ import { MODEL_PROVIDER_CONFIG, _inferModelProvider } from "langchain/chat_model
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MissingPackageError, autoCompaction, createTokenCounter, fullSummary, stateSnapshotSummary, type CompactionEvent } from "../../src/index.js";
 import { autoCompactionMiddleware, summarizationMiddleware } from "../../src/middleware/index.js";
-import { PROVIDER_PACKAGES, inferredProvider, setPackageResolver } from "../../src/summary/model-packages.js";
+import { PROVIDER_PACKAGES, inferredProvider } from "../../src/summary/model-packages.js";
+import { setPackageResolver } from "../../src/peers.js";
 import { resetSummaryWarnings } from "../../src/strategies/summary-warnings.js";
 import { step, system, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
