@@ -22,6 +22,7 @@ const ENTRY_POINTS: Record<string, string> = {
   "langchain-compaction/middleware": join(root, "src", "middleware", "index.ts"),
   "langchain-compaction/inspector": join(root, "src", "inspector", "index.ts"),
   "langchain-compaction/sqlite": join(root, "src", "store", "index.ts"),
+  "langchain-compaction/extend": join(root, "src", "extend", "index.ts"),
 };
 
 /**

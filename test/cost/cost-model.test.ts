@@ -4,14 +4,8 @@
  * out by hand from the rule in the function's TSDoc (c = cachedInput, w = cacheWrite).
  */
 import { describe, expect, it } from "vitest";
-import {
-  CompactionError,
-  InvalidOptionError,
-  MAX_COST_HORIZON_STEPS,
-  judgeCompactionCost,
-  type CompactionCostInput,
-  type CostModel,
-} from "../../src/index.js";
+import { CompactionError, InvalidOptionError, judgeCompactionCost, type CompactionCostInput, type CostModel } from "../../src/index.js";
+import { MAX_COST_HORIZON_STEPS } from "../../src/cost/cost-model.js";
 import { costModelSchema } from "../../src/cost/cost-model.js";
 import { caught } from "../support/errors.js";
 

@@ -3,7 +3,8 @@
  * were read from. priceRatesOf resolves an id or scales given rates so that input = 1.
  */
 import { describe, expect, it } from "vitest";
-import { InvalidOptionError, PRICE_PRESETS, priceRatesOf, type PriceRates } from "../../src/index.js";
+import { InvalidOptionError, priceRatesOf, type PriceRates } from "../../src/index.js";
+import { PRICE_PRESETS } from "../../src/extend/index.js";
 import { caught } from "../support/errors.js";
 
 const rates = ({ input, cacheWrite, cachedInput, output }: PriceRates): PriceRates => ({ input, cacheWrite, cachedInput, output });

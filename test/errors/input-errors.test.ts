@@ -19,8 +19,8 @@ import {
   slidingWindow,
   stateSnapshotSummary,
   toolResultHiding,
-  type CompactionStrategy,
 } from "../../src/index.js";
+import { type CompactionStrategy } from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";

@@ -8,12 +8,6 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  DEFAULT_SUMMARY_PROMPT,
-  NO_PREVIOUS_SNAPSHOT,
-  PREVIOUS_SNAPSHOT_TEMPLATE,
-  STATE_SNAPSHOT_PROMPT,
-  SUMMARY_MESSAGE_PREFIX,
-  VERIFY_SNAPSHOT_PROMPT,
   autoCompaction,
   fullSummary,
   hidingThenSummary,
@@ -23,6 +17,14 @@ import {
   type CompactionResult,
   type StateSnapshotSummaryOptions,
 } from "../../src/index.js";
+import {
+  DEFAULT_SUMMARY_PROMPT,
+  NO_PREVIOUS_SNAPSHOT,
+  PREVIOUS_SNAPSHOT_TEMPLATE,
+  STATE_SNAPSHOT_PROMPT,
+  SUMMARY_MESSAGE_PREFIX,
+  VERIFY_SNAPSHOT_PROMPT,
+} from "../../src/extend/index.js";
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer, type ScriptedResponse } from "../support/openai-server.js";
 

@@ -2,7 +2,6 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   InvalidOptionError,
   autoCompaction,
   compactionMarkerOf,
@@ -12,6 +11,7 @@ import {
   validateToolPairing,
   type AutoCompactionOptions,
 } from "../../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER } from "../../src/extend/index.js";
 import { ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 
