@@ -4,7 +4,8 @@
  * record of every measurement that `results.json` lists.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { createTokenCounter, hardTruncate, toolResultHiding, type CompactionResult, type CompactionStrategy, type TokenCounter } from "../src/index.js";
+import { createTokenCounter, hardTruncate, toolResultHiding, type CompactionResult, type TokenCounter } from "../src/index.js";
+import { type CompactionStrategy } from "../src/extend/index.js";
 import { measure, type Timing } from "./measure.js";
 import {
   applyClearToolUses,

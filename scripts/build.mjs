@@ -4,7 +4,7 @@
 // are read as CommonJS declarations, which is what `require` consumers need. Their maps come along:
 // at the same depth, their relative paths to src/ hold.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const tsc = join("node_modules", "typescript", "bin", "tsc");
@@ -13,6 +13,23 @@ execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inh
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.cjs.json"], { stdio: "inherit" });
 mkdirSync("dist/cjs", { recursive: true });
 writeFileSync("dist/cjs/package.json", JSON.stringify({ type: "commonjs" }) + "\n");
+
+// CommonJS has no import.meta: the one use (createRequire(import.meta.url), to find optional packages
+// synchronously) becomes the module's own file URL. Any other import.meta fails the build.
+function rewriteImportMeta(directory) {
+  for (const entry of readdirSync(directory)) {
+    const path = join(directory, entry);
+    if (statSync(path).isDirectory()) rewriteImportMeta(path);
+    else if (entry.endsWith(".js")) {
+      const text = readFileSync(path, "utf8");
+      if (!text.includes("import.meta")) continue;
+      const rewritten = text.replaceAll("import.meta.url", 'require("node:url").pathToFileURL(__filename).href');
+      if (rewritten.includes("import.meta")) throw new Error(`${path}: import.meta other than import.meta.url has no CommonJS equivalent here`);
+      writeFileSync(path, rewritten);
+    }
+  }
+}
+rewriteImportMeta("dist/cjs");
 
 function copyDeclarations(directory) {
   for (const entry of readdirSync(directory)) {

@@ -55,7 +55,8 @@ echo "== $(basename "$tarball"): $(wc -l < "$scratch/files.txt") files"
 for required in package/package.json package/README.md package/LICENSE package/CHANGELOG.md \
   package/dist/esm/index.js package/dist/esm/index.d.ts package/dist/cjs/index.js package/dist/cjs/index.d.ts \
   package/dist/cjs/package.json package/dist/esm/cli.js package/dist/esm/middleware/index.js package/dist/cjs/inspector/index.js \
-  package/middleware/package.json package/inspector/package.json package/sqlite/package.json; do
+  package/dist/esm/extend/index.js package/dist/cjs/extend/index.js \
+  package/middleware/package.json package/inspector/package.json package/sqlite/package.json package/extend/package.json; do
   grep -qx "$required" "$scratch/files.txt" || { echo "the tarball lacks $required"; exit 1; }
 done
 if grep -E '^package/(test|bench|examples|scripts|node_modules)/' "$scratch/files.txt"; then

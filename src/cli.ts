@@ -6,6 +6,7 @@ import { mkdtemp, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { InvalidOptionError } from "./errors.js";
 import type { ThreadExport } from "./inspector/inspection.js";
 
 const COMMAND = "langchain-compaction";
@@ -210,6 +211,22 @@ function writeStdout(text: string): Promise<void> {
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
+/** The command-line flag of each option the thread loaders name in their errors. */
+const FLAG_OF_OPTION: Readonly<Record<string, string>> = { threadId: "--thread", schema: "--schema", connectionString: "--postgres", server: "--langgraph-url", url: "--langgraph-url" };
+
+/**
+ * An error as the command line says it: a loader's option error names the flag the user typed
+ * (`--thread`), not the function's option (`threadId`).
+ */
+function describeForCommandLine(error: unknown, command: InspectCommand | null): string {
+  if (InvalidOptionError.isInstance(error)) {
+    const flag = error.option === "path" && command ? `--${command.source.kind}` : FLAG_OF_OPTION[error.option];
+    const prefix = `${error.component}: invalid option \`${error.option}\`: `;
+    if (flag !== undefined && error.message.startsWith(prefix)) return `${flag}: ${error.message.slice(prefix.length)}`;
+  }
+  return describe(error);
+}
+
 /** An error's message, also for errors without one (a refused connection is an AggregateError with none). */
 function describe(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(describe))].join("; ");
@@ -233,7 +250,7 @@ async function main(args: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof StdoutClosed) return 0;
-    process.stderr.write(`${COMMAND}: ${describe(error)}\n`);
+    process.stderr.write(`${COMMAND}: ${describeForCommandLine(error, command)}\n`);
     // A stack only on request: the failures people meet (a missing file, a refused connection) are not bugs.
     if (process.env["LANGCHAIN_COMPACTION_DEBUG"] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return 1;

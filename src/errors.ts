@@ -131,3 +131,23 @@ export class CompactionOverflowError extends CompactionError {
     return CompactionError.isInstance(error) && error.name === "CompactionOverflowError";
   }
 }
+
+/**
+ * A package this use needs is not installed: a summary model named by a string whose provider
+ * package (or `langchain`) is missing, or an optional peer of an entry point. Thrown when the
+ * strategy, policy or middleware is created; the message gives the `npm install` line.
+ */
+export class MissingPackageError extends CompactionError {
+  /** The packages to install. */
+  readonly packages: readonly string[];
+
+  constructor(packages: readonly string[], message: string) {
+    super(message);
+    this.name = "MissingPackageError";
+    this.packages = packages;
+  }
+
+  static override isInstance(error: unknown): error is MissingPackageError {
+    return CompactionError.isInstance(error) && error.name === "MissingPackageError";
+  }
+}

@@ -20,6 +20,11 @@ export interface CompactionEvent {
   readonly summaryModel: string | null;
   /** Why the run failed, when `status` is `failed`; else `null` (a result's other reasons are in its `reason`). */
   readonly error: string | null;
+  /**
+   * Why the summary the run asked for was not written (a failed, timed-out or empty summary call, a
+   * missing model package), whatever the run did instead (e.g. `truncated`); else `null`.
+   */
+  readonly summaryError: string | null;
 }
 
 /**

@@ -56,6 +56,12 @@ export interface CompactionResult {
   /** Which model wrote the summary, `"none"` for the no-model summarizer; absent when no summary was written. */
   readonly summaryModel?: string;
   /**
+   * Why the summary this run asked for was not written (the summary call failed, timed out, or
+   * answered nothing; a missing model package), even when the run went on and hid or truncated;
+   * absent otherwise.
+   */
+  readonly summaryError?: string;
+  /**
    * With `invalidHistory: "repair"` and a broken input (tool pairing, lone surrogates, a message with nothing to send): what the
    * repair found and changed before the strategy ran. `removed` and `replaced` above then index into
    * the repaired history (`repair.messages`); `tokensBefore` and `messagesBefore` still describe the

@@ -1,7 +1,6 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
-  COMPACTION_METADATA_KEY,
   InvalidOptionError,
   compactionMarkerOf,
   createTokenCounter,
@@ -10,6 +9,7 @@ import {
   type TokenCounter,
   type TokenMeasurement,
 } from "../src/index.js";
+import { COMPACTION_METADATA_KEY } from "../src/extend/index.js";
 import { hasLoneSurrogate, headOf } from "../src/text/code-points.js";
 // Not exported by the package (and without a declaration file): what ChatAnthropic sends, converted by its own code.
 // @ts-expect-error -- no declaration file

@@ -9,8 +9,8 @@ import {
   slidingWindow,
   toolResultHiding,
   type CompactionResult,
-  type CompactionStrategy,
 } from "../src/index.js";
+import { type CompactionStrategy } from "../src/extend/index.js";
 import { ToolCallIndexBuilder, indexToolCallGroups, type ToolCallIndex } from "../src/messages/tool-call-groups.js";
 import { assistant, step, toolResult, user } from "./support/builders.js";
 import { caught } from "./support/errors.js";

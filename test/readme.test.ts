@@ -22,6 +22,7 @@ const ENTRY_POINTS: Record<string, string> = {
   "langchain-compaction/middleware": join(root, "src", "middleware", "index.ts"),
   "langchain-compaction/inspector": join(root, "src", "inspector", "index.ts"),
   "langchain-compaction/sqlite": join(root, "src", "store", "index.ts"),
+  "langchain-compaction/extend": join(root, "src", "extend", "index.ts"),
 };
 
 /**
@@ -50,18 +51,18 @@ describe("README and docs examples", () => {
   it("finds the examples where they are, each with its expected output and none without", () => {
     expect(examples.map(({ name, file, needs }) => [file, name, needs])).toEqual([
       ["README.md", "quick-start", []],
-      ["README.md", "tool-result-hiding", []],
-      ["README.md", "langgraph", []],
-      ["README.md", "create-agent", []],
-      ["README.md", "lcel", []],
-      ["README.md", "migration", []],
       ["docs/inspector.md", "inspector", []],
+      ["docs/integrations.md", "tool-result-hiding", []],
+      ["docs/integrations.md", "langgraph", []],
+      ["docs/integrations.md", "create-agent", []],
+      ["docs/integrations.md", "lcel", []],
       ["docs/langgraph.md", "compacting-node", []],
       ["docs/langgraph.md", "sqlite-storage", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "erase-thread-sqlite", []],
       ["docs/langgraph.md", "erase-thread", []],
       ["docs/langgraph.md", "chat-history", []],
+      ["docs/migrating.md", "migration", []],
       ["docs/reference.md", "auto-compaction-options", []],
       ["docs/reference.md", "token-counting", []],
       ["docs/strategies.md", "superseded-results", []],
@@ -120,15 +121,32 @@ describe("README", () => {
     expect(intro.match(/\d[×x](?![a-z0-9])/g)).toEqual(["7×"]);
     const first = examples[0]!;
     expect([first.file, first.name]).toEqual(["README.md", "quick-start"]);
-    for (const call of ["autoCompaction(", "compactionMiddleware(", "createAgent("]) expect(first.code).toContain(call);
+    // One import and one call on the common path.
+    expect(first.code).toContain('import { autoCompactionMiddleware } from "langchain-compaction/middleware";');
+    for (const call of ["autoCompactionMiddleware({ contextWindow", "createAgent("]) expect(first.code).toContain(call);
     expect(readme.indexOf("## Quick start")).toBeLessThan(readme.indexOf("## Pick a strategy"));
   });
 
   it("says how to run the examples: .mts or a module project with tsx, and require from CommonJS", () => {
-    const running = readme.slice(readme.indexOf("### Running the examples\n"), readme.indexOf("## Quick start"));
+    const running = readme.slice(readme.indexOf("### Running the examples\n"), readme.indexOf("## Pick a strategy"));
     expect(running).toContain("npx tsx quick-start.mts");
     expect(running).toContain("npm pkg set type=module");
     expect(running).toContain('require("langchain-compaction")');
+  });
+
+  it("puts the two set-up commands and the quick start on the first screen, in under 250 lines", () => {
+    const lines = readme.split("\n");
+    expect(lines.length).toBeLessThan(250);
+    const lineOf = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(lineOf("npm ci && npm run demo")).toBeLessThan(40);
+    expect(lineOf("npm ci && npm test")).toBeLessThan(40);
+    expect(lineOf("## Quick start")).toBeLessThan(50);
+  });
+
+  it("ends every comment of the quick start with a whole sentence", () => {
+    const comments = examples[0]!.code.split("\n").filter((line) => /^\s*\/\/ /.test(line) || / \/\/ /.test(line));
+    const cut = comments.filter((line) => /(\w'|[,;:]|\b(the|a|of|and|than))\s*$/.test(line) && !/\/\/ .*[.:]\s*$/.test(line));
+    expect(cut).toEqual([]);
   });
 
   it("keeps a place for the migration guide", () => {

@@ -2,7 +2,8 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
-import { InvalidOptionError, createTokenCounter, encodingForModel } from "../src/index.js";
+import { InvalidOptionError, createTokenCounter } from "../src/index.js";
+import { encodingForModel } from "../src/extend/index.js";
 import { caught } from "./support/errors.js";
 
 const encoder = new Tiktoken(o200k);

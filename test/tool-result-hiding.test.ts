@@ -2,15 +2,14 @@ import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from "@la
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   InvalidHistoryError,
   InvalidOptionError,
   compactionMarkerOf,
-  extractArtifacts,
   createTokenCounter,
   toolResultHiding,
   validateToolPairing,
 } from "../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, extractArtifacts } from "../src/extend/index.js";
 import { assistant, ids, step, system, toolResult, user, sameObjects } from "./support/builders.js";
 import { caught } from "./support/errors.js";
 import { EVERY_RUN } from "./support/hiding.js";

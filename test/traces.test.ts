@@ -9,15 +9,14 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { beforeAll, describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions, type TraceSession } from "../examples/traces.js";
 import {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   createTokenCounter,
   hardTruncate,
   selectiveCompact,
   slidingWindow,
   toolResultHiding,
   type CompactionResult,
-  type CompactionStrategy,
 } from "../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, type CompactionStrategy } from "../src/extend/index.js";
 import {
   expectEveryMessageAccountedOnce,
   expectHistoryUnchanged,

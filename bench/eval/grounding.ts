@@ -21,7 +21,7 @@
  * do without. Lexical, so a summary that paraphrases scores lower than one that quotes.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { messageText } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 
 /** The shortest word grounding counts, in characters: shorter ones ("self", "file", "then") say little. */
 export const GROUNDING_MIN_WORD = 5;

@@ -3,7 +3,8 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { messageText, type TokenCounter } from "../../src/index.js";
+import { type TokenCounter } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 
 /** One summary call as metered. */
 export interface SummaryCall {

@@ -4,7 +4,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { PriceRates } from "../../src/cost/prices.js";
-import { extractArtifacts, filesOf, messageText, validateToolPairing, type ArtifactIndex } from "../../src/index.js";
+import { validateToolPairing, type ArtifactIndex } from "../../src/index.js";
+import { extractArtifacts, filesOf, messageText } from "../../src/extend/index.js";
 
 /**
  * Prices per token, as {@link PriceRates}: `cacheWrite` is what an uncached input token costs (every

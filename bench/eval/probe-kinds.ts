@@ -1,6 +1,7 @@
 // The probes of each kind, from the archived originals and the history: what `generateProbes` takes from.
 import { AIMessage, ToolMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
-import { compactionMarkerOf, extractArtifacts, filesOf, messageText } from "../../src/index.js";
+import { compactionMarkerOf } from "../../src/index.js";
+import { extractArtifacts, filesOf, messageText } from "../../src/extend/index.js";
 import { LIMITS, callMessage, callText, clip, commandOf, describeCall, identifiersOf, isActionTool, onlyViewsFiles, outcomeLines, reasoningOf, renderFiles } from "./probe-text.js";
 import type { Probe } from "./probe-types.js";
 

@@ -2,7 +2,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { fillTemplate, messageText, repairToolPairing, validateToolPairing } from "../../src/index.js";
+import { repairToolPairing, validateToolPairing } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { parseJudgeReply } from "./probe-scores.js";
 import { PROBE_CALL_TAG, PROBE_DIMENSIONS, type Probe, type ProbeDimension, type ProbeResult } from "./probe-types.js";
 

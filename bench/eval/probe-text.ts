@@ -1,7 +1,8 @@
 // How probes read a conversation: excerpts of messages and tool calls, how a call is named in a
 // question, which results and calls are worth asking about.
 import { AIMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
-import { extractArtifacts, messageText, type ArtifactIndex } from "../../src/index.js";
+import { type ArtifactIndex } from "../../src/index.js";
+import { extractArtifacts, messageText } from "../../src/extend/index.js";
 
 /** Longest excerpt of each kind kept in an expected answer (characters). */
 export const LIMITS = { request: 1500, task: 600, result: 600, reasoning: 500, call: 300, step: 300 } as const;

@@ -6,7 +6,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { performance } from "node:perf_hooks";
-import { cacheAnchorPositions, extractArtifacts, type ArtifactIndex, type TokenCounter } from "../../src/index.js";
+import { type ArtifactIndex, type TokenCounter } from "../../src/index.js";
+import { cacheAnchorPositions, extractArtifacts } from "../../src/extend/index.js";
 import type { TraceSession } from "../../examples/traces.js";
 import {
   RetentionTracker,

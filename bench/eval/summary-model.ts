@@ -9,7 +9,8 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { COMPACTION_METADATA_KEY, extractArtifacts, messageText, noModelSnapshot, renderArtifacts, type TokenCounter } from "../../src/index.js";
+import { type TokenCounter } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY, extractArtifacts, messageText, noModelSnapshot, renderArtifacts } from "../../src/extend/index.js";
 import { messagesOfPrompt, messagesOfSharedPrefixRequest, parseRenderedArtifacts, sharedPrefixKept } from "./summary-prompt.js";
 
 export { messagesOfPrompt, messagesOfSharedPrefixRequest, parseRenderedArtifacts, sharedPrefixKept } from "./summary-prompt.js";

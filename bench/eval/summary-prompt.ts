@@ -1,6 +1,7 @@
 // Reading a summary request back: the conversation a summary prompt (ours or LangChain's) or a
 // shared-prefix request asks to summarize, as messages, and an earlier summary's artifact index.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { type ArtifactIndex } from "../../src/index.js";
 import {
   COMPACTION_METADATA_KEY,
   EMPTY_ARTIFACT_INDEX,
@@ -8,8 +9,7 @@ import {
   SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
   SHARED_PREFIX_SUMMARY_INSTRUCTION,
   SUMMARY_MESSAGE_PREFIX,
-  type ArtifactIndex,
-} from "../../src/index.js";
+} from "../../src/extend/index.js";
 
 /** The prefix LangChain's summarization middleware gives its summaries (`DEFAULT_SUMMARY_PREFIX`). */
 const LANGCHAIN_SUMMARY_PREFIX = "Here is a summary of the conversation to date:";

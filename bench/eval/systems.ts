@@ -11,15 +11,13 @@ import { messagesStateReducer } from "@langchain/langgraph";
 import { ClearToolUsesEdit, contextEditingMiddleware, summarizationMiddleware } from "langchain";
 import {
   autoCompaction,
-  compactionUpdate,
   hidingThenSummary,
-  messageText,
   selectiveThenSummary,
   stateSnapshotSummary,
   toolResultHiding,
-  type CompactionStrategy,
   type TokenCounter,
 } from "../../src/index.js";
+import { compactionUpdate, messageText, type CompactionStrategy } from "../../src/extend/index.js";
 import { MeteredChatModel, type SummaryCall } from "./summary-model.js";
 
 /** The trigger of both LangChain peers, as a share of the window. */

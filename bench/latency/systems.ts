@@ -19,7 +19,8 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, summarizationMiddleware } from "langchain";
-import { autoCompaction, createCompactionNode, messageText, type AutoCompaction, type CompactionContext, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { autoCompaction, createCompactionNode, type CompactionContext, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { messageText, type AutoCompaction } from "../../src/extend/index.js";
 import { ReplayChatModel, replayTools, type ReplaySession } from "../../examples/replay/index.js";
 import { ReactAgentState } from "../../examples/react-agent.js";
 

@@ -3,7 +3,8 @@
  * counter, and the largest context sent.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { defaultTokenCounter, type TokenCounter } from "../../src/index.js";
+import { type TokenCounter } from "../../src/index.js";
+import { defaultTokenCounter } from "../../src/extend/index.js";
 
 /** One model call as the model saw it. */
 export interface ModelCallRecord {

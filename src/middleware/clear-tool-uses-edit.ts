@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ContextEdit } from "langchain";
 import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
-import { contextWindowOf, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
+import { TRIGGER_TAKES, contextWindowOf, type ContextSize, type TriggerSize } from "../strategies/context-size.js";
 import { receiptsSchema, type HidingReceiptOptions } from "../strategies/hiding-receipts.js";
 import { supersessionSchema } from "../strategies/superseded-results.js";
 import { ToolResultHiding, type KeepRecentResults, type SupersessionOptions } from "../strategies/tool-result-hiding.js";
@@ -88,7 +88,7 @@ const keepSize = z
   });
 const configSchema = z
   .object({
-    trigger: z.union([triggerSize, z.array(triggerSize)]).optional(),
+    trigger: z.union([triggerSize, z.array(triggerSize)], { error: TRIGGER_TAKES }).optional(),
     keep: keepSize.optional(),
     clearToolInputs: z.boolean().optional(),
     excludeTools: z.array(z.string()).optional(),

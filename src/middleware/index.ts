@@ -1,6 +1,8 @@
 // LangChain `createAgent` integration, published as `langchain-compaction/middleware` because it
 // imports `langchain`, an optional peer dependency. The package root never imports this file.
+import "./peers.js";
 export { compactionMiddleware, type CompactionMiddlewareOptions } from "./compaction-middleware.js";
+export { autoCompactionMiddleware, type AutoCompactionMiddlewareOptions } from "./auto-compaction-middleware.js";
 export { anthropicCacheAnchorsMiddleware, type CacheAnchorsMiddlewareOptions } from "./cache-anchors-middleware.js";
 export { contextEditingMiddleware, type ContextEditingMiddlewareConfig } from "./context-editing-middleware.js";
 export {

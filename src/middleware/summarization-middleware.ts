@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { countTokensApproximately, createMiddleware } from "langchain";
 import { z } from "zod/v4";
+import { assertModelPackages } from "../summary/model-packages.js";
 import { InvalidOptionError } from "../errors.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
@@ -110,6 +111,7 @@ export function summarizationMiddleware(options: SummarizationMiddlewareOptions)
     trimTokensToSummarize: parsed.trimTokensToSummarize ?? LANGCHAIN_TRIM_TOKENS_TO_SUMMARIZE,
   };
   const summaryMaxTokens = parsed.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
+  assertModelPackages("summarizationMiddleware", "model", parsed.model);
 
   // A name is resolved (initChatModel or ChatOpenAI) once, when first needed; a failure is retried.
   let resolving: Promise<SummaryChatModel> | undefined;

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { keepSizeSchema, type KeepSize, type TriggerSize } from "../strategies/context-size.js";
+import { TRIGGER_TAKES, keepSizeSchema, type KeepSize, type TriggerSize } from "../strategies/context-size.js";
 import { summaryPromptSchema } from "../summary/prompt-placeholders.js";
 import type { SummaryChatModel, SummaryModel } from "../summary/summary-model.js";
 import { tokenCounterSchema, type TokenCounter, type TokenCounterFunction } from "../tokens/token-counter.js";
@@ -108,7 +108,7 @@ const triggerSizeSchema = z
   });
 
 /** @internal */
-export const middlewareTriggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema)]);
+export const middlewareTriggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema)], { error: TRIGGER_TAKES });
 
 const chatModelSchema = z.custom<SummaryChatModel>(
   (value) => typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function",

@@ -85,12 +85,16 @@ async function summarize(
     if (hidingNow) return hidingNow;
   }
   const summarized = typeof fromPreparation === "string" ? await summary.compact(messages, nested) : fromPreparation;
-  const summaryModel = summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {};
+  const summaryModel = {
+    ...(summarized.summaryModel ? { summaryModel: summarized.summaryModel } : {}),
+    ...(summarized.summaryError !== undefined ? { summaryError: summarized.summaryError } : {}),
+  };
   const succeeded = summarized.status === "summarized";
   if (succeeded && summarized.tokensAfter <= hardLimit) {
     return { status: "summarized", messages: summarized.messages, removed: summarized.removed, replaced: summarized.replaced, trigger, ...summaryModel, ...(hidingNote ? { reason: `${hidingNote}summarized instead` } : {}) };
   }
-  const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${summarized.reason ?? "no reason given"}`;
+  // The summary's own "the history is unchanged" is not this run's outcome: the clauses after it are.
+  const summaryNote = succeeded ? "the summary left the history over the hard limit" : `${summarized.status}: ${withoutUnchanged(summarized.reason ?? "no reason given")}`;
   // Without a usable summary, the hidden history is the next best thing when it fits.
   if (!succeeded && hidden && hidden.tokensAfter <= hardLimit) {
     return { status: "compacted", messages: hidden.messages, replaced: hidden.replaced, preservesStructure: true, trigger, reason: `${hidingNote}summary ${summaryNote}; kept the hiding`, ...summaryModel };
@@ -109,6 +113,11 @@ async function summarize(
   if (!current) return { status: "truncated", messages: truncated.messages, removed: truncated.removed, replaced: truncated.replaced, trigger, reason, ...summaryModel };
   // Summary then truncation: the truncation ran on the summary's output, which inserted a message.
   return { status: "truncated", ...chainSummaryThenTruncation(messages, current, truncated), trigger, reason, ...summaryModel };
+}
+
+/** A strategy's reason without its closing "; the history is unchanged". */
+function withoutUnchanged(reason: string): string {
+  return reason.replace(/; the history is unchanged$/u, "");
 }
 
 /** The cost model's verdict on a hiding: its saving until the next firing against the cache break. */

@@ -41,9 +41,9 @@ export const DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST = 2000;
 
 /** The batched tool-result hiding autoCompaction runs before it considers a summary. */
 export interface AutoCompactionHidingOptions {
-  /** The newest N tool-call groups keep their results. @default DEFAULT_AUTO_HIDING_KEEP_GROUPS */
+  /** The newest N tool-call groups keep their results. @default 3 */
   keepRecentGroups?: number;
-  /** A hiding that frees fewer tokens does nothing (the cached prefix stays). @default DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST */
+  /** A hiding that frees fewer tokens does nothing (the cached prefix stays). @default 2000 */
   clearAtLeast?: number;
   /** A short stable receipt (file paths, error lines) after each hidden result's placeholder. @default true */
   receipts?: boolean | HidingReceiptOptions;
@@ -84,9 +84,9 @@ export interface AutoCompactionOptions {
    * it, the summary keeps fewer, so the next compaction (and prompt-cache break) comes many calls
    * later rather than at the next one. When the `trigger` fired (not the threshold), it is capped at
    * the hiding share below. @default hiding stands when
-   * it gets under the system messages plus 0.6 (`DEFAULT_AUTO_HIDING_TARGET_SHARE`) of what the size
+   * it gets under the system messages plus 0.6 of what the size
    * that fired (`threshold` of the window, or the system messages plus the `trigger`'s tokens) holds
-   * above them; a summary compacts down to the system messages plus 0.25 (`DEFAULT_AUTO_TARGET_SHARE`)
+   * above them; a summary compacts down to the system messages plus 0.25
    * of it
    */
   target?: number;
@@ -106,7 +106,7 @@ export interface AutoCompactionOptions {
   costModel?: CostModel;
   /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
   keepRecent?: number;
-  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default DEFAULT_AUTO_SUMMARY_MAX_TOKENS (2000) */
+  /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default 2000 */
   summaryMaxTokens?: number;
   /**
    * Tool outputs in the part being summarized are sent to the summary model whole up to this many
@@ -120,7 +120,7 @@ export interface AutoCompactionOptions {
    * index; an earlier summary is always sent whole, outside the cap. The summary's artifact index still
    * covers every replaced message. `Infinity` sends the whole part. Not used by a `"shared-prefix"`
    * summary request, which sends the history as it is.
-   * @default DEFAULT_AUTO_SUMMARY_INPUT_TOKENS (4000, as LangChain's `trimTokensToSummarize`)
+   * @default 4000 (as LangChain's `trimTokensToSummarize`)
    * @example
    * autoCompaction({ contextWindow: 128_000, summaryModel: "gpt-4o-mini", summaryInputTokens: Infinity });
    */
@@ -181,7 +181,7 @@ export interface AutoCompactionOptions {
    * `preparedSummariesNamespace(threadId)`, keyed by the id of the last message it covers, so
    * whichever worker runs the thread's next step applies it, once. On whenever a summary model is set
    * (here or in `configurable.summaryModel`); `false` turns it off.
-   * @default true with a summary model, `at: 1` (`DEFAULT_PREPARE_AT`)
+   * @default true with a summary model, `at: 1`
    */
   prepare?: boolean | { at?: number };
   /** Time the summary call may take. @default 30000 */
@@ -198,6 +198,12 @@ export interface AutoCompactionOptions {
   /** Receives one event per run. */
   onEvent?: (event: CompactionEvent) => void;
   logger?: CompactionLogger;
+  /**
+   * A summary that could not be written (its call failed or timed out, a model package is missing)
+   * is printed with `console.warn`, once per cause; `false` keeps it silent (the event's and the
+   * result's `summaryError` and the record's `reason` still say it). @default true
+   */
+  warnings?: boolean;
 }
 
 const hidingSchema = z
@@ -231,7 +237,9 @@ export const autoCompactionSchema = z
       })
       .optional(),
     summaryRequest: z.enum(["standalone", "shared-prefix"]).optional(),
-    summaryModel: z.union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)]).optional(),
+    summaryModel: z
+      .union([z.string().min(1), z.custom<object>((value) => typeof value === "object" && value !== null)], { error: "expected a chat model or a model name such as \"openai:gpt-4o-mini\"" })
+      .optional(),
     modelOptions: z.record(z.string(), z.unknown()).optional(),
     prepare: z.union([z.boolean(), z.object({ at: z.number().gt(0).lte(1).optional() }).strict()]).optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -240,5 +248,6 @@ export const autoCompactionSchema = z
     tokenCounter: baseOptionsShape.tokenCounter,
     onEvent: baseOptionsShape.onEvent,
     logger: baseOptionsShape.logger,
+    warnings: baseOptionsShape.warnings,
   })
   .strict();

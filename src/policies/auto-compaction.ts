@@ -7,6 +7,7 @@ import { evaluateTrigger, messageCountOf } from "../strategies/context-size.js";
 import type { SummaryModel } from "../summary/summary-model.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { BackgroundWork } from "./background-work.js";
+import { assertModelPackages } from "../summary/model-packages.js";
 import { fire, type FiringSettings, type FiringState } from "./auto-compaction-firing.js";
 import { autoCompactionSchema, type AutoCompactionOptions } from "./auto-compaction-options.js";
 import { planFor, targetsFor, type AutoCompactionPlan } from "./auto-compaction-plan.js";
@@ -62,10 +63,12 @@ export class AutoCompaction extends CompactionStrategy {
       ...(initial.tokenCounter ? { tokenCounter: initial.tokenCounter } : {}),
       ...(initial.onEvent ? { onEvent: initial.onEvent } : {}),
       ...(initial.logger ? { logger: initial.logger } : {}),
+      ...(initial.warnings === false ? { warnings: false } : {}),
     });
     this.#options = options;
     this.#firingState = { prepared: this.#prepared, tokenCounter: this.tokenCounter };
-    // Static options are checked now, so a missing context window is an error at construction.
+    // Static options are checked now, so a missing context window or model package is an error at construction.
+    if (typeof options !== "function") assertModelPackages("autoCompaction", "summaryModel", initial.summaryModel);
     if (typeof options !== "function") this.#plan = planFor(initial, undefined, this.tokenCounter, undefined);
   }
 
@@ -239,6 +242,7 @@ export class AutoCompaction extends CompactionStrategy {
  * const live = autoCompaction(() => ({ contextWindow: 128_000, threshold: settings.threshold }));
  * const { messages, status, reason } = await auto.compact(history);
  * @throws {InvalidOptionError} for invalid static options or an unknown context window (a function's options fail the run instead).
+ * @throws {MissingPackageError} when `summaryModel` is a name whose package (`@langchain/openai`, or `langchain` and the provider's) is not installed.
  */
 export function autoCompaction(options: AutoCompactionOptions | (() => AutoCompactionOptions) = {}): AutoCompaction {
   return new AutoCompaction(options);

@@ -13,7 +13,7 @@ export const DEFAULT_TRIM_KEEP_CHARS = 80;
 export interface AssistantTextTrimmingOptions extends BaseStrategyOptions {
   /** The newest N tool-call groups keep their assistant text whole. @default 5 */
   keepRecentGroups?: number;
-  /** Code units of each text kept (cut on a code point boundary). @default DEFAULT_TRIM_KEEP_CHARS (80) */
+  /** Code units of each text kept (cut on a code point boundary). @default 80 */
   keepChars?: number;
 }
 

@@ -10,6 +10,7 @@ import type { BaseStrategyOptions } from "./strategy-options.js";
 import type { PreparedHistory, StrategyOutcome } from "./strategy-run.js";
 import { settledPromise } from "./settled-promise.js";
 import { logReplaced } from "./replaced-log.js";
+import { warnSummaryError } from "./summary-warnings.js";
 
 export type { InvalidHistoryHandling } from "./prepare-history.js";
 export type { BoundedHistory, BoundedNoop } from "./bounded-noop.js";
@@ -53,6 +54,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
   protected readonly invalidHistory: InvalidHistoryHandling;
   readonly #onEvent: BaseStrategyOptions["onEvent"];
   readonly #logger: CompactionLogger | undefined;
+  readonly #warnings: boolean;
   /** The last output's analysis, for the next run (see `compact`). */
   #memo: Analysis | undefined;
 
@@ -63,6 +65,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     this.invalidHistory = options.invalidHistory ?? "throw";
     this.#onEvent = options.onEvent;
     this.#logger = options.logger;
+    this.#warnings = options.warnings !== false;
   }
 
   /** The strategy itself, on a checked history. Must not mutate anything it is given. */
@@ -146,11 +149,13 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
 
   /** One event per run, to the sinks this strategy was given. */
   async #emit(
-    result: Pick<CompactionResult, "status" | "tokensBefore" | "tokensAfter" | "messagesBefore" | "messagesAfter" | "reason" | "trigger" | "summaryModel">,
+    result: Pick<CompactionResult, "status" | "tokensBefore" | "tokensAfter" | "messagesBefore" | "messagesAfter" | "reason" | "trigger" | "summaryModel" | "summaryError">,
     started: number,
     context: CompactionContext,
   ): Promise<void> {
-    const dispatch = context.config?.callbacks !== undefined && !nestedContexts.has(context);
+    const nested = nestedContexts.has(context);
+    if (result.summaryError !== undefined && this.#warnings && !nested) warnSummaryError(this.strategyName, result.summaryError, result.status);
+    const dispatch = context.config?.callbacks !== undefined && !nested;
     if (!this.#onEvent && !this.#logger && !dispatch) return;
     const event: CompactionEvent = {
       strategy: this.strategyName,
@@ -168,6 +173,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       durationMs: performance.now() - started,
       summaryModel: result.summaryModel ?? null,
       error: result.status === "failed" ? (result.reason ?? "failed") : null,
+      summaryError: result.summaryError ?? null,
     };
     await emitCompactionEvent(
       event,
@@ -229,6 +235,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       ...(outcome.trigger !== undefined ? { trigger: outcome.trigger } : {}),
       ...(outcome.summaryModel !== undefined ? { summaryModel: outcome.summaryModel } : {}),
+      ...(outcome.summaryError !== undefined ? { summaryError: outcome.summaryError } : {}),
       ...(repair ? { repair } : {}),
     };
   }

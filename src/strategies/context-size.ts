@@ -62,13 +62,16 @@ export interface TriggerSize {
   readonly messages?: number;
 }
 
+/** What a trigger option takes, for its error. @internal */
+export const TRIGGER_TAKES = "expected a size such as { tokens: 12000 }, { messages: 40 } or { fraction: 0.8 }, or a list of sizes";
+
 /** @internal */
 export const triggerSizeSchema = sizeFields.refine((size) => keysGiven(size) >= 1, {
   message: "give at least one of fraction, tokens or messages",
 }) as unknown as z.ZodType<TriggerSize>;
 
 /** @internal */
-export const triggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema).min(1)]);
+export const triggerSchema = z.union([triggerSizeSchema, z.array(triggerSizeSchema).min(1)], { error: TRIGGER_TAKES });
 
 /** Whether a trigger size has a token figure (`tokens` or `fraction`), not only a message count. */
 export function hasTokenSize(size: TriggerSize): boolean {

@@ -24,9 +24,9 @@ export const RECEIPT_LINE_MAX = 200;
 
 /** What a receipt lists: at most `files` paths and `errors` error lines. */
 export interface HidingReceiptOptions {
-  /** File paths listed at most. @default DEFAULT_RECEIPT_FILES (8) */
+  /** File paths listed at most. @default 8 */
   files?: number;
-  /** Error lines quoted at most (each cut to `RECEIPT_LINE_MAX` code units). @default DEFAULT_RECEIPT_ERRORS (3) */
+  /** Error lines quoted at most (each cut to 200 code units). @default 3 */
   errors?: number;
 }
 

@@ -33,6 +33,12 @@ export interface BaseStrategyOptions {
   onEvent?: (event: CompactionEvent) => void;
   /** Logs each run's event: no-ops at `debug`, compactions at `info`, failures at `warn`. */
   logger?: CompactionLogger;
+  /**
+   * A summary that could not be written (its call failed or timed out, a model package is missing)
+   * is printed with `console.warn`, once per cause in the process; `false` keeps it silent. The
+   * result's `summaryError`, the event and the record's `reason` say it either way. @default true
+   */
+  warnings?: boolean;
 }
 
 /** @internal */
@@ -43,4 +49,5 @@ export const baseOptionsShape = {
   logger: z
     .custom<CompactionLogger>((value) => typeof value === "object" && value !== null, "expected a logger object (e.g. console)")
     .optional(),
+  warnings: z.boolean().optional(),
 };

@@ -33,4 +33,6 @@ export interface StrategyOutcome {
   readonly trigger?: string;
   /** Which model wrote a summary (`"none"` for the no-model summarizer). */
   readonly summaryModel?: string;
+  /** Why the summary asked for was not written, when it was not (see `CompactionResult.summaryError`). */
+  readonly summaryError?: string;
 }

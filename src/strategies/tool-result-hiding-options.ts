@@ -76,7 +76,7 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
   /**
    * A firing that would free fewer tokens than this does nothing (a no-op saying so), so a prompt
    * cache is only broken when it pays (like Anthropic's `clear_at_least`). `force` does not bypass it.
-   * @default DEFAULT_HIDING_CLEAR_AT_LEAST (2000)
+   * @default 2000
    */
   clearAtLeast?: number;
   /** @deprecated use `clearAtLeast` (the same option under its former name; giving both is an error). */

@@ -18,7 +18,7 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
   /**
    * Cap on the summary message in tokens (the token counter's count of the whole message: the
    * prefix, the summary and the `<artifact_index>` block). The index is sure of a quarter of it
-   * (`ARTIFACT_INDEX_SHARE`) and takes whatever the summary leaves; a long index leaves out what the
+   * and takes whatever the summary leaves; a long index leaves out what the
    * summary names and shows its newest and most used files with a count of the others
    * (`… and 5940 more files`); its metadata keeps all of it.
    * The summary gets the rest: a model's (the call's `maxTokens` is the cap) is cut to it with a note,

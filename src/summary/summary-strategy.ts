@@ -12,6 +12,7 @@ import { sharedPrefixRequest, type SummaryRequestMode } from "./shared-prefix-re
 import type { SummaryStrategyOptions } from "./summary-options.js";
 import { cutToolOutputs, leftOutMessages } from "./standalone-input.js";
 import { summaryBody } from "./summary-text.js";
+import { assertModelPackages } from "./model-packages.js";
 import {
   DEFAULT_SUMMARY_MAX_TOKENS,
   DEFAULT_SUMMARY_TIMEOUT_MS,
@@ -94,6 +95,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
 
   protected constructor(options: SummaryStrategyOptions) {
     super(options);
+    assertModelPackages(componentName(this), "model", options.model);
     this.model = options.model;
     this.modelOptions = options.modelOptions ?? {};
     this.summaryMaxTokens = options.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
@@ -142,7 +144,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
    * rest, up to the pending calls). A failure is returned, never thrown, except the caller's abort.
    * @internal
    */
-  async writeSummary(history: PreparedHistory, cut: number): Promise<WrittenSummary | { status: "noop" | "failed"; reason: string; summaryModel?: string }> {
+  async writeSummary(history: PreparedHistory, cut: number): Promise<WrittenSummary | { status: "noop" | "failed"; reason: string; summaryModel?: string; summaryError?: string }> {
     const { messages, tokens, context } = history;
     const removed: RemovedMessage[] = [];
     for (let position = 0; position < cut; position++) if (messages[position]!.type !== "system") removed.push({ index: position, message: messages[position]! });
@@ -183,9 +185,9 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     } catch (error) {
       if (context.signal?.aborted) throw error;
       const reason = SummaryCallError.isInstance(error) || error instanceof Error ? error.message : String(error);
-      return { status: "failed", summaryModel, reason: `${reason}; the history is unchanged` };
+      return { status: "failed", summaryModel, reason: `${reason}; the history is unchanged`, summaryError: reason };
     }
-    if (text.trim() === "") return { status: "failed", summaryModel, reason: "the summary is empty; the history is unchanged" };
+    if (text.trim() === "") return { status: "failed", summaryModel, reason: "the summary is empty; the history is unchanged", summaryError: "the summary is empty" };
     // Cut (with a note) to what the summary message's cap leaves beside the prefix and the index.
     const fitted = await this.#messages().fitText(text, artifacts);
     if (fitted === undefined) return { status: "failed", summaryModel, reason: this.#messages().noRoomReason() };

@@ -9,13 +9,13 @@ import {
   InvalidOptionError,
   anthropicCacheAnchors,
   anthropicCacheAnchorsRunnable,
-  cacheAnchorPositions,
   assistantTextTrimming,
   cloneMessage,
   compactionMarkerOf,
   createTokenCounter,
   toolResultHiding,
 } from "../../src/index.js";
+import { cacheAnchorPositions } from "../../src/extend/index.js";
 import { convertForAnthropic } from "../support/wire/anthropic-converter.js";
 import { anthropicRejections, anthropicWire } from "../messages/wire.js";
 import { caught } from "../support/errors.js";

@@ -4,14 +4,8 @@
  * out by hand from the rule in the function's TSDoc (c = cachedInput, w = cacheWrite).
  */
 import { describe, expect, it } from "vitest";
-import {
-  CompactionError,
-  InvalidOptionError,
-  MAX_COST_HORIZON_STEPS,
-  judgeCompactionCost,
-  type CompactionCostInput,
-  type CostModel,
-} from "../../src/index.js";
+import { CompactionError, InvalidOptionError, judgeCompactionCost, type CompactionCostInput, type CostModel } from "../../src/index.js";
+import { MAX_COST_HORIZON_STEPS } from "../../src/cost/cost-model.js";
 import { costModelSchema } from "../../src/cost/cost-model.js";
 import { caught } from "../support/errors.js";
 
@@ -169,10 +163,10 @@ describe("judgeCompactionCost", () => {
     const figures: CompactionCostInput = { tokensBefore: 1_000, tokensAfter: 500, keptPrefixTokens: 0, freshTokens: 0, growthPerStep: 10, nextTriggerTokens: 900 };
 
     it.each([
-      ["an unknown preset", { prices: "mistral-large" }, "prices", 'unknown price preset "mistral-large"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5'],
-      ["a zero horizon", { prices: "openai-gpt-5", horizonSteps: 0 }, "horizonSteps", "Too small: expected number to be >0"],
-      ["a fractional horizon", { prices: "openai-gpt-5", horizonSteps: 2.5 }, "horizonSteps", "Invalid input: expected int, received number"],
-      ["another field", { prices: "openai-gpt-5", discount: 0.5 }, "discount", "unknown option"],
+      ["an unknown preset", { prices: "mistral-large" }, "prices", 'unknown price preset "mistral-large"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "mistral-large"'],
+      ["a zero horizon", { prices: "openai-gpt-5", horizonSteps: 0 }, "horizonSteps", "expected a number > 0; got 0"],
+      ["a fractional horizon", { prices: "openai-gpt-5", horizonSteps: 2.5 }, "horizonSteps", "expected an integer; got 2.5"],
+      ["another field", { prices: "openai-gpt-5", discount: 0.5 }, "discount", "unknown option; the options are prices, horizonSteps"],
     ])("rejects a model with %s as an InvalidOptionError", async (_name, model, option, problem) => {
       const error = await caught(() => judgeCompactionCost(figures, model as unknown as CostModel));
       expect(InvalidOptionError.isInstance(error)).toBe(true);

@@ -3,7 +3,8 @@
  * were read from. priceRatesOf resolves an id or scales given rates so that input = 1.
  */
 import { describe, expect, it } from "vitest";
-import { InvalidOptionError, PRICE_PRESETS, priceRatesOf, type PriceRates } from "../../src/index.js";
+import { InvalidOptionError, priceRatesOf, type PriceRates } from "../../src/index.js";
+import { PRICE_PRESETS } from "../../src/extend/index.js";
 import { caught } from "../support/errors.js";
 
 const rates = ({ input, cacheWrite, cachedInput, output }: PriceRates): PriceRates => ({ input, cacheWrite, cachedInput, output });
@@ -70,18 +71,18 @@ describe("priceRatesOf", () => {
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ component: "priceRatesOf", option: "prices" });
     expect((error as Error).message).toBe(
-      'priceRatesOf: invalid option `prices`: unknown price preset "openai-gpt-9"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5',
+      'priceRatesOf: invalid option `prices`: unknown price preset "openai-gpt-9"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "openai-gpt-9"',
     );
   });
 
   const shapeProblem = "expected a price preset id (openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5) or { input, cacheWrite, cachedInput, output } as finite numbers";
   it.each([
-    ["a zero input price", { input: 0, cacheWrite: 1, cachedInput: 0.1, output: 5 }, "prices.input", "Too small: expected number to be >0"],
-    ["a negative rate", { input: 1, cacheWrite: 1, cachedInput: -0.1, output: 5 }, "prices.cachedInput", "Too small: expected number to be >=0"],
-    ["an infinite rate", { input: 1, cacheWrite: Number.POSITIVE_INFINITY, cachedInput: 0.1, output: 5 }, "prices", shapeProblem],
-    ["a missing rate", { input: 1, cacheWrite: 1, output: 5 }, "prices", shapeProblem],
+    ["a zero input price", { input: 0, cacheWrite: 1, cachedInput: 0.1, output: 5 }, "prices.input", "expected a number > 0; got 0"],
+    ["a negative rate", { input: 1, cacheWrite: 1, cachedInput: -0.1, output: 5 }, "prices.cachedInput", "expected a number >= 0; got -0.1"],
+    ["an infinite rate", { input: 1, cacheWrite: Number.POSITIVE_INFINITY, cachedInput: 0.1, output: 5 }, "prices", `${shapeProblem}; got {"input":1,"cacheWrite":null,"cachedInput":0.1,"output":5}`],
+    ["a missing rate", { input: 1, cacheWrite: 1, output: 5 }, "prices", `${shapeProblem}; got {"input":1,"cacheWrite":1,"output":5}`],
     ["another field", { input: 1, cacheWrite: 1, cachedInput: 0.1, output: 5, storage: 4.5 }, "prices.storage", "unknown option"],
-    ["a number", 5, "prices", shapeProblem],
+    ["a number", 5, "prices", `${shapeProblem}; got 5`],
   ])("throws InvalidOptionError for %s", async (_name, given, option, problem) => {
     const error = await caught(() => priceRatesOf(given as unknown as PriceRates));
     expect(InvalidOptionError.isInstance(error)).toBe(true);

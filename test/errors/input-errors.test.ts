@@ -7,6 +7,7 @@ import { AIMessage, HumanMessage, RemoveMessage, ToolMessage, type BaseMessage }
 import { describe, expect, it } from "vitest";
 import {
   InvalidHistoryError,
+  InvalidOptionError,
   autoCompaction,
   checkHistory,
   createTokenCounter,
@@ -18,8 +19,8 @@ import {
   slidingWindow,
   stateSnapshotSummary,
   toolResultHiding,
-  type CompactionStrategy,
 } from "../../src/index.js";
+import { type CompactionStrategy } from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
@@ -196,5 +197,19 @@ describe("input checks", () => {
     const input = [system("s"), user("u1", "emoji 😀 and 𝔸"), new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: {} }] }), toolResult("t1", "c1")];
     expect(checkHistory([...input, withContent(new HumanMessage("x"), ["a string block", { type: "text", text: "a block" }])])).toEqual([]);
     expect((await toolResultHiding({ ...EVERY_RUN, tokenCounter }).compact(input)).status).toBe("noop");
+  });
+});
+
+describe("option errors name the option, what it takes and what it got", () => {
+  it.each([
+    ["a string trigger", () => autoCompaction({ contextWindow: 8000, trigger: "12000" as never }), "autoCompaction: invalid option `trigger`: expected a size such as { tokens: 12000 }, { messages: 40 } or { fraction: 0.8 }, or a list of sizes; got the string \"12000\""],
+    ["a threshold over 1", () => autoCompaction({ contextWindow: 8000, threshold: 2 }), "autoCompaction: invalid option `threshold`: expected a number <= 1; got 2"],
+    ["a fractional window", () => autoCompaction({ contextWindow: 1.5 }), "autoCompaction: invalid option `contextWindow`: expected an integer; got 1.5"],
+    ["a number as the summary model", () => fullSummary({ model: 5 as never }), "fullSummary: invalid option `model`: expected a string or a chat model; got 5"],
+    ["a misspelt option", () => hardTruncate({ maxTokens: 10, keepRecnt: 2 } as never), "hardTruncate: invalid option `keepRecnt`: unknown option; the options are tokenCounter, invalidHistory, onEvent, logger, warnings, maxTokens, keepRecent"],
+  ])("%s", async (_name, create, message) => {
+    const error = await caught(create);
+    expect(InvalidOptionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(message);
   });
 });

@@ -8,11 +8,11 @@ import {
   autoCompaction,
   createTokenCounter,
   fullSummary,
-  messageText,
   stateSnapshotSummary,
   type CompactionResult,
   type SummaryChatModel,
 } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 import { sameObjects, step, system, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });

@@ -4,7 +4,8 @@
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { CompactionStrategy, createTokenCounter, type CompactionEvent } from "../../src/index.js";
+import { createTokenCounter, type CompactionEvent } from "../../src/index.js";
+import { CompactionStrategy } from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { sameObjects, step, system, user } from "../support/builders.js";
 

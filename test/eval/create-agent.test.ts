@@ -13,7 +13,8 @@ import { z } from "zod/v4";
 import { replayTrace } from "../../bench/eval/replay.js";
 import { CLEAR_TOOL_USES_KEEP, PEER_TRIGGER_FRACTION, clearToolUsesCreateAgent, clearToolUsesView, type SystemSpec } from "../../bench/eval/systems.js";
 import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
-import { createTokenCounter, messageText } from "../../src/index.js";
+import { createTokenCounter } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 
 const tokenCounter = createTokenCounter();
 const SYSTEM_PROMPT = "You are a careful assistant.";

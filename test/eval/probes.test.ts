@@ -21,7 +21,8 @@ import {
   type ProbeResult,
 } from "../../bench/eval/probes.js";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { InvalidOptionError, fillTemplate, stateSnapshotSummary, toolResultHiding } from "../../src/index.js";
+import { InvalidOptionError, stateSnapshotSummary, toolResultHiding } from "../../src/index.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { EVERY_RUN } from "../support/hiding.js";

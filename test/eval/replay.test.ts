@@ -13,7 +13,8 @@ import { replayTrace, summaryCallsCachedTokens, totalsOf, type TraceReplay } fro
 import { rowOf } from "../../bench/eval/report-tables.js";
 import { DeterministicSummaryModel, type SummaryCall } from "../../bench/eval/summary-model.js";
 import { ALL_SYSTEMS, clearToolUsesCreateAgent, clearToolUsesView, type SystemSpec } from "../../bench/eval/systems.js";
-import { createTokenCounter, messageText } from "../../src/index.js";
+import { createTokenCounter } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 import { assistant, system, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();

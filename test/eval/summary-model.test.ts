@@ -11,19 +11,18 @@ import {
   parseRenderedArtifacts,
   sharedPrefixKept,
 } from "../../bench/eval/summary-model.js";
+import { createTokenCounter, fullSummary } from "../../src/index.js";
 import {
-  createTokenCounter,
   extractArtifacts,
-  fillTemplate,
   formatHistory,
-  fullSummary,
   messageText,
   renderArtifacts,
   DEFAULT_SUMMARY_PROMPT,
   SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
   SHARED_PREFIX_SUMMARY_INSTRUCTION,
   SUMMARY_MESSAGE_PREFIX,
-} from "../../src/index.js";
+} from "../../src/extend/index.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();

@@ -2,7 +2,8 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { DeterministicSummaryModel } from "../../bench/eval/summary-model.js";
 import { clearToolUsesCreateAgent, clearToolUsesView, noCompaction, ours, summarization, type SystemContext } from "../../bench/eval/systems.js";
-import { autoCompaction, compactionUpdate, createTokenCounter, messageText } from "../../src/index.js";
+import { autoCompaction, createTokenCounter } from "../../src/index.js";
+import { compactionUpdate, messageText } from "../../src/extend/index.js";
 import { ids, sameObjects, step, system, user } from "../support/builders.js";
 
 const tokenCounter = createTokenCounter();

@@ -8,17 +8,10 @@ import { InMemoryStore, MemorySaver, messagesStateReducer, type StateSnapshot } 
 import { beforeAll, describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import {
-  COMPACTION_METADATA_KEY,
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
-  REPLY_PRIMING_TOKENS,
-  CompactionStrategy,
   InvalidHistoryError,
   InvalidOptionError,
   compactionMarkerOf,
-  compactionUpdate,
   createCompactionNode,
-  mergeCompactionArchive,
-  mergeCompactionLog,
   readCompactionLog,
   restoreHistory,
   slidingWindow,
@@ -29,6 +22,15 @@ import {
   type TokenCounter,
   type TokenMeasurement,
 } from "../../src/index.js";
+import {
+  COMPACTION_METADATA_KEY,
+  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
+  CompactionStrategy,
+  compactionUpdate,
+  mergeCompactionArchive,
+  mergeCompactionLog,
+} from "../../src/extend/index.js";
+import { REPLY_PRIMING_TOKENS } from "../../src/tokens/token-counter.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { buildInspection, exportThreadState, type Inspection, type ThreadExport, type TimelineNode } from "../../src/inspector/index.js";
 import { assistant, toolResult, user } from "../support/builders.js";

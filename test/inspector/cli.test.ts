@@ -204,7 +204,7 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect(await cli(["inspect", "--sqlite", database, "--thread", "nobody", "--format", "text"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${database}; its threads: "${THREAD_ID}"\n`,
+      stderr: `langchain-compaction: --thread: no checkpoint for thread "nobody" in ${database}; its threads: "${THREAD_ID}"\n`,
     });
   });
 
@@ -213,7 +213,7 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect({ ...(await cli(["inspect", "--sqlite", missing, "--thread", THREAD_ID, "--format", "text"])), created: existsSync(missing) }).toEqual({
       code: 1,
       stdout: "",
-      stderr: `langchain-compaction: loadThreadFromSqlite: invalid option \`path\`: no such file: ${missing}\n`,
+      stderr: `langchain-compaction: --sqlite: no such file: ${missing}\n`,
       created: false,
     });
   });

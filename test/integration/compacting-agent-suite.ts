@@ -5,7 +5,8 @@
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, restoreHistory, type ArchivedCompaction, type CompactionRecord } from "../../src/index.js";
+import { restoreHistory, type ArchivedCompaction, type CompactionRecord } from "../../src/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
 import type { ReactAgentState } from "../../examples/react-agent.js";
 import { HOOK_TIMEOUT, ReplayWorker, SWE_SESSION_ID, TEST_WINDOW, describeMessage, loadReplay } from "./replay-driver.js";
 

@@ -7,7 +7,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, deleteThreadArchive, redactArchived, restoreThreadHistory, type ArchivedCompaction, type RestorableState } from "../../src/index.js";
+import { deleteThreadArchive, redactArchived, restoreThreadHistory, type ArchivedCompaction, type RestorableState } from "../../src/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
 import { caught } from "../support/errors.js";
 import { startDevServer, type DevServer } from "./langgraph-api/dev-server.js";
 import { turnMessages, userMessage } from "./langgraph-api/script.js";

@@ -11,8 +11,6 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CompactionArchiveError,
-  DEFAULT_ARCHIVE_NAMESPACE,
-  archiveNamespace,
   fromPlainMessages,
   restoreHistory,
   restoreThreadHistory,
@@ -22,6 +20,7 @@ import {
   type MessageInput,
   type RestorableState,
 } from "../../src/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
 import { caught } from "../support/errors.js";
 import { startDevServer, type DevServer } from "./langgraph-api/dev-server.js";
 import { CUSTOM_NAMESPACE } from "./langgraph-api/graph.js";

@@ -164,7 +164,7 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
       const missing = "00000000-0000-4000-8000-000000000000";
       const run = await runTs("src/cli.ts", ["inspect", "--langgraph-url", server.url, "--thread", missing]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^langchain-compaction: loadThreadFromLangGraph: invalid option \`threadId\`: no thread "${missing}" on ${server.url}; its threads: .*"${report.threadId}"`, "u"));
+      expect(run.stderr).toMatch(new RegExp(`^langchain-compaction: --thread: no thread "${missing}" on ${server.url}; its threads: .*"${report.threadId}"`, "u"));
     });
 
     it("a thread id the server cannot take (not a UUID): the same error", async () => {

@@ -7,7 +7,8 @@ import { END, MemorySaver, MessagesValue, START, StateGraph, StateSchema } from 
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, expect, it } from "vitest";
-import { CompactionStateSchema, autoCompaction, compactionMarkerOf, createCompactionNode, messageText, preparedSummariesNamespace, type AutoCompaction } from "../../src/index.js";
+import { CompactionStateSchema, autoCompaction, compactionMarkerOf, createCompactionNode } from "../../src/index.js";
+import { messageText, preparedSummariesNamespace, type AutoCompaction } from "../../src/extend/index.js";
 import { assistant, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 import { createTestSchema, describeWithPostgres, type TestSchema } from "../support/postgres.js";

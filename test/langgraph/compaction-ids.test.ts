@@ -8,7 +8,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { PendingWrite } from "@langchain/langgraph-checkpoint";
 import { Annotation, END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { CompactionState, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, createCompactionNode, restoreHistory, toolResultHiding } from "../../src/index.js";
+import { CompactionState, createCompactionNode, restoreHistory, toolResultHiding } from "../../src/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
 import { compactionIdOf } from "../../src/langgraph/run-compaction.js";
 import { step } from "../support/builders.js";
 

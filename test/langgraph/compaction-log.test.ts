@@ -10,16 +10,8 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import {
-  autoCompaction,
-  compactionLogNamespace,
-  createCompactionNode,
-  mergeCompactionLog,
-  readCompactionLog,
-  restoreHistory,
-  toolResultHiding,
-  type CompactionRecord,
-} from "../../src/index.js";
+import { autoCompaction, createCompactionNode, readCompactionLog, restoreHistory, toolResultHiding, type CompactionRecord } from "../../src/index.js";
+import { compactionLogNamespace, mergeCompactionLog } from "../../src/extend/index.js";
 import { exportThread } from "../../src/inspector/index.js";
 import { LOG_WINDOW_CHARS } from "../../src/langgraph/compaction-log.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";

@@ -7,10 +7,8 @@ import {
   type Compactor,
   CompactionArchiveError,
   CompactionStateSchema,
-  CompactionStrategy,
   InvalidHistoryError,
   InvalidOptionError,
-  archiveNamespace,
   compactionMarkerOf,
   createCompactionNode,
   fullSummary,
@@ -20,6 +18,7 @@ import {
   type CompactionContext,
   type CompactionResult,
 } from "../../src/index.js";
+import { CompactionStrategy, archiveNamespace } from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";

@@ -1,16 +1,9 @@
 import { AIMessage, HumanMessage, RemoveMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import {
-  COMPACTION_METADATA_KEY,
-  CompactionStrategy,
-  assignMessageIds,
-  compactionUpdate,
-  hardTruncate,
-  slidingWindow,
-  toolResultHiding,
-  type CompactionResult,
-} from "../../src/index.js";
+import { hardTruncate, slidingWindow, toolResultHiding, type CompactionResult } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY, CompactionStrategy, compactionUpdate } from "../../src/extend/index.js";
+import { assignMessageIds } from "../../src/langgraph/message-ids.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { fingerprintOf } from "../../src/langgraph/app-writes.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";

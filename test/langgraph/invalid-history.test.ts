@@ -4,7 +4,8 @@ import { InMemoryStore, MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/lang
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { CompactionStrategy, InvalidOptionError, createCompactionNode, restoreHistory, slidingWindow, type CompactionRecord } from "../../src/index.js";
+import { InvalidOptionError, createCompactionNode, restoreHistory, slidingWindow, type CompactionRecord } from "../../src/index.js";
+import { CompactionStrategy } from "../../src/extend/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import type { StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { wireProblems } from "../support/wire/index.js";

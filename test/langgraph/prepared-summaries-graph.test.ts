@@ -2,7 +2,8 @@ import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, InMemoryStore, MemorySaver, MessagesValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { CompactionStateSchema, autoCompaction, compactionMarkerOf, createCompactionNode, messageText, preparedSummariesNamespace, type AutoCompaction } from "../../src/index.js";
+import { CompactionStateSchema, autoCompaction, compactionMarkerOf, createCompactionNode } from "../../src/index.js";
+import { messageText, preparedSummariesNamespace, type AutoCompaction } from "../../src/extend/index.js";
 import { assistant, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 

@@ -10,19 +10,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   CompactionArchiveError,
-  CompactionStrategy,
   InvalidHistoryError,
-  archiveNamespace,
-  compactionUpdate,
   hardTruncate,
-  mergeCompactionArchive,
-  mergeCompactionLog,
   restoreHistory,
   slidingWindow,
   toolResultHiding,
   type ArchivedCompaction,
   type CompactionRecord,
 } from "../../src/index.js";
+import {
+  CompactionStrategy,
+  archiveNamespace,
+  compactionUpdate,
+  mergeCompactionArchive,
+  mergeCompactionLog,
+} from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { ids, step, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";

@@ -5,13 +5,8 @@
  * summary was folded in (incremental) or the whole history was summarised again.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import {
-  COMPACTION_METADATA_KEY,
-  CompactionStrategy,
-  createTokenCounter,
-  type CompactionContext,
-  type CompactionResult,
-} from "../../src/index.js";
+import { createTokenCounter, type CompactionContext, type CompactionResult } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY, CompactionStrategy } from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 
 const counter = createTokenCounter({ mode: "approximate" });

@@ -1,6 +1,7 @@
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { assistantCalls, hasSendableContent, isEmptyAssistantMessage } from "../../src/index.js";
+import { assistantCalls, isEmptyAssistantMessage } from "../../src/index.js";
+import { hasSendableContent } from "../../src/messages/assistant-calls.js";
 
 const raw = (id: string, name = "read", args = "{}") => ({ id, type: "function" as const, function: { name, arguments: args } });
 

@@ -5,7 +5,8 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AssistantTextTrimming, autoCompaction, compactionMarkerOf, createTokenCounter, type AutoCompactionOptions } from "../../src/index.js";
+import { autoCompaction, compactionMarkerOf, createTokenCounter, type AutoCompactionOptions } from "../../src/index.js";
+import { AssistantTextTrimming } from "../../src/extend/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "approximate" });

@@ -2,15 +2,14 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   InvalidOptionError,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
-  messageText,
   validateToolPairing,
   type AutoCompactionOptions,
 } from "../../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, messageText } from "../../src/extend/index.js";
 import { ids, sameObjects, step, system, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 

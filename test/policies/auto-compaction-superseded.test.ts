@@ -4,7 +4,15 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, autoCompaction, compactionMarkerOf, createTokenCounter, hidingThenSummary, messageText, validateToolPairing, type AutoCompactionOptions } from "../../src/index.js";
+import {
+  autoCompaction,
+  compactionMarkerOf,
+  createTokenCounter,
+  hidingThenSummary,
+  validateToolPairing,
+  type AutoCompactionOptions,
+} from "../../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, messageText } from "../../src/extend/index.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "approximate" });

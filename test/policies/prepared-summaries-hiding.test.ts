@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { autoCompaction, compactionMarkerOf, messageText, type AutoCompactionOptions } from "../../src/index.js";
+import { autoCompaction, compactionMarkerOf, type AutoCompactionOptions } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 import { ToolResultHiding } from "../../src/strategies/tool-result-hiding.js";
 import { ids, sameObjects, step, user, assistant } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";

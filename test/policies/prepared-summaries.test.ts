@@ -1,7 +1,8 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { autoCompaction, compactionMarkerOf, fullSummary, messageText, type AutoCompactionOptions } from "../../src/index.js";
+import { autoCompaction, compactionMarkerOf, fullSummary, type AutoCompactionOptions } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 

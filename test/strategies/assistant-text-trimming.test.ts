@@ -6,15 +6,15 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_TRIM_KEEP_CHARS,
   InvalidOptionError,
   assistantTextTrimming,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
-  messageText,
   validateToolPairing,
 } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
+import { DEFAULT_TRIM_KEEP_CHARS } from "../../src/strategies/assistant-text-trimming.js";
 import { assistant, ids, sameObjects, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 import { wireProblems } from "../support/wire/index.js";

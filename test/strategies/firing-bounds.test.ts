@@ -6,7 +6,8 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { AssistantTextTrimming, ToolResultHiding, createTokenCounter, type CompactionResult, type ToolResultHidingOptions } from "../../src/index.js";
+import { createTokenCounter, type CompactionResult, type ToolResultHidingOptions } from "../../src/index.js";
+import { AssistantTextTrimming, ToolResultHiding } from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
 

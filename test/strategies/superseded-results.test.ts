@@ -6,7 +6,14 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, compactionMarkerOf, createTokenCounter, toolResultHiding, validateToolPairing, type ToolResultHidingOptions } from "../../src/index.js";
+import {
+  compactionMarkerOf,
+  createTokenCounter,
+  toolResultHiding,
+  validateToolPairing,
+  type ToolResultHidingOptions,
+} from "../../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER } from "../../src/extend/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 

@@ -6,21 +6,16 @@
 import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
-  DEFAULT_HIDING_CLEAR_AT_LEAST,
-  DEFAULT_HIDING_TRIGGER_TOKENS,
-  DEFAULT_RECEIPT_ERRORS,
-  DEFAULT_RECEIPT_FILES,
   InvalidOptionError,
-  RECEIPT_LINE_MAX,
-  extractArtifacts,
-  filesOf,
   compactionMarkerOf,
   createTokenCounter,
   hidingThenSummary,
   toolResultHiding,
   validateToolPairing,
 } from "../../src/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, extractArtifacts, filesOf } from "../../src/extend/index.js";
+import { DEFAULT_HIDING_CLEAR_AT_LEAST, DEFAULT_HIDING_TRIGGER_TOKENS } from "../../src/strategies/tool-result-hiding-options.js";
+import { DEFAULT_RECEIPT_ERRORS, DEFAULT_RECEIPT_FILES, RECEIPT_LINE_MAX } from "../../src/strategies/hiding-receipts.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";

@@ -1,6 +1,8 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { EMPTY_ARTIFACT_INDEX, extractArtifacts, filesOf, filesOfCommand, renderArtifacts, type ArtifactIndex } from "../../src/index.js";
+import { type ArtifactIndex } from "../../src/index.js";
+import { EMPTY_ARTIFACT_INDEX, extractArtifacts, filesOf, renderArtifacts } from "../../src/extend/index.js";
+import { filesOfCommand } from "../../src/messages/shell-files.js";
 import { artifactIndexFitter } from "../../src/messages/artifact-render.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, toolResult, user } from "../support/builders.js";

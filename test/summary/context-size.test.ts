@@ -1,6 +1,7 @@
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { InvalidOptionError, contextWindowOf, fires, fullSummary, hidingThenSummary, stateSnapshotSummary, tokenLimit, withinTarget } from "../../src/index.js";
+import { InvalidOptionError, fullSummary, hidingThenSummary, stateSnapshotSummary } from "../../src/index.js";
+import { contextWindowOf, fires, tokenLimit, withinTarget } from "../../src/extend/index.js";
 import { step, system, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 

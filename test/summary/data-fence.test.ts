@@ -1,18 +1,10 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  COMPACTION_METADATA_KEY,
-  DEFAULT_SUMMARY_PROMPT,
-  SUMMARY_MESSAGE_PREFIX,
-  createTokenCounter,
-  fenceData,
-  fenceTags,
-  fillPrompt,
-  fillTemplate,
-  fullSummary,
-  stateSnapshotSummary,
-} from "../../src/index.js";
+import { createTokenCounter, fullSummary, stateSnapshotSummary } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY, DEFAULT_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX, fenceData, fillPrompt } from "../../src/extend/index.js";
+import { fenceTags } from "../../src/summary/data-fence.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 

@@ -29,6 +29,7 @@ describe("compaction events", () => {
         messagesAfter: 4,
         summaryModel: "FakeBuiltModel",
         error: null,
+        summaryError: null,
       },
     ]);
   });

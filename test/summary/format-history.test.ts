@@ -1,6 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { extractArtifacts, fillTemplate, formatHistory } from "../../src/index.js";
+import { extractArtifacts, formatHistory } from "../../src/extend/index.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
 describe("formatHistory", () => {

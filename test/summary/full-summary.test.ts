@@ -1,7 +1,8 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX, createTokenCounter, extractArtifacts, fullSummary, renderArtifacts, validateToolPairing } from "../../src/index.js";
+import { createTokenCounter, fullSummary, validateToolPairing } from "../../src/index.js";
+import { DEFAULT_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX, extractArtifacts, renderArtifacts } from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "approximate" });

@@ -1,18 +1,16 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
+import { autoCompaction, compactionMarkerOf, createTokenCounter } from "../../src/index.js";
 import {
   COMPACTION_METADATA_KEY,
-  DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
   EMPTY_ARTIFACT_INDEX,
   SUMMARY_MESSAGE_PREFIX,
-  autoCompaction,
-  compactionMarkerOf,
-  createTokenCounter,
   messageText,
   noModelSnapshot,
-  tagContent,
-} from "../../src/index.js";
+} from "../../src/extend/index.js";
+import { DEFAULT_AUTO_SUMMARY_MAX_TOKENS } from "../../src/policies/auto-compaction-options.js";
+import { tagContent } from "../../src/summary/summary-text.js";
 import { assistant, toolResult, user } from "../support/builders.js";
 
 /** An earlier no-model summary message holding `knowledge` items, cut at the token cap when `cut` is set, its index after it. */

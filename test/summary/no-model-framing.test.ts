@@ -1,16 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import {
-  EMPTY_ARTIFACT_INDEX,
-  NO_MODEL_SNAPSHOT_NOTE,
-  SUMMARY_MESSAGE_PREFIX,
-  autoCompaction,
-  createTokenCounter,
-  extractArtifacts,
-  fullSummary,
-  noModelSnapshot,
-  summaryBody,
-} from "../../src/index.js";
+import { autoCompaction, createTokenCounter, fullSummary } from "../../src/index.js";
+import { EMPTY_ARTIFACT_INDEX, SUMMARY_MESSAGE_PREFIX, extractArtifacts, noModelSnapshot } from "../../src/extend/index.js";
+import { NO_MODEL_SNAPSHOT_NOTE } from "../../src/summary/no-model-summarizer.js";
+import { summaryBody } from "../../src/summary/summary-text.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 

@@ -8,12 +8,6 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  DEFAULT_SUMMARY_PROMPT,
-  NO_PREVIOUS_SNAPSHOT,
-  PREVIOUS_SNAPSHOT_TEMPLATE,
-  STATE_SNAPSHOT_PROMPT,
-  SUMMARY_MESSAGE_PREFIX,
-  VERIFY_SNAPSHOT_PROMPT,
   autoCompaction,
   fullSummary,
   hidingThenSummary,
@@ -23,6 +17,14 @@ import {
   type CompactionResult,
   type StateSnapshotSummaryOptions,
 } from "../../src/index.js";
+import {
+  DEFAULT_SUMMARY_PROMPT,
+  NO_PREVIOUS_SNAPSHOT,
+  PREVIOUS_SNAPSHOT_TEMPLATE,
+  STATE_SNAPSHOT_PROMPT,
+  SUMMARY_MESSAGE_PREFIX,
+  VERIFY_SNAPSHOT_PROMPT,
+} from "../../src/extend/index.js";
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer, type ScriptedResponse } from "../support/openai-server.js";
 
@@ -368,6 +370,7 @@ ${LISTING}`,
         durationMs: expect.any(Number),
         summaryModel: "gpt-4o-mini",
         error: null,
+        summaryError: null,
       },
     ]);
   });
@@ -388,6 +391,7 @@ ${LISTING}`,
         durationMs: expect.any(Number),
         summaryModel: "gpt-4o-mini",
         error: "the summary call failed: 500 The server had an error; the history is unchanged",
+        summaryError: "the summary call failed: 500 The server had an error",
       },
     ]);
   });
@@ -529,6 +533,7 @@ I will run the suite with coverage next and then grep the other modules for subt
         durationMs: expect.any(Number),
         summaryModel: "gpt-4o-mini",
         error: "the summary call timed out after 200 ms; the history is unchanged",
+        summaryError: "the summary call timed out after 200 ms",
       },
     ]);
   });
@@ -563,7 +568,8 @@ describe("autoCompaction through ChatOpenAI", () => {
       server.enqueue(reply);
       const input = history();
       const result = await auto({ timeoutMs }).compact(input);
-      const summaryReason = reason.source.slice(1, -1);
+      // The policy's reason drops the summary's own "the history is unchanged": what it did follows.
+      const summaryReason = reason.source.slice(1, -1).replace("; the history is unchanged", "");
       expect({ status: result.status, reason: result.reason, ...unchanged(result, input) }).toEqual({
         status: "failed",
         reason: expect.stringMatching(new RegExp(`^summary failed: ${summaryReason}; under the hard limit 400, nothing else done$`)),
@@ -578,7 +584,7 @@ describe("autoCompaction through ChatOpenAI", () => {
     const result = await auto({ hardLimit: 200 }).compact(input);
     expect({ status: result.status, reason: result.reason, ids: ids(result.messages) }).toEqual({
       status: "truncated",
-      reason: "summary failed: the summary call failed: 500 The server had an error; the history is unchanged; truncated to the hard limit 200",
+      reason: "summary failed: the summary call failed: 500 The server had an error; truncated to the hard limit 200",
       ids: ["s0", "u2", "a3"],
     });
   });
@@ -603,6 +609,7 @@ describe("autoCompaction through ChatOpenAI", () => {
         durationMs: expect.any(Number),
         summaryModel: "gpt-4o-mini",
         error: null,
+        summaryError: null,
       },
       {
         strategy: "autoCompaction",
@@ -614,7 +621,8 @@ describe("autoCompaction through ChatOpenAI", () => {
         messagesAfter: 8,
         durationMs: expect.any(Number),
         summaryModel: "gpt-4o-mini",
-        error: "summary failed: the summary call failed: 500 The server had an error; the history is unchanged; under the hard limit 400, nothing else done",
+        error: "summary failed: the summary call failed: 500 The server had an error; under the hard limit 400, nothing else done",
+        summaryError: "the summary call failed: 500 The server had an error",
       },
     ]);
   });

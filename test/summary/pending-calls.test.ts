@@ -18,8 +18,8 @@ import {
   stateSnapshotSummary,
   toolResultHiding,
   validateToolPairing,
-  type CompactionStrategy,
 } from "../../src/index.js";
+import { type CompactionStrategy } from "../../src/extend/index.js";
 import { assistant, step, system, toolResult, user } from "../support/builders.js";
 import { EVERY_RUN } from "../support/hiding.js";
 

@@ -8,19 +8,21 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  DEFAULT_SUMMARY_PROMPT,
   InvalidOptionError,
-  SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
-  SHARED_PREFIX_SUMMARY_INSTRUCTION,
-  SUMMARY_MESSAGE_PREFIX,
   createTokenCounter,
-  fillPrompt,
-  formatHistory,
   fullSummary,
   hidingThenSummary,
   stateSnapshotSummary,
   type SummaryChatModel,
 } from "../../src/index.js";
+import {
+  DEFAULT_SUMMARY_PROMPT,
+  SHARED_PREFIX_SNAPSHOT_INSTRUCTION,
+  SHARED_PREFIX_SUMMARY_INSTRUCTION,
+  SUMMARY_MESSAGE_PREFIX,
+  fillPrompt,
+  formatHistory,
+} from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, system, toolResult, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 

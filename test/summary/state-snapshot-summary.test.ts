@@ -2,15 +2,8 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import {
-  SUMMARY_MESSAGE_PREFIX,
-  compactionMarkerOf,
-  createTokenCounter,
-  extractArtifacts,
-  renderArtifacts,
-  stateSnapshotSummary,
-  validateToolPairing,
-} from "../../src/index.js";
+import { compactionMarkerOf, createTokenCounter, stateSnapshotSummary, validateToolPairing } from "../../src/index.js";
+import { SUMMARY_MESSAGE_PREFIX, extractArtifacts, renderArtifacts } from "../../src/extend/index.js";
 import { assistant, ids, sameObjects, step, system, toolResult, user } from "../support/builders.js";
 
 const counter = createTokenCounter({ mode: "approximate" });

@@ -8,7 +8,8 @@ import type { StreamEvent } from "@langchain/core/tracers/log_stream";
 import { Annotation, MessagesAnnotation, REMOVE_ALL_MESSAGES, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { COMPACTION_EVENT_NAME, CompactionState, SUMMARY_MESSAGE_PREFIX, createCompactionNode, defaultTokenCounter, stateSnapshotSummary } from "../../src/index.js";
+import { COMPACTION_EVENT_NAME, CompactionState, createCompactionNode, stateSnapshotSummary } from "../../src/index.js";
+import { SUMMARY_MESSAGE_PREFIX, defaultTokenCounter } from "../../src/extend/index.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 
@@ -170,6 +171,7 @@ describe("a summary call inside a LangGraph graph", () => {
           durationMs: expect.any(Number),
           summaryModel: "gpt-4o-mini",
           error: null,
+          summaryError: null,
         },
       },
     ]);

@@ -1,18 +1,9 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  COMPACTION_METADATA_KEY,
-  SUMMARY_MESSAGE_PREFIX,
-  createTokenCounter,
-  extractArtifacts,
-  extractBlock,
-  fullSummary,
-  renderArtifacts,
-  stateSnapshotSummary,
-  summaryBody,
-  tagContent,
-} from "../../src/index.js";
+import { createTokenCounter, fullSummary, stateSnapshotSummary } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY, SUMMARY_MESSAGE_PREFIX, extractArtifacts, renderArtifacts } from "../../src/extend/index.js";
+import { extractBlock, summaryBody, tagContent } from "../../src/summary/summary-text.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 import { assistant, step, system, user } from "../support/builders.js";
 

@@ -9,16 +9,16 @@ import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   CompactingChatMessageHistory,
-  DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
   fullSummary,
-  messageText,
   stateSnapshotSummary,
   type CompactionResult,
   type TokenCounter,
 } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
+import { DEFAULT_AUTO_SUMMARY_MAX_TOKENS } from "../../src/policies/auto-compaction-options.js";
 import { LangChainSummary } from "../../src/middleware/langchain-summary.js";
 import { assistant, sameObjects, toolResult, user } from "../support/builders.js";
 

@@ -2,24 +2,26 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_SUMMARY_PROMPT,
   InvalidOptionError,
-  PREVIOUS_SNAPSHOT_TEMPLATE,
-  STATE_SNAPSHOT_PROMPT,
-  SUMMARY_MESSAGE_PREFIX,
-  DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
   autoCompaction,
   compactionMarkerOf,
   createTokenCounter,
-  extractArtifacts,
-  fillTemplate,
-  formatHistory,
   fullSummary,
   hidingThenSummary,
-  renderArtifacts,
   stateSnapshotSummary,
   type AutoCompactionOptions,
 } from "../../src/index.js";
+import {
+  DEFAULT_SUMMARY_PROMPT,
+  PREVIOUS_SNAPSHOT_TEMPLATE,
+  STATE_SNAPSHOT_PROMPT,
+  SUMMARY_MESSAGE_PREFIX,
+  extractArtifacts,
+  formatHistory,
+  renderArtifacts,
+} from "../../src/extend/index.js";
+import { DEFAULT_AUTO_SUMMARY_INPUT_TOKENS } from "../../src/policies/auto-compaction-options.js";
+import { fillTemplate } from "../../src/summary/format-history.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
 

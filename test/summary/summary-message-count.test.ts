@@ -6,7 +6,8 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { SUMMARY_MESSAGE_PREFIX, createTokenCounter, fullSummary, messageText, stateSnapshotSummary, type CompactionStrategy, type TokenCounter } from "../../src/index.js";
+import { createTokenCounter, fullSummary, stateSnapshotSummary, type TokenCounter } from "../../src/index.js";
+import { SUMMARY_MESSAGE_PREFIX, messageText, type CompactionStrategy } from "../../src/extend/index.js";
 import { step, system, user } from "../support/builders.js";
 import { delegatingCounter } from "../support/token-counters.js";
 

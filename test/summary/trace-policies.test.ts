@@ -6,17 +6,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import {
-  autoCompaction,
-  createTokenCounter,
-  extractArtifacts,
-  filesOf,
-  hidingThenSummary,
-  messageText,
-  stateSnapshotSummary,
-  validateToolPairing,
-  type CompactionStrategy,
-} from "../../src/index.js";
+import { autoCompaction, createTokenCounter, hidingThenSummary, stateSnapshotSummary, validateToolPairing } from "../../src/index.js";
+import { extractArtifacts, filesOf, messageText, type CompactionStrategy } from "../../src/extend/index.js";
 
 const counter = createTokenCounter({ mode: "exact" });
 const sessions = loadTraceSessions(defaultTracesPath());

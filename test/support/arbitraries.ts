@@ -7,14 +7,8 @@
  */
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
 import fc from "fast-check";
-import {
-  hardTruncate,
-  selectiveCompact,
-  slidingWindow,
-  toolResultHiding,
-  type CompactionStrategy,
-  type TokenCounter,
-} from "../../src/index.js";
+import { hardTruncate, selectiveCompact, slidingWindow, toolResultHiding, type TokenCounter } from "../../src/index.js";
+import { type CompactionStrategy } from "../../src/extend/index.js";
 import { EVERY_RUN } from "./hiding.js";
 
 export const TOOL_NAMES = ["bash", "read_file", "search", "write_file"] as const;

@@ -2,7 +2,8 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
-import { createTokenCounter, messageText } from "../../src/index.js";
+import { createTokenCounter } from "../../src/index.js";
+import { messageText } from "../../src/extend/index.js";
 import { MAX_CONTENT_DEPTH } from "../../src/tokens/content-text.js";
 
 const encoder = new Tiktoken(o200k);

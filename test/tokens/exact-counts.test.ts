@@ -10,7 +10,8 @@ import cl100k from "js-tiktoken/ranks/cl100k_base";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
 import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
-import { createTokenCounter, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_ROLE, TOKENS_PER_TOOL_CALL } from "../../src/index.js";
+import { createTokenCounter } from "../../src/index.js";
+import { TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_ROLE, TOKENS_PER_TOOL_CALL } from "../../src/tokens/message-units.js";
 
 /** js-tiktoken: the reference. */
 const REFERENCES = { o200k_base: new Tiktoken(o200k), cl100k_base: new Tiktoken(cl100k) };

@@ -22,7 +22,8 @@ vi.mock("../../src/tokens/encoder.js", async (importOriginal) => {
   };
 });
 
-const { CACHED_TEXT_MAX_CHARACTERS, CACHED_TEXT_MIN_LENGTH, createTokenCounter } = await import("../../src/index.js");
+const { createTokenCounter } = await import("../../src/index.js");
+const { CACHED_TEXT_MAX_CHARACTERS, CACHED_TEXT_MIN_LENGTH } = await import("../../src/tokens/token-counter.js");
 const { TextUnitsCache } = await import("../../src/tokens/text-units-cache.js");
 
 const long = (seed: string) => `${seed} `.repeat(Math.ceil(CACHED_TEXT_MIN_LENGTH / (seed.length + 1)) + 1);

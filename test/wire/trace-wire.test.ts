@@ -17,8 +17,8 @@ import {
   slidingWindow,
   stateSnapshotSummary,
   toolResultHiding,
-  type CompactionStrategy,
 } from "../../src/index.js";
+import { type CompactionStrategy } from "../../src/extend/index.js";
 import { expectHistoryUnchanged, snapshotHistory } from "../support/invariants.js";
 import { formatProblems, wireProblems } from "../support/wire/index.js";
 import { FakeSummaryModel } from "../support/wire/strategies.js";

@@ -10,7 +10,8 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { buildReactAgent, type ReactAgentState } from "../../../examples/react-agent.js";
 import { ReplayChatModel, ReplaySession, replayTools } from "../../../examples/replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../../examples/traces.js";
-import { messageText, type Compactor } from "../../../src/index.js";
+import { type Compactor } from "../../../src/index.js";
+import { messageText } from "../../../src/extend/index.js";
 import type { TimelineNode } from "../../../src/inspector/index.js";
 
 /** A 62-message airline session: summarized and truncated several times at a 2 500-token window. */

@@ -9,16 +9,8 @@ import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore, Item } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  CompactionArchiveError,
-  DEFAULT_ARCHIVE_NAMESPACE,
-  archiveNamespace,
-  deleteThreadArchive,
-  redactArchived,
-  restoreHistory,
-  toolResultHiding,
-  type CompactionRecord,
-} from "../../../src/index.js";
+import { CompactionArchiveError, deleteThreadArchive, redactArchived, restoreHistory, toolResultHiding, type CompactionRecord } from "../../../src/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../../src/extend/index.js";
 import { compactionMiddleware } from "../../../src/middleware/index.js";
 import { ids, user } from "../../support/builders.js";
 import { caught } from "../../support/errors.js";

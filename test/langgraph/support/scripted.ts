@@ -1,5 +1,5 @@
 import { fakeModel } from "@langchain/core/testing";
-import { CompactionStrategy } from "../../../src/index.js";
+import { CompactionStrategy } from "../../../src/extend/index.js";
 import type { StrategyOutcome } from "../../../src/strategies/compaction-strategy.js";
 import { assistant } from "../../support/builders.js";
 

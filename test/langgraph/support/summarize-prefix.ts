@@ -1,5 +1,6 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { COMPACTION_METADATA_KEY, CompactionStrategy, safeCutPoints, type RemovedMessage } from "../../../src/index.js";
+import { safeCutPoints, type RemovedMessage } from "../../../src/index.js";
+import { COMPACTION_METADATA_KEY, CompactionStrategy } from "../../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../../src/strategies/compaction-strategy.js";
 
 /**

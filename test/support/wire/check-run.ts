@@ -5,7 +5,8 @@
  * Findings go to a {@link FailureLog}, by kind.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { CompactionError, type CompactionResult, type CompactionStrategy } from "../../../src/index.js";
+import { CompactionError, type CompactionResult } from "../../../src/index.js";
+import { type CompactionStrategy } from "../../../src/extend/index.js";
 import { isSameHistory, snapshotHistory } from "../invariants.js";
 import { errorKind, type FailureLog } from "./failures.js";
 import { PROVIDERS, providerProblems } from "./index.js";

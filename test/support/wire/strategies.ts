@@ -15,9 +15,9 @@ import {
   slidingWindow,
   stateSnapshotSummary,
   toolResultHiding,
-  type CompactionStrategy,
   type TokenCounter,
 } from "../../../src/index.js";
+import { type CompactionStrategy } from "../../../src/extend/index.js";
 import { EVERY_RUN } from "../hiding.js";
 
 /** What the fake summary model answers. `none`: no model (the deterministic no-model summarizer). */
