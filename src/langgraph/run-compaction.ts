@@ -12,6 +12,7 @@ import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
+import { checkLiveSummaries, withNewSummary, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -74,6 +75,7 @@ export interface CompactionStateUpdate {
   messages?: BaseMessage[];
   compactionLog?: CompactionRecord[];
   compactionArchive?: ArchivedCompaction[];
+  compactionSummary?: LiveSummary[];
 }
 
 /** @internal */
@@ -160,6 +162,8 @@ export interface GraphCompactionRun {
   overhead?: BaseMessage | undefined;
   /** Run the compactor with `force`, `overflow` and `overflowShrink`: the provider rejected the request as too long. */
   overflow?: { readonly shrink: number | undefined } | undefined;
+  /** The state's `compactionSummary`: given, a summary the app overwrote is logged, and a new one is kept there. */
+  summaries?: unknown;
 }
 
 /**
@@ -178,9 +182,11 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
     return Promise.reject(error);
   }
   const decided = settledValue(begun.compacting);
+  // A summary the app overwrote since the last step: one lookup, most often finding it in place.
+  const check = checkLiveSummaries(begun.messages, run.summaries);
   // Nothing to repair and nothing to do: no update, and no microtask turn.
-  if (decided?.value?.status === "noop" && !begun.repair) return settledPromise({});
-  return finishGraphCompaction(run, begun);
+  if (decided?.value?.status === "noop" && !begun.repair) return settledPromise(withSummaryCheck({}, check));
+  return finishGraphCompaction(run, begun, check).then((update) => withSummaryCheck(update, check));
 }
 
 /** A step's synchronous start: its checks, the history to compact and the compactor's promise. */
@@ -242,7 +248,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
 }
 
 /** The rest of a step that compacts, repairs or may do either (the compactor's promise not settled when made). */
-async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Promise<CompactionStateUpdate> {
+async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, check: SummaryCheck | undefined): Promise<CompactionStateUpdate> {
   const { component, compactor, options, config, signal, store, threadId } = run;
   const { messages, assigned, repair, useStore, started } = begun;
   // Worked out only for a step that records something (a no-op records nothing).
@@ -298,7 +304,12 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     }
   }
   run.onHistory?.(update.history);
+  const summaries =
+    record.summaryId !== null && Array.isArray(run.summaries)
+      ? withNewSummary(check?.summaries ?? (run.summaries as LiveSummary[]), update.history, record.summaryId, record.id)
+      : undefined;
   return {
+    ...(summaries ? { compactionSummary: summaries } : {}),
     messages: update.messages,
     compactionLog: [{ ...record, durationMs: performance.now() - started }],
     ...(record.archive === "state" ? { compactionArchive: [archive] } : {}),

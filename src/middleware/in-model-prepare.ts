@@ -52,6 +52,8 @@ export async function prepare(
     inPlace: true,
     idScope: overflow ? `${component}:${name}:overflow` : `${component}:${name}`,
     overflow,
+    // The retry's history has the overwritten summaries put back already.
+    summaries: overflow ? undefined : (request.state as { compactionSummary?: unknown } | undefined)?.compactionSummary,
     // The system message and the tools' schemas count toward the window from the first call.
     overhead: requestOverhead(request),
     holdArchive: (start) => (write = start),
