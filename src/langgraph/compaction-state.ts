@@ -146,7 +146,8 @@ export function mergeLiveSummaries(left: readonly LiveSummary[] | undefined, rig
 }
 
 /**
- * The same channels as {@link CompactionState}, as a LangGraph `StateSchema` (zod): for
+ * The same channels as {@link CompactionState}, and `compactionSummary` (the newest summary and the
+ * few the app overwrote, which `compactionMiddleware` checks and puts back), as a LangGraph `StateSchema` (zod): for
  * `StateSchema`-based graphs (spread its `fields` beside `messages: MessagesValue`) and for the
  * `createAgent` middleware's `stateSchema`.
  *
