@@ -4,7 +4,7 @@ import type { CheckedHistories } from "../langgraph/checked-histories.js";
 import type { CompactionStateUpdate, GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { withOverwrittenSummaries } from "../langgraph/live-summary.js";
-import { modelMessages, prepare, type Prepared } from "./in-model-prepare.js";
+import { modelMessages, prepare, summariesOf, type Prepared } from "./in-model-prepare.js";
 import { isContextOverflow, retryAfterOverflow } from "./overflow-retry.js";
 import type { RequestOverheadFields } from "./request-overhead.js";
 
@@ -80,7 +80,7 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   if (!mayEndStructured) startWrite();
   const chosen = modelMessages(request.messages, prepared.input, view, viewOnly ? undefined : update.messages);
   // A summary the app overwrote or removed goes to the model still, next to what took its place.
-  const summaries = update.compactionSummary ?? (request.state as { compactionSummary?: unknown } | undefined)?.compactionSummary;
+  const summaries = update.compactionSummary ?? summariesOf(request);
   const messages = Array.isArray(chosen) ? withOverwrittenSummaries(chosen as BaseMessage[], summaries) : chosen;
   let response: Response;
   try {
