@@ -143,3 +143,25 @@ export function withSummaryCheck<Update extends SummaryUpdate>(update: Update, c
   if (check === undefined) return update;
   return { ...update, compactionLog: [...check.records, ...(update.compactionLog ?? [])], compactionSummary: update.compactionSummary ?? check.summaries };
 }
+
+/**
+ * The channel's value after a compaction that wrote no summary but rewrote or removed the live one
+ * (a truncation of it, a window that drops it): its new fingerprint, or no entry. Undefined when it
+ * touched none. One pass over the update. @internal
+ */
+export function withRewrittenSummaries(previous: readonly LiveSummary[], update: readonly BaseMessage[], history: readonly BaseMessage[]): LiveSummary[] | undefined {
+  const live = new Set(previous.filter((summary) => summary.overwritten === undefined).map((summary) => summary.id));
+  if (live.size === 0) return undefined;
+  const written = new Map<string, BaseMessage | null>();
+  for (const message of update) {
+    if (typeof message.id === "string" && live.has(message.id)) written.set(message.id, message.type === "remove" ? null : message);
+  }
+  if (written.size === 0) return undefined;
+  return previous.flatMap((summary) => {
+    const message = summary.overwritten === undefined ? written.get(summary.id) : undefined;
+    if (message === undefined) return [summary];
+    if (message === null) return [];
+    const position = history.findIndex((entry) => entry.id === summary.id);
+    return [{ ...summary, fingerprint: fingerprintOf(message), position: Math.max(position, 0), message: mapChatMessagesToStoredMessages([message])[0]! }];
+  });
+}

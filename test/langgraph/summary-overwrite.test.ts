@@ -19,11 +19,13 @@ const textOf = (message: BaseMessage) => (typeof message.content === "string" ? 
 const shown = (messages: readonly BaseMessage[]) => messages.map((message) => [message.type, message.id, textOf(message)]);
 const big = (callId: string) => `${callId} says ${"lorem ipsum dolor sit amet ".repeat(250)}`;
 
-/** The agent (with `middleware`) on its own checkpointer and store: four lookups, an answer, then one answer per turn. */
-function agentWith(middleware: ReturnType<typeof compactionMiddleware>[]) {
+/** The agent (with `middleware`) on its own checkpointer and store: `steps[turn - 1]` lookups in each turn, then an answer. */
+function agentWith(middleware: ReturnType<typeof compactionMiddleware>[], steps: readonly number[] = [4, 0, 0]) {
   const model = fakeModel();
-  for (let n = 1; n <= 4; n++) model.respond(call(`a1-${n}`, `step ${n}`, [`c1-${n}`]));
-  model.respond(call("final-1", "answer 1")).respond(call("final-2", "answer 2")).respond(call("final-3", "answer 3"));
+  steps.forEach((count, index) => {
+    for (let n = 1; n <= count; n++) model.respond(call(`a${index + 1}-${n}`, `step ${n}`, [`c${index + 1}-${n}`]));
+    model.respond(call(`final-${index + 1}`, `answer ${index + 1}`));
+  });
   const contents = new Proxy({}, { get: (_target, callId: string) => big(callId) });
   const store = new InMemoryStore();
   const agent = createAgent({ model, tools: [lookupTool(contents)], middleware, checkpointer: new MemorySaver(), store });
@@ -32,7 +34,7 @@ function agentWith(middleware: ReturnType<typeof compactionMiddleware>[]) {
 
 function summarizer() {
   const model = fakeModel();
-  for (let n = 1; n <= 6; n++) model.respond(new AIMessage(`<summary>S${n}: looked up the numbers</summary>`));
+  for (let n = 1; n <= 12; n++) model.respond(new AIMessage(`<summary>S${n}: looked up the numbers</summary>`));
   return model;
 }
 
@@ -40,6 +42,18 @@ type Side = ReturnType<typeof agentWith>;
 const valuesOf = async ({ agent }: Side) => (await agent.graph.getState(thread)).values as { messages: BaseMessage[]; compactionLog: CompactionRecord[] };
 
 describe("an overwrite of a summary's id", () => {
+  it("without a write of the app (summaries nested in newer ones), nothing is logged and the channel holds the newest summary only", async () => {
+    const ours = agentWith([compactionMiddleware(fullSummary({ model: summarizer(), keepRecent: 2, trigger: { tokens: 3000 } }))], [4, 3, 3]);
+    await ours.agent.invoke({ messages: [new HumanMessage({ id: "user-1", content: "look up the numbers" })] }, thread);
+    await ours.agent.invoke({ messages: [new HumanMessage({ id: "user-2", content: "and now?" })] }, thread);
+    await ours.agent.invoke({ messages: [new HumanMessage({ id: "user-3", content: "and then?" })] }, thread);
+    const values = (await ours.agent.graph.getState(thread)).values as { compactionLog: CompactionRecord[]; compactionSummary: { id: string; compactionId: string }[] };
+    const summarized = values.compactionLog.filter((record) => record.status === "summarized");
+    expect(summarized.length).toBe(4);
+    expect(values.compactionLog.filter((record) => record.strategy === "summary-overwrite")).toEqual([]);
+    expect(values.compactionSummary.map((summary) => [summary.id, summary.compactionId])).toEqual([[summarized.at(-1)!.summaryId, summarized.at(-1)!.id]]);
+  });
+
   for (const write of ["edit", "remove"] as const) {
     it(`${write === "edit" ? "an edit (updateState with an AIMessage under its id)" : "a RemoveMessage of it"}: logged, the model still gets the summary, restoreHistory is exact`, async () => {
       const ours = agentWith([compactionMiddleware(fullSummary({ model: summarizer(), keepRecent: 2, trigger: { tokens: 3000 } }))]);
