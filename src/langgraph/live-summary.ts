@@ -165,3 +165,15 @@ export function withRewrittenSummaries(previous: readonly LiveSummary[], update:
     return [{ ...summary, fingerprint: fingerprintOf(message), position: Math.max(position, 0), message: mapChatMessagesToStoredMessages([message])[0]! }];
   });
 }
+
+/** The `compactionSummary` value after a written compaction (undefined: unchanged, or not tracked without the channel). @internal */
+export function summariesAfter(
+  channel: unknown,
+  check: SummaryCheck | undefined,
+  update: { readonly messages: readonly BaseMessage[]; readonly history: readonly BaseMessage[] },
+  record: CompactionRecord,
+): LiveSummary[] | undefined {
+  if (!Array.isArray(channel)) return undefined;
+  const live = check?.summaries ?? (channel as LiveSummary[]);
+  return record.summaryId !== null ? withNewSummary(live, update.history, record.summaryId, record.id) : withRewrittenSummaries(live, update.messages, update.history);
+}

@@ -12,7 +12,7 @@ import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
-import { checkLiveSummaries, withNewSummary, withRewrittenSummaries, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
+import { checkLiveSummaries, summariesAfter, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -304,13 +304,7 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, chec
     }
   }
   run.onHistory?.(update.history);
-  const live = Array.isArray(run.summaries) ? (check?.summaries ?? (run.summaries as LiveSummary[])) : undefined;
-  const summaries =
-    live === undefined
-      ? undefined
-      : record.summaryId !== null
-        ? withNewSummary(live, update.history, record.summaryId, record.id)
-        : withRewrittenSummaries(live, update.messages, update.history);
+  const summaries = summariesAfter(run.summaries, check, update, record);
   return {
     ...(summaries ? { compactionSummary: summaries } : {}),
     messages: update.messages,
