@@ -3,6 +3,7 @@ import { z } from "zod/v4";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { COMPACTION_STATUSES } from "../types.js";
 import { boundedLog, inSequence } from "./compaction-log.js";
+import type { LiveSummary } from "./live-summary.js";
 
 /**
  * Merge by key: entries of `right` replace those of `left` with the same key, the others are
@@ -140,8 +141,25 @@ export const archivedCompactionSchema = z.object({
   record: compactionRecordSchema.optional(),
 }) as unknown as z.ZodType<ArchivedCompaction>;
 
+/** A {@link LiveSummary}, as the `compactionSummary` channel checks it. @internal */
+export const liveSummarySchema = z.object({
+  id: z.string(),
+  compactionId: z.string(),
+  fingerprint: z.string(),
+  position: z.number(),
+  next: z.string().nullable(),
+  message: storedMessageSchema,
+  overwritten: z.enum(["edited", "removed"]).optional(),
+}) as unknown as z.ZodType<LiveSummary>;
+
+/** Reducer of the `compactionSummary` channel: the last write wins (the whole, bounded list). */
+export function mergeLiveSummaries(left: readonly LiveSummary[] | undefined, right: readonly LiveSummary[] | undefined): LiveSummary[] {
+  return [...(right ?? left ?? [])];
+}
+
 /**
- * The same channels as {@link CompactionState}, as a LangGraph `StateSchema` (zod): for
+ * The same channels as {@link CompactionState}, and `compactionSummary` (the newest summary and the
+ * few the app overwrote, which `compactionMiddleware` checks and puts back), as a LangGraph `StateSchema` (zod): for
  * `StateSchema`-based graphs (spread its `fields` beside `messages: MessagesValue`) and for the
  * `createAgent` middleware's `stateSchema`.
  *
@@ -156,5 +174,10 @@ export const CompactionStateSchema = new StateSchema({
   compactionArchive: new ReducedValue(z.array(archivedCompactionSchema).default(() => []), {
     inputSchema: z.union([archivedCompactionSchema, z.array(archivedCompactionSchema)]).optional(),
     reducer: mergeCompactionArchive,
+  }),
+  // The newest summary and the ones the app overwrote since (see `LiveSummary`); the middleware's.
+  compactionSummary: new ReducedValue(z.array(liveSummarySchema).default(() => []), {
+    inputSchema: z.array(liveSummarySchema).optional(),
+    reducer: mergeLiveSummaries,
   }),
 });

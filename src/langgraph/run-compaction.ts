@@ -13,6 +13,8 @@ import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
+import { chainSummaryCheck, withCheckRecords } from "./summary-check-log.js";
+import { checkLiveSummaries, summariesAfter, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
 
 /** What the compaction node (and middleware) does when the compactor throws. */
@@ -75,6 +77,7 @@ export interface CompactionStateUpdate {
   messages?: BaseMessage[];
   compactionLog?: CompactionRecord[];
   compactionArchive?: ArchivedCompaction[];
+  compactionSummary?: LiveSummary[];
 }
 
 /** @internal */
@@ -163,6 +166,8 @@ export interface GraphCompactionRun {
   overhead?: BaseMessage | undefined;
   /** Run the compactor with `force`, `overflow` and `overflowShrink`: the provider rejected the request as too long. */
   overflow?: { readonly shrink: number | undefined } | undefined;
+  /** The state's `compactionSummary`: given, a summary the app overwrote is logged, and a new one is kept there. */
+  summaries?: unknown;
 }
 
 /**
@@ -181,9 +186,20 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
     return Promise.reject(error);
   }
   const decided = settledValue(begun.compacting);
-  // Nothing to repair and nothing to do: no update, and no microtask turn.
-  if (decided?.value?.status === "noop" && !begun.repair) return settledPromise({});
-  return finishGraphCompaction(run, begun);
+  // A summary the app overwrote since the last step: one lookup, most often finding it in place.
+  const check = checkLiveSummaries(begun.messages, run.summaries);
+  const noop = decided?.value?.status === "noop" && !begun.repair;
+  const chained = chainSummaryCheck(check, run.log);
+  if (chained === undefined) {
+    // Nothing to repair and nothing to do: no update, and no microtask turn.
+    if (noop) return settledPromise(withSummaryCheck({}, check));
+    return finishGraphCompaction(run, begun, check).then((update) => withSummaryCheck(update, check));
+  }
+  // An overwrite to log: its records go in the full log first, and the step's own record after them.
+  const quiet = { ...check!, records: [] };
+  const where = begun.useStore ? { store: run.store!, namespace: archiveNamespace(run.threadId!, run.options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE) } : ("state" as const);
+  const step = noop ? Promise.resolve<CompactionStateUpdate>({}) : finishGraphCompaction({ ...run, log: chained.log }, begun, quiet);
+  return step.then((update) => withCheckRecords(withSummaryCheck(update, quiet), chained.records, where));
 }
 
 /** A step's synchronous start: its checks, the history to compact and the compactor's promise. */
@@ -245,7 +261,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
 }
 
 /** The rest of a step that compacts, repairs or may do either (the compactor's promise not settled when made). */
-async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Promise<CompactionStateUpdate> {
+async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, check: SummaryCheck | undefined): Promise<CompactionStateUpdate> {
   const { component, compactor, options, config, signal, store, threadId } = run;
   const { messages, assigned, repair, useStore, started } = begun;
   // Worked out only for a step that records something (a no-op records nothing).
@@ -308,6 +324,7 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun): Pro
     }
   }
   run.onHistory?.(update.history);
-  if (record.archive === "store") return { messages: update.messages, compactionLog: [{ ...record, logged: "store" }] };
-  return { messages: update.messages, ...(await logged(record, record.archive === "state" ? archive : undefined)) };
+  const summaries = summariesAfter(run.summaries, check, update, record);
+  const written = record.archive === "store" ? { compactionLog: [{ ...record, logged: "store" as const }] } : await logged(record, record.archive === "state" ? archive : undefined);
+  return { ...(summaries ? { compactionSummary: summaries } : {}), messages: update.messages, ...written };
 }

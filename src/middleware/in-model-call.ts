@@ -3,7 +3,8 @@ import { Command, isCommand } from "@langchain/langgraph";
 import type { CheckedHistories } from "../langgraph/checked-histories.js";
 import type { CompactionStateUpdate, GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
-import { modelMessages, prepare, type Prepared } from "./in-model-prepare.js";
+import { withOverwrittenSummaries } from "../langgraph/live-summary.js";
+import { modelMessages, prepare, summariesOf, type Prepared } from "./in-model-prepare.js";
 import { isContextOverflow, retryAfterOverflow } from "./overflow-retry.js";
 import type { RequestOverheadFields } from "./request-overhead.js";
 
@@ -79,7 +80,10 @@ export async function compactInModelCall<Request extends ModelCallRequest, Respo
   const prepared = await preparing;
   const { update, view, viewOnly, startWrite } = prepared;
   if (!mayEndStructured) startWrite();
-  const messages = modelMessages(request.messages, prepared.input, view, viewOnly ? undefined : update.messages);
+  const chosen = modelMessages(request.messages, prepared.input, view, viewOnly ? undefined : update.messages);
+  // A summary the app overwrote or removed goes to the model still, next to what took its place.
+  const summaries = update.compactionSummary ?? summariesOf(request);
+  const messages = Array.isArray(chosen) ? withOverwrittenSummaries(chosen as BaseMessage[], summaries) : chosen;
   let response: Response;
   try {
     response = await handler(messages === request.messages ? request : { ...request, messages });
@@ -139,6 +143,7 @@ export async function withNested(written: CompactionStateUpdate, nested: readonl
   const messages = [...(written.messages ?? [])];
   const compactionLog = [...(written.compactionLog ?? [])];
   const compactionArchive = [...(written.compactionArchive ?? [])];
+  let compactionSummary = written.compactionSummary;
   for (const inner of nested) {
     const own = (await inner.startWrite()) ?? inner.update;
     compactionLog.push(...(own.compactionLog ?? []));
@@ -146,6 +151,7 @@ export async function withNested(written: CompactionStateUpdate, nested: readonl
     if (own !== inner.update) break;
     messages.push(...(own.messages ?? []));
     compactionArchive.push(...(own.compactionArchive ?? []));
+    compactionSummary = own.compactionSummary ?? compactionSummary;
   }
-  return { messages, compactionLog, ...(compactionArchive.length > 0 ? { compactionArchive } : {}) };
+  return { messages, compactionLog, ...(compactionArchive.length > 0 ? { compactionArchive } : {}), ...(compactionSummary ? { compactionSummary } : {}) };
 }

@@ -25,9 +25,15 @@ export interface Prepared {
   nested: boolean;
 }
 
+/** The state's `compactionSummary` channel (see `LiveSummary`). @internal */
+export function summariesOf(request: ModelCallRequest): unknown {
+  return (request.state as { compactionSummary?: unknown } | undefined)?.compactionSummary;
+}
+
 /**
  * Works out one compaction of `state` for a model call (its archive write held until started).
- * With `overflow`, the compactor runs forced after the provider reported an overflow. @internal
+ * With `overflow`, the compactor runs forced after the provider reported an overflow. `summaries`:
+ * the live summaries to check and keep (the state's, or the first compaction's of the step). @internal
  */
 export async function prepare(
   { component, name, compactor, options, checked }: InModelCompaction,
@@ -35,6 +41,7 @@ export async function prepare(
   state: BaseMessage[],
   log: unknown,
   overflow?: { readonly shrink: number | undefined },
+  summaries: unknown = summariesOf(request),
 ): Promise<Prepared> {
   let write: (() => Promise<CompactionStateUpdate | undefined>) | undefined;
   let view: BaseMessage[] | undefined;
@@ -56,6 +63,7 @@ export async function prepare(
     inPlace: true,
     idScope: overflow ? `${component}:${name}:overflow` : `${component}:${name}`,
     overflow,
+    summaries,
     // The system message and the tools' schemas count toward the window from the first call.
     overhead: requestOverhead(request),
     holdArchive: (start) => (write = start),

@@ -1,9 +1,11 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import { v4 as uuidv4 } from "@langchain/core/utils/uuid";
 import { describeError, failedCompactionRecord, strategyNameOf, type CompactionRecord } from "../compaction-record.js";
 import { CompactionOverflowError } from "../errors.js";
 import { lastIdOf } from "../langgraph/compaction-update.js";
+import { withOverwrittenSummaries } from "../langgraph/live-summary.js";
 import type { InModelCompaction, ModelCallRequest } from "./in-model-call.js";
-import { modelMessages, prepare, type Prepared } from "./in-model-prepare.js";
+import { modelMessages, prepare, summariesOf, type Prepared } from "./in-model-prepare.js";
 
 /**
  * Whether a model call failed because the prompt is too long: LangChain's `ContextOverflowError`
@@ -69,7 +71,7 @@ export async function retryAfterOverflow<Request extends ModelCallRequest, Respo
     });
   let retry: Prepared;
   try {
-    retry = await prepare(compaction, request, base, prepared.update.compactionLog ?? prepared.log, { shrink: overflowShrinkOf(error) });
+    retry = await prepare(compaction, request, base, prepared.update.compactionLog ?? prepared.log, { shrink: overflowShrinkOf(error) }, prepared.update.compactionSummary ?? summariesOf(request));
   } catch (failure) {
     await settle(prepared);
     throw surface(`the compaction after it failed: ${describeError(failure)}`, false);
@@ -80,7 +82,10 @@ export async function retryAfterOverflow<Request extends ModelCallRequest, Respo
     throw surface(`compaction could not shrink the history${said ? ` (${said})` : ""}`, false);
   }
   if (!first.mayEndStructured) retry.startWrite();
-  const messages = request.messages === prepared.input ? retry.view : modelMessages(first.sent, base, retry.view, retry.viewOnly ? undefined : retry.update.messages);
+  const chosen = request.messages === prepared.input ? retry.view : modelMessages(first.sent, base, retry.view, retry.viewOnly ? undefined : retry.update.messages);
+  // A summary the app overwrote still goes to the model, as in the first call.
+  const summaries = retry.update.compactionSummary ?? prepared.update.compactionSummary ?? summariesOf(request);
+  const messages = Array.isArray(chosen) ? withOverwrittenSummaries(chosen as BaseMessage[], summaries) : chosen;
   try {
     return { response: await handler({ ...request, messages }), retry };
   } catch (second) {
