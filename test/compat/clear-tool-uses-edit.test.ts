@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidOptionError, compactionMarkerOf, toolResultHiding } from "../../src/index.js";
 import { ClearToolUsesEdit, contextEditingMiddleware, type ClearToolUsesEditConfig } from "../../src/middleware/index.js";
 import { caught } from "../support/errors.js";
+import { view } from "./support/clear-tool-uses-histories.js";
 
 /** A history of `sizes.length` searches (call_1..call_n), result n of `sizes[n-1]` characters. */
 function searches(sizes: number[], names: string[] = []): BaseMessage[] {
@@ -23,15 +24,6 @@ function searches(sizes: number[], names: string[] = []): BaseMessage[] {
   messages.push(new HumanMessage({ id: "last", content: "and now?" }));
   return messages;
 }
-
-/** What both implementations must agree on: each message's type, content, call arguments and LangChain marker. */
-const view = (messages: readonly BaseMessage[]) =>
-  messages.map((message) => [
-    message.type,
-    message.content,
-    AIMessage.isInstance(message) ? message.tool_calls?.map((call) => call.args) : undefined,
-    (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
-  ]);
 
 async function both(config: ClearToolUsesEditConfig, history: BaseMessage[], model?: unknown, countTokens: (messages: BaseMessage[]) => number = countTokensApproximately) {
   const theirs = [...history];

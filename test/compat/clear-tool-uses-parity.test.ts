@@ -10,21 +10,12 @@ import fc from "fast-check";
 import { ClearToolUsesEdit as LangChainClearToolUsesEdit, countTokensApproximately } from "langchain";
 import { describe, expect, it } from "vitest";
 import { ClearToolUsesEdit } from "../../src/middleware/index.js";
-import { editSpec, parityHistory, turnsSpec, type EditSpec, type TurnSpec } from "./support/clear-tool-uses-histories.js";
+import { editSpec, parityHistory, turnsSpec, view, type EditSpec, type TurnSpec } from "./support/clear-tool-uses-histories.js";
 import { compactionMarkerOf } from "../../src/index.js";
 
 const NUM_RUNS = Number(process.env["FC_NUM_RUNS"] ?? 300);
 const seedSetting = process.env["FC_SEED"] ?? "20261129";
 const seed = seedSetting === "random" ? Math.floor(Math.random() * 0x7fffffff) : Number(seedSetting);
-
-/** What both implementations must agree on: each message's type, content, call arguments and LangChain marker. */
-const view = (messages: readonly BaseMessage[]) =>
-  messages.map((message) => [
-    message.type,
-    message.content,
-    AIMessage.isInstance(message) ? message.tool_calls?.map((call) => call.args) : undefined,
-    (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
-  ]);
 
 /** The history each implementation leaves. */
 async function bothEdits(turns: readonly TurnSpec[], config: EditSpec) {

@@ -10,20 +10,9 @@ import { createTokenCounter, indexToolCallGroups, toolResultHiding } from "../..
 import { SupersessionLedger, supersessionWork } from "../../src/messages/supersession-ledger.js";
 import { SupersessionReader } from "../../src/messages/supersession.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
+import { seededRandom as seeded } from "../support/random-text.js";
 
 const tokenCounter = createTokenCounter({ mode: "approximate" });
-
-/** A seeded PRNG (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FILES = ["a.py", "b.py", "src/c.ts"];
 

@@ -83,3 +83,12 @@ export function parityHistory(turns: readonly TurnSpec[]): BaseMessage[] {
   messages.push(new HumanMessage({ id: `m${messages.length}`, content: "and now?" }));
   return messages;
 }
+
+/** What both implementations must agree on: each message's type, content, call arguments and LangChain marker. */
+export const view = (messages: readonly BaseMessage[]) =>
+  messages.map((message) => [
+    message.type,
+    message.content,
+    AIMessage.isInstance(message) ? message.tool_calls?.map((call) => call.args) : undefined,
+    (message.response_metadata as Record<string, unknown> | undefined)?.["context_editing"],
+  ]);
