@@ -12,7 +12,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import { autoCompaction, createTokenCounter, type CompactionRecord } from "../../src/index.js";
+import { autoCompaction, createTokenCounter, readCompactionLog } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { user } from "../support/builders.js";
 import { scriptedModel } from "./support/scripted.js";
@@ -52,7 +52,8 @@ async function run(options: { window: number; promptTokens: number; extraTools: 
   await agent.invoke({ messages: [user("h1")] }, config);
   const requests = await Promise.all(model.calls.map(async (call) => (await counter.countMessages(call.messages as BaseMessage[])) + schemas));
   const { values } = await agent.graph.getState(config);
-  const log = ((values as { compactionLog?: CompactionRecord[] }).compactionLog ?? []).map((record) => [record.status, record.reason ?? ""] as const);
+  // The whole log: the state keeps only its newest records (no store here: the rest is in the archive channel).
+  const log = (await readCompactionLog(values as Parameters<typeof readCompactionLog>[0])).map((record) => [record.status, record.reason ?? ""] as const);
   return { requests, largest: Math.max(...requests), share: Math.max(...requests) / options.window, schemas, log };
 }
 
