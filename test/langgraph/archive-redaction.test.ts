@@ -100,7 +100,8 @@ describe("redactArchived in a store", () => {
     expect(ids(await restoreHistory(values, { store, threadId: "t1" }))).toEqual(["a1", "t-c1", "final", "h2", "final2"]);
     expect(text(await store.search(["langchain-compaction"], { limit: 100 }))).not.toContain(SECRET);
     expect(await redactArchived(store, "t1", ["h1"], { remove: true })).toEqual({ redacted: 0, removed: 0 });
-    expect(await deleteThreadArchive(store, "t1")).toBe(1);
+    // The compaction's archive entry and its log record.
+    expect(await deleteThreadArchive(store, "t1")).toBe(2);
   });
 
   it("refuses what is not valid, naming the option", async () => {

@@ -84,9 +84,10 @@ export function erasureSuite(name: string, open: () => Promise<ErasureBackend>, 
       }
       const before = await archiveItems(backend.store);
       const [erased, ...kept] = THREADS;
-      expect(before.filter((item) => underThread(item, erased)).length).toBe(3);
+      // Each of the two compactions' archive entry and log record, and the item put in the log namespace above.
+      expect(before.filter((item) => underThread(item, erased)).length).toBe(5);
 
-      expect(await deleteThreadArchive(backend.store, erased, { pageSize: 1 })).toBe(3);
+      expect(await deleteThreadArchive(backend.store, erased, { pageSize: 1 })).toBe(5);
       await backend.checkpointer.deleteThread(erased);
 
       const after = await archiveItems(backend.store);
@@ -111,7 +112,8 @@ export function erasureSuite(name: string, open: () => Promise<ErasureBackend>, 
     it("deleteThreadArchive alone: restoreHistory of the thread says which archive is missing", async () => {
       const agent = await runThread(backend, "t1");
       const { values } = await agent.graph.getState(config("t1"));
-      expect(await deleteThreadArchive(backend.store, "t1")).toBe(2);
+      // Two compactions: each one's archive entry and its log record.
+      expect(await deleteThreadArchive(backend.store, "t1")).toBe(4);
       const error = await caught(() => restoreHistory(values, { store: backend.store, threadId: "t1" }));
       expect(CompactionArchiveError.isInstance(error) && error.compactionId).toBe((values.compactionLog as CompactionRecord[])[0]!.id);
     });
