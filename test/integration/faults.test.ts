@@ -22,7 +22,7 @@ import { ThreadRunner } from "../../bench/scale/runner.js";
 import { checkThreads } from "../../bench/scale/scenario.js";
 import { planThreads, type ThreadPlan } from "../../bench/scale/threads.js";
 import { compacted, type ThreadCheck } from "../../bench/scale/verify.js";
-import type { CompactionRecord } from "../../src/index.js";
+import { readCompactionLog, type CompactionRecord } from "../../src/index.js";
 import { createTestSchema, describeWithPostgres, type TestSchema } from "../support/postgres.js";
 
 const run = promisify(execFile);
@@ -105,7 +105,8 @@ describeWithPostgres("faults under load", (url) => {
             worker.kill();
           },
         });
-        for (const plan of threads) finalLogs.push((await reader.state(plan.threadId, plan.session)).values.compactionLog ?? []);
+        // The state keeps only the newest records; the whole log is in the store.
+        for (const plan of threads) finalLogs.push(await readCompactionLog((await reader.state(plan.threadId, plan.session)).values, { store: observer.store!, threadId: plan.threadId }));
       } finally {
         await observer.close();
       }
@@ -163,7 +164,7 @@ describeWithPostgres("faults under load", (url) => {
       const runner = new ThreadRunner({ sessions, persistence, window: WINDOW, inModel, store, compactionOptions: { onError } });
       try {
         errors = await runner.runThreadResuming(plan!.threadId, plan!.session, { delayMs: 0 });
-        log = (await runner.state(plan!.threadId, plan!.session)).values.compactionLog ?? [];
+        log = await readCompactionLog((await runner.state(plan!.threadId, plan!.session)).values, { store: persistence.store!, threadId: plan!.threadId });
         pairingFailures = runner.takeMetrics().pairingFailures.length;
       } finally {
         await persistence.close();
