@@ -107,8 +107,9 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         // Right before the model: calls without results, even in the last message, would be rejected.
         keepPendingCalls: false,
         checked,
-        // A summary the app overwrites is logged (this hook cannot put it back for the model).
+        // A summary the app overwrites is logged and written back (the model node reads the state).
         summaries: (state as { compactionSummary?: unknown }).compactionSummary,
+        writeBack: true,
       });
       // No update at all for a no-op: the hook then re-emits nothing.
       return Object.keys(update).length === 0 ? undefined : update;
