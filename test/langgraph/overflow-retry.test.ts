@@ -97,9 +97,9 @@ async function anthropic(limit = LIMIT, then = limit): Promise<{ model: ChatAnth
 /** autoCompaction with a window far larger than the server's: its count says everything fits. */
 const trusting = () => autoCompaction({ contextWindow: 128_000 });
 
-async function runAgent(model: ChatOpenAI | ChatAnthropic, compactor: Compactor, id: string) {
+async function runAgent(model: ChatOpenAI | ChatAnthropic, compactor: Compactor, id: string, hook: "wrapModelCall" | "beforeModel" = "wrapModelCall") {
   const checkpointer = new MemorySaver();
-  const agent = createAgent({ model, tools: [lookup], middleware: [compactionMiddleware(compactor)], checkpointer });
+  const agent = createAgent({ model, tools: [lookup], middleware: [compactionMiddleware(compactor, { hook })], checkpointer });
   const outcome = await agent.invoke({ messages: [{ role: "user", content: "look three things up", id: "h1" }] }, thread(id)).then(
     (state) => ({ error: undefined, answer: (state.messages.at(-1) as BaseMessage).text }),
     (error: unknown) => ({ error, answer: undefined }),
@@ -114,10 +114,12 @@ const providers = [
   ["ChatAnthropic", (limit?: number, then?: number): Promise<{ model: ChatOpenAI | ChatAnthropic; sizes: number[] }> => anthropic(limit, then)],
 ] as const;
 
+const hooks = providers.flatMap(([name, start]) => (["wrapModelCall", "beforeModel"] as const).map((hook) => [name, hook, start] as const));
+
 describe("compactionMiddleware after a context overflow", () => {
-  it.each(providers)("%s: compacts harder (summary, then a hard limit lowered to the share the provider takes) and retries once; the retry's compaction is written once", async (_name, start) => {
+  it.each(hooks)("%s, hook %s: compacts harder (summary, then a hard limit lowered to the share the provider takes) and retries once; the retry's compaction is written once", async (_name, hook, start) => {
     const { model, sizes } = await start();
-    const run = await runAgent(model, trusting(), "ok");
+    const run = await runAgent(model, trusting(), "ok", hook);
     expect({
       answer: run.answer,
       // Three calls under the limit, the fourth over it, then its one retry, smaller.
@@ -137,10 +139,10 @@ describe("compactionMiddleware after a context overflow", () => {
     });
   });
 
-  it.each(providers)("%s: a second overflow surfaces, with the provider's error as the cause and a failed record", async (_name, start) => {
+  it.each(hooks)("%s, hook %s: a second overflow surfaces, with the provider's error as the cause and a failed record", async (_name, hook, start) => {
     // Once over the limit, the server takes nothing larger than 100 characters: the retry overflows too.
     const { model, sizes } = await start(LIMIT, 100);
-    const run = await runAgent(model, trusting(), "twice");
+    const run = await runAgent(model, trusting(), "twice", hook);
     const error = (run.error as { cause?: unknown }).cause;
     expect({
       isOverflowError: CompactionOverflowError.isInstance(error),
