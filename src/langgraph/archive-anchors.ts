@@ -46,6 +46,16 @@ export class ArchiveAnchors {
   /** Per compaction, the neighbours it recorded of each id it anchored originals to. */
   readonly #neighbours = new Map<number, Readonly<Record<string, readonly [string | null, string | null]>>>();
 
+  /** The ids that anchors are attached to. */
+  anchoredIds(): IterableIterator<string> {
+    return this.byId.keys();
+  }
+
+  /** The anchors of message `id`, sorted by compaction sequence (none: empty). */
+  anchorsOf(id: string): readonly Anchor[] {
+    return this.byId.get(id) ?? [];
+  }
+
   /** The anchor compaction `sequence` attached to `id`, made when it has none yet. */
   anchorFor(id: string, sequence: number): Anchor {
     let anchors = this.byId.get(id);

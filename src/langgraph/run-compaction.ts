@@ -12,6 +12,7 @@ import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
+import { withRecallRefs } from "./recall-refs.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
 import { chainSummaryCheck, withCheckRecords } from "./summary-check-log.js";
 import { checkLiveSummaries, summariesAfter, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
@@ -59,6 +60,13 @@ export interface GraphCompactionOptions {
    * @default "repair"
    */
   invalidHistory?: AdapterInvalidHistoryHandling;
+  /**
+   * Name a recall reference in every message a compaction rewrites (a hidden result or superseded
+   * note, a summary, a truncated message): ` [recall k3f9a2]` after its text, which the recall tool
+   * (`recallTool`) takes to read the originals back. About 7 tokens per such message. The
+   * middleware's `recall` option sets it and adds the tool. @default false
+   */
+  recall?: boolean;
 }
 
 /** @internal */
@@ -70,6 +78,7 @@ export const graphCompactionOptionsShape = {
     .min(1)
     .optional(),
   invalidHistory: adapterInvalidHistorySchema,
+  recall: z.boolean().optional(),
 };
 
 /** The state update of one compaction step. @internal */
@@ -282,7 +291,8 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, chec
   let update: CompactionUpdate;
   try {
     // A custom compactor's output is checked as the strategies check theirs, before anything is written.
-    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
+    const checked = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
+    const result = options.recall === true ? withRecallRefs(checked, repair?.messages ?? messages) : checked;
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};
