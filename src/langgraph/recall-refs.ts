@@ -1,6 +1,8 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { cloneMessage } from "../messages/clone-message.js";
-import { compactionMarkerOf, type CompactionResult } from "../types.js";
+import { compactionMarkerOf } from "../types.js";
+import { fingerprintOf } from "./app-writes.js";
+import type { CompactionUpdate } from "./compaction-update.js";
 
 // The short references the recall tool reads: what a compaction names in the messages it rewrites
 // when `recall` is on, and how a reference is made from a message id.
@@ -59,30 +61,32 @@ function recalledRefs(messages: readonly BaseMessage[], toolName: string): Map<s
 }
 
 /**
- * `result` with a note naming its recall reference after the text of every message the compaction
- * rewrote with a compaction marker (a hidden result or superseded note, a summary, a truncated or
- * trimmed message): a message of `result.messages` that is not the input's own object under its
- * id. `result.replaced` follows the new objects. Returns `result` itself when nothing is named.
- * @internal
+ * `update` with a note naming its recall reference after the text of every message it writes that
+ * carries a compaction marker (a hidden result or superseded note, a summary, a truncated or
+ * trimmed message) and is not the input's own object under its id; the archive's fingerprints
+ * follow. Returns `update` itself when nothing is named. @internal
  */
-export function withRecallRefs(result: CompactionResult, input: readonly BaseMessage[], toolName = RECALL_TOOL_NAME): CompactionResult {
+export function withRecallNotes(update: CompactionUpdate, input: readonly BaseMessage[], toolName = RECALL_TOOL_NAME): CompactionUpdate {
+  if (!update.changed) return update;
   const inputById = new Map<string, BaseMessage>();
   for (const message of input) if (typeof message.id === "string") inputById.set(message.id, message);
   let recalled: Map<string, string> | undefined;
-  const swapped = new Map<BaseMessage, BaseMessage>();
-  const messages = result.messages.map((message) => {
+  const swapped = new Map<string, BaseMessage>();
+  const history = update.history.map((message) => {
     const marker = compactionMarkerOf(message);
     if (!marker || typeof message.id !== "string" || inputById.get(message.id) === message) return message;
     let ref = recallRef(message.id);
     const callId = (message as { tool_call_id?: unknown }).tool_call_id;
     if (message.type === "tool" && (message as { name?: unknown }).name === toolName && typeof callId === "string") {
-      ref = (recalled ??= recalledRefs(result.messages, toolName)).get(callId) ?? ref;
+      ref = (recalled ??= recalledRefs(update.history, toolName)).get(callId) ?? ref;
     }
     const named = annotated(message, ref, marker.summary === true);
-    if (named !== message) swapped.set(message, named);
+    if (named !== message) swapped.set(message.id, named);
     return named;
   });
-  if (swapped.size === 0) return result;
-  const follow = <T extends { after: BaseMessage }>(entry: T): T => (swapped.has(entry.after) ? { ...entry, after: swapped.get(entry.after)! } : entry);
-  return { ...result, messages, replaced: result.replaced.map(follow) };
+  if (swapped.size === 0) return update;
+  const messages = update.messages.map((message) => (RemoveMessage.isInstance(message) || typeof message.id !== "string" ? message : (swapped.get(message.id) ?? message)));
+  const written = { ...update.archive.written };
+  for (const [id, message] of swapped) if (Object.hasOwn(written, id)) written[id] = fingerprintOf(message);
+  return { ...update, messages, history, archive: { ...update.archive, written } };
 }

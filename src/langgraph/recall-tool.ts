@@ -89,8 +89,7 @@ export function recallTool(options: RecallToolOptions = {}) {
       const number = part ?? 1;
       if (number > pages.length) return `${wanted} has ${pages.length} part${pages.length === 1 ? "" : "s"}.`;
       const more = number < pages.length ? `\nPart ${number} of ${pages.length}; next: part ${number + 1}.` : "";
-      const page = pages[number - 1]!;
-      return `<recalled ref="${wanted}"${pages.length > 1 ? ` part="${number}"` : ""}>\n${page}${page.endsWith("\n") ? "" : "\n"}</recalled>${more}`;
+      return `<recalled ref="${wanted}"${pages.length > 1 ? ` part="${number}"` : ""}>\n${pages[number - 1]!}\n</recalled>${more}`;
     },
     { name: RECALL_TOOL_NAME, description: "Read back compacted context: the ref of a [recall ref] note; part pages a long one.", schema: argsSchema },
   );

@@ -12,7 +12,7 @@ import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
-import { withRecallRefs } from "./recall-refs.js";
+import { withRecallNotes } from "./recall-refs.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
 import { chainSummaryCheck, withCheckRecords } from "./summary-check-log.js";
 import { checkLiveSummaries, summariesAfter, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
@@ -286,13 +286,15 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, chec
   };
   const failLogged = (error: unknown, reason: string) => logged(fail(error, reason).compactionLog![0]!);
 
-  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
+  const updateFor = (result: CompactionResult) => {
+    const made = compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
+    return options.recall === true ? withRecallNotes(made, messages) : made;
+  };
 
   let update: CompactionUpdate;
   try {
     // A custom compactor's output is checked as the strategies check theirs, before anything is written.
-    const checked = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
-    const result = options.recall === true ? withRecallRefs(checked, repair?.messages ?? messages) : checked;
+    const result = checkedOutput({ component, compactor, invalidHistory: options.invalidHistory, keepPendingCalls: run.keepPendingCalls, overhead: begun.leading }, await begun.compacting);
     if (repair) update = updateFor(withRepair(result, repair, messages.length));
     // A no-op changes nothing, not even to give the messages ids (the reducer gives added messages ids).
     else if (result.status === "noop") return {};
