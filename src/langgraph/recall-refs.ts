@@ -10,11 +10,15 @@ import type { CompactionUpdate } from "./compaction-update.js";
 /** The name the recall tool is given unless told otherwise. @internal */
 export const RECALL_TOOL_NAME = "recall";
 
-const REF_SPACE = 36 ** 6;
+const REF_SPACE = 1e8;
+
+/** What a reference looks like: 8 digits. @internal */
+export const RECALL_REF_PATTERN = /^[0-9]{8}$/u;
 
 /**
- * The reference of a message id: 6 lowercase base-36 characters of its FNV-1a hash. The same id
- * always gives the same reference; the recall tool resolves it in the calling thread's archive only.
+ * The reference of a message id: 8 decimal digits of its FNV-1a hash (8 tokens as a note in
+ * o200k_base, whatever the id). The same id always gives the same reference; the recall tool
+ * resolves it in the calling thread's archive only.
  * @internal
  */
 export function recallRef(id: string): string {
@@ -23,10 +27,10 @@ export function recallRef(id: string): string {
     hash ^= id.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
-  return ((hash >>> 0) % REF_SPACE).toString(36).padStart(6, "0");
+  return String((hash >>> 0) % REF_SPACE).padStart(8, "0");
 }
 
-/** The note that names a reference, e.g. `[recall k3f9a2]`. @internal */
+/** The note that names a reference, e.g. `[recall 04417296]`. @internal */
 export function recallNote(ref: string): string {
   return `[recall ${ref}]`;
 }
@@ -54,7 +58,7 @@ function recalledRefs(messages: readonly BaseMessage[], toolName: string): Map<s
   for (const message of messages) {
     for (const call of (message as { tool_calls?: { id?: string; name?: string; args?: { ref?: unknown } }[] }).tool_calls ?? []) {
       const ref = call.args?.ref;
-      if (call.name === toolName && typeof call.id === "string" && typeof ref === "string" && /^[0-9a-z]{6}$/.test(ref)) refs.set(call.id, ref);
+      if (call.name === toolName && typeof call.id === "string" && typeof ref === "string" && RECALL_REF_PATTERN.test(ref)) refs.set(call.id, ref);
     }
   }
   return refs;

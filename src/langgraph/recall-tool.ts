@@ -1,4 +1,4 @@
-import { tool } from "@langchain/core/tools";
+import { tool, type DynamicStructuredTool, type ToolRuntime } from "@langchain/core/tools";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { CompactionError } from "../errors.js";
@@ -10,7 +10,7 @@ import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
 import { recallOriginals } from "./recall-lookup.js";
 import { pagesOf } from "./recall-pages.js";
-import { RECALL_TOOL_NAME } from "./recall-refs.js";
+import { RECALL_REF_PATTERN, RECALL_TOOL_NAME } from "./recall-refs.js";
 import type { RestorableState } from "./restore-history.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
@@ -44,11 +44,16 @@ const optionsSchema = z
   })
   .strict();
 
-const argsSchema = z.object({ ref: z.string(), part: z.number().int().min(1).optional() });
+/** The arguments' schema, as plain JSON Schema: a zod schema's conversion adds `$schema` and bounds, tokens sent at every call. */
+const argsSchema = {
+  type: "object",
+  properties: { ref: { type: "string" }, part: { type: "integer", minimum: 1 } },
+  required: ["ref"],
+} as const;
 
 /** What a tool run by LangGraph gets as its second argument, as far as recall goes. */
 interface RecallRunConfig {
-  store?: BaseStore;
+  store?: BaseStore | null;
   state?: unknown;
   configurable?: Record<string, unknown> & { __pregel_scratchpad?: { currentTaskInput?: unknown } };
 }
@@ -56,7 +61,7 @@ interface RecallRunConfig {
 /**
  * A LangChain tool that reads back archived originals of the calling thread's compacted context:
  * given a reference that a hidden result, superseded note, summary or truncated message names
- * (`[recall k3f9a2]`, written with the compaction's `recall: true`), it returns the originals, as
+ * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
  * (`part` asks for the next). The thread comes from the run's `configurable.thread_id` and the
  * state from the running task (a `ToolNode`'s `state`), never from the arguments: another thread's
@@ -68,18 +73,19 @@ interface RecallRunConfig {
  * const graph = new StateGraph(State).addNode("tools", new ToolNode(tools)); // ...
  * @throws {InvalidOptionError} for an invalid option.
  */
-export function recallTool(options: RecallToolOptions = {}) {
+export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTool {
   const parsed = parseOptions("recallTool", optionsSchema, options);
   const store = asBaseStore("recallTool", parsed.store);
   const maxTokens = parsed.maxTokens ?? DEFAULT_RECALL_MAX_TOKENS;
   return tool(
-    async ({ ref, part }, config: RecallRunConfig) => {
+    async ({ ref, part }: { ref: string; part?: number }, runtime: ToolRuntime) => {
+      const config = runtime as unknown as RecallRunConfig;
       const state = (config?.state ?? config?.configurable?.__pregel_scratchpad?.currentTaskInput) as RestorableState | undefined;
-      const wanted = ref.trim().toLowerCase();
-      if (!state || !Array.isArray(state.messages) || !/^[0-9a-z]{6}$/.test(wanted)) return `Nothing archived under ${JSON.stringify(ref)}.`;
+      const wanted = String(ref).trim();
+      if (!state || !Array.isArray(state.messages) || !RECALL_REF_PATTERN.test(wanted)) return `Nothing archived under ${JSON.stringify(ref)}.`;
       let originals;
       try {
-        originals = await recallOriginals({ state, store: store ?? config.store, threadId: threadIdOf(config.configurable), namespace: parsed.namespace }, wanted);
+        originals = await recallOriginals({ state, store: store ?? config.store ?? undefined, threadId: threadIdOf(config.configurable), namespace: parsed.namespace }, wanted);
       } catch (error) {
         if (CompactionError.isInstance(error)) return `The archive could not be read: ${error.message}`;
         throw error;
@@ -92,5 +98,5 @@ export function recallTool(options: RecallToolOptions = {}) {
       return `<recalled ref="${wanted}"${pages.length > 1 ? ` part="${number}"` : ""}>\n${pages[number - 1]!}\n</recalled>${more}`;
     },
     { name: RECALL_TOOL_NAME, description: "Read back compacted context: the ref of a [recall ref] note; part pages a long one.", schema: argsSchema },
-  );
+  ) as DynamicStructuredTool;
 }

@@ -62,7 +62,7 @@ export interface GraphCompactionOptions {
   invalidHistory?: AdapterInvalidHistoryHandling;
   /**
    * Name a recall reference in every message a compaction rewrites (a hidden result or superseded
-   * note, a summary, a truncated message): ` [recall k3f9a2]` after its text, which the recall tool
+   * note, a summary, a truncated message): ` [recall 04417296]` after its text, which the recall tool
    * (`recallTool`) takes to read the originals back. About 7 tokens per such message. The
    * middleware's `recall` option sets it and adds the tool. @default false
    */

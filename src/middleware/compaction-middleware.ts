@@ -15,7 +15,7 @@ import { compactInModelCall } from "./in-model-call.js";
 export interface CompactionMiddlewareOptions extends Omit<GraphCompactionOptions, "recall"> {
   /**
    * Give the agent the `recall` tool (see `recallTool`, whose options an object sets) and name a
-   * recall reference in every message a compaction rewrites (` [recall k3f9a2]`), so the agent can
+   * recall reference in every message a compaction rewrites (` [recall 04417296]`), so the agent can
    * read archived originals back from its own thread. Costs the tool's schema at every model call
    * and about 7 tokens per named message; see docs/langgraph.md. @default false
    */

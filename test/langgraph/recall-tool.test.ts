@@ -18,7 +18,7 @@ import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const SECRET = "the launch code is 7431, keep it in mind";
-const REF_NOTE = /\[recall ([0-9a-z]{6})\]/u;
+const REF_NOTE = /\[recall ([0-9]{8})\]/u;
 
 const lookupCall = (prefix: string, n: number) =>
   new AIMessage({ id: `${prefix}a${n}`, content: `step ${n}`, tool_calls: [{ id: `${prefix}c${n}`, name: "lookup", args: { query: `q${n}` }, type: "tool_call" }] });
@@ -157,7 +157,7 @@ describe("recall tool in createAgent", () => {
     expect(total).toBe(7);
     for (let part = 1; part <= total; part++) {
       const text = part === 1 ? first : String(await paged.invoke({ ref: recallRef("a2"), part }, config));
-      const match = /^<recalled ref="[0-9a-z]{6}" part="(\d+)">\n([\s\S]*)<\/recalled>(?:\nPart \d+ of \d+; next: part \d+\.)?$/u.exec(text)!;
+      const match = /^<recalled ref="[0-9]{8}" part="(\d+)">\n([\s\S]*)<\/recalled>(?:\nPart \d+ of \d+; next: part \d+\.)?$/u.exec(text)!;
       expect(Number(match[1])).toBe(part);
       const page = match[2]!.slice(0, -1);
       expect(await defaultTokenCounter().countText(page)).toBeLessThanOrEqual(60);
