@@ -166,4 +166,31 @@ describe("recall tool in createAgent", () => {
     expect(parts.join("")).toBe(body);
     expect(await paged.invoke({ ref: recallRef("a2"), part: total + 1 }, config)).toBe(`${recallRef("a2")} has ${total} parts.`);
   });
+  it("a recalled result is a tool result like any other: hidden later, its note points at the original", async () => {
+    const model = fakeModel();
+    for (let n = 1; n <= 2; n++) model.respond(lookupCall("", n));
+    model.respond((messages: BaseMessage[]) => {
+      const ref = REF_NOTE.exec(textOf(messages))![1]!;
+      return new AIMessage({ id: "a3", content: "", tool_calls: [{ id: "r1", name: "recall", args: { ref }, type: "tool_call" }] });
+    });
+    for (let n = 4; n <= 5; n++) model.respond(lookupCall("", n));
+    model.respond(new AIMessage({ id: "final", content: "done" }));
+    const store = new InMemoryStore();
+    const agent = createAgent({
+      model,
+      tools: [lookupTool()],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { recall: true })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("re-hidden"));
+    const { values } = await agent.graph.getState(thread("re-hidden"));
+    const recallResult = values.messages.find((message: BaseMessage) => ToolMessage.isInstance(message) && message.name === "recall")!;
+    expect(compactionMarkerOf(recallResult)?.hidden).toBe(true);
+    expect(String(recallResult.content).endsWith(` [recall ${recallRef("t-c1")}]`)).toBe(true);
+    // The model got the original while it was in full, and the reference still gives it back.
+    expect(String((model.calls[3]!.messages as BaseMessage[]).at(-1)!.content)).toContain(lookupOutput("c1"));
+    const again = await recallTool().invoke({ ref: recallRef("t-c1") }, { configurable: { thread_id: "re-hidden" }, store, state: values } as never);
+    expect(again).toBe(`<recalled ref="${recallRef("t-c1")}">\n[tool lookup #c1]\n${lookupOutput("c1")}\n</recalled>`);
+  });
 });
