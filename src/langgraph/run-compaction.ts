@@ -60,12 +60,7 @@ export interface GraphCompactionOptions {
    * @default "repair"
    */
   invalidHistory?: AdapterInvalidHistoryHandling;
-  /**
-   * Name a recall reference in every message a compaction rewrites (a hidden result or superseded
-   * note, a summary, a truncated message): ` [recall 04417296]` after its text, which the recall tool
-   * (`recallTool`) takes to read the originals back. About 7 tokens per such message. The
-   * middleware's `recall` option sets it and adds the tool. @default false
-   */
+  /** Name a recall reference (` [recall 04417296]`) in every message a compaction rewrites, for `recallTool`. @default false */
   recall?: boolean;
 }
 
