@@ -61,6 +61,7 @@ describe("README and docs examples", () => {
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "erase-thread-sqlite", []],
       ["docs/langgraph.md", "erase-thread", []],
+      ["docs/langgraph.md", "recall-tool", []],
       ["docs/langgraph.md", "chat-history", []],
       ["docs/migrating.md", "migration", []],
       ["docs/reference.md", "auto-compaction-options", []],
