@@ -76,6 +76,9 @@ export const graphCompactionOptionsShape = {
   recall: z.boolean().optional(),
 };
 
+/** {@link graphCompactionOptionsShape} without `recall`: for the LangChain-compatible middleware, which do not take it. @internal */
+export const { recall: _recall, ...graphOptionsShapeWithoutRecall } = graphCompactionOptionsShape;
+
 /** The state update of one compaction step. @internal */
 export interface CompactionStateUpdate {
   messages?: BaseMessage[];

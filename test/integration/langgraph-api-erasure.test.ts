@@ -70,7 +70,7 @@ describe("erasing threads served by the LangGraph API server, through @langchain
     const ref = recallRef("h1-call-a-result");
     const recallIn = async (threadId: string) => {
       const { values } = await client.threads.getState<RestorableState>(threadId);
-      return String(await recall.invoke({ ref }, { configurable: { thread_id: threadId }, state: { messages: [], ...values } } as never));
+      return String(await recall.invoke({ ref }, { configurable: { thread_id: threadId }, state: values } as never));
     };
     const original = (await restoreThreadHistory(client, other)).find((message) => message.id === "h1-call-a-result")!;
     expect(await recallIn(other)).toBe(`<recalled ref="${ref}">\n[tool read_file #h1-call-a]\n${String(original.content)}\n</recalled>`);
