@@ -8,13 +8,14 @@ import { fakeModel } from "@langchain/core/testing";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { compactionMarkerOf, fullSummary, redactArchived, toolResultHiding } from "../../src/index.js";
+import { compactionMarkerOf, createCompactionNode, fullSummary, redactArchived, toolResultHiding } from "../../src/index.js";
 import { defaultTokenCounter } from "../../src/extend/index.js";
 import { compactionMiddleware, recallTool } from "../../src/middleware/index.js";
 import { recallRef } from "../../src/langgraph/recall-refs.js";
 import { EVERY_RUN } from "../support/hiding.js";
 import { user } from "../support/builders.js";
 import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
+import { reactGraph } from "./support/react-graph.js";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const SECRET = "the launch code is 7431, keep it in mind";
@@ -192,5 +193,20 @@ describe("recall tool in createAgent", () => {
     expect(String((model.calls[3]!.messages as BaseMessage[]).at(-1)!.content)).toContain(lookupOutput("c1"));
     const again = await recallTool().invoke({ ref: recallRef("t-c1") }, { configurable: { thread_id: "re-hidden" }, store, state: values } as never);
     expect(again).toBe(`<recalled ref="${recallRef("t-c1")}">\n[tool lookup #c1]\n${lookupOutput("c1")}\n</recalled>`);
+  });
+  it("in a custom graph: the compaction node with recall on, recallTool in LangGraph's ToolNode, the archive in the state channel", async () => {
+    const model = recallingModel();
+    const graph = reactGraph({
+      model: model as never,
+      tools: [lookupTool(), recallTool()],
+      compaction: [createCompactionNode(fullSummary({ keepRecent: 2, trigger: { messages: 6 } }), { recall: true })],
+      checkpointer: new MemorySaver(),
+    });
+    await graph.invoke({ messages: [user("h1", SECRET)] }, thread("custom"));
+    const { values } = await graph.getState(thread("custom"));
+    expect(values.compactionArchive).toHaveLength(1);
+    const recalled = values.messages.find((message) => ToolMessage.isInstance(message) && message.name === "recall")!;
+    expect(String(recalled.content)).toContain(`[user]\n${SECRET}\n\n[assistant]\nstep 1`);
+    expect(values.messages.at(-1)!.content).toBe(`Using the original: ${SECRET}`);
   });
 });
