@@ -205,7 +205,7 @@ describe("recall tool in createAgent", () => {
     await graph.invoke({ messages: [user("h1", SECRET)] }, thread("custom"));
     const { values } = await graph.getState(thread("custom"));
     expect(values.compactionArchive).toHaveLength(1);
-    const recalled = values.messages.find((message) => ToolMessage.isInstance(message) && message.name === "recall")!;
+    const recalled = values.messages.find((message: BaseMessage) => ToolMessage.isInstance(message) && message.name === "recall")!;
     expect(String(recalled.content)).toContain(`[user]\n${SECRET}\n\n[assistant]\nstep 1`);
     expect(values.messages.at(-1)!.content).toBe(`Using the original: ${SECRET}`);
   });
