@@ -8,7 +8,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { compactionMarkerOf, createCompactionNode, fullSummary, redactArchived, toolResultHiding } from "../../src/index.js";
+import { compactionMarkerOf, createCompactionNode, fullSummary, readCompactionLog, redactArchived, toolResultHiding } from "../../src/index.js";
 import { defaultTokenCounter } from "../../src/extend/index.js";
 import { compactionMiddleware, recallTool } from "../../src/middleware/index.js";
 import { recallRef } from "../../src/langgraph/recall-refs.js";
@@ -49,19 +49,19 @@ function recallingModel(prefix = "") {
 const summarizing = (options: Parameters<typeof compactionMiddleware>[1] = { recall: true }) =>
   compactionMiddleware(fullSummary({ keepRecent: 2, trigger: { messages: 6 } }), options);
 
-async function runRecallingAgent(store: InMemoryStore | undefined, threadId: string, prefix = "") {
+async function runRecallingAgent(store: InMemoryStore | undefined, threadId: string, prefix = "", hook: "beforeModel" | "wrapModelCall" = "wrapModelCall") {
   const model = recallingModel(prefix);
-  const agent = createAgent({ model, tools: [lookupTool()], middleware: [summarizing()], checkpointer: new MemorySaver(), ...(store ? { store } : {}) });
+  const agent = createAgent({ model, tools: [lookupTool()], middleware: [summarizing({ recall: true, hook })], checkpointer: new MemorySaver(), ...(store ? { store } : {}) });
   await agent.invoke({ messages: [user(`${prefix}h1`, `${SECRET}. Look things up.`)] }, thread(threadId));
   const { values } = await agent.graph.getState(thread(threadId));
   return { model, agent, values: values as { messages: BaseMessage[]; compactionArchive?: unknown[] } };
 }
 
 describe("recall tool in createAgent", () => {
-  for (const where of ["store", "state"] as const) {
-    it(`after a summary, the agent recalls the summary's reference and gets the exact originals (archive in the ${where})`, async () => {
+  for (const [where, hook] of [["store", "wrapModelCall"], ["state", "wrapModelCall"], ["store", "beforeModel"]] as const) {
+    it(`after a summary, the agent recalls the summary's reference and gets the exact originals (archive in the ${where}, ${hook})`, async () => {
       const store = where === "store" ? new InMemoryStore() : undefined;
-      const { model, values } = await runRecallingAgent(store, `recall-${where}`);
+      const { model, values } = await runRecallingAgent(store, `recall-${where}`, "", hook);
       // The summary names the reference of the id it took (the newest assistant message it replaced).
       const summary = (model.calls[3]!.messages as BaseMessage[]).find((message) => compactionMarkerOf(message)?.summary)!;
       expect(String(summary.content).endsWith(`\n[recall ${recallRef("a2")}]`)).toBe(true);
@@ -72,6 +72,9 @@ describe("recall tool in createAgent", () => {
       expect(text.endsWith("\n</recalled>")).toBe(true);
       expect(values.messages.at(-1)!.content).toBe(`Using the original: ${SECRET}`);
       if (where === "state") expect(values.compactionArchive).toHaveLength(1);
+      // The note is part of what the compaction wrote: no overwrite of the summary is seen in it.
+      const log = await readCompactionLog(values as never, { store, threadId: `recall-${where}` });
+      expect(log.map((record) => [record.status, record.summaryId])).toEqual([["summarized", "a2"]]);
     });
   }
 
