@@ -58,6 +58,7 @@ describe("README and docs examples", () => {
       ["docs/integrations.md", "lcel", []],
       ["docs/langgraph.md", "compacting-node", []],
       ["docs/langgraph.md", "sqlite-storage", []],
+      ["docs/langgraph.md", "recall-tool", []],
       ["docs/langgraph.md", "postgres-workers", ["postgres"]],
       ["docs/langgraph.md", "erase-thread-sqlite", []],
       ["docs/langgraph.md", "erase-thread", []],

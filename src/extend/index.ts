@@ -45,3 +45,4 @@ export { compactionUpdate } from "../langgraph/compaction-update.js";
 export { archiveNamespace, DEFAULT_ARCHIVE_NAMESPACE } from "../langgraph/compaction-archive.js";
 export { compactionLogNamespace } from "../langgraph/compaction-log.js";
 export { SdkStore } from "../langgraph/sdk-store.js";
+export { recallTool, type RecallToolOptions } from "../langgraph/recall-tool.js";

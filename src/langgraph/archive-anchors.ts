@@ -43,10 +43,22 @@ export class ArchiveAnchors {
   readonly writtenAt = new Map<string, { sequence: number; fingerprint: string | undefined }>();
   /** Per id, the newest compaction that archived an original with that id. */
   readonly originalAt = new Map<string, number>();
+  /** The ids of summaries written back after the app overwrote theirs: added by a compaction, left out of a restore. */
+  readonly writtenBack = new Set<string>();
   /** Per compaction, the fingerprints it recorded of the messages it wrote (`ArchivedCompaction.written`). */
   readonly #written = new Map<number, Readonly<Record<string, string>>>();
   /** Per compaction, the neighbours it recorded of each id it anchored originals to. */
   readonly #neighbours = new Map<number, Readonly<Record<string, readonly [string | null, string | null]>>>();
+
+  /** The ids that anchors are attached to. */
+  anchoredIds(): IterableIterator<string> {
+    return this.byId.keys();
+  }
+
+  /** The anchors of message `id`, sorted by compaction sequence (none: empty). */
+  anchorsOf(id: string): readonly Anchor[] {
+    return this.byId.get(id) ?? [];
+  }
 
   /** The anchor compaction `sequence` attached to `id`, made when it has none yet. */
   anchorFor(id: string, sequence: number): Anchor {

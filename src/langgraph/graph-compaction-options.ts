@@ -51,6 +51,8 @@ export interface GraphCompactionOptions {
    * @default "repair"
    */
   invalidHistory?: AdapterInvalidHistoryHandling;
+  /** Name a recall reference (` [recall 04417296]`) in every message a compaction rewrites, for `recallTool`. @default false */
+  recall?: boolean;
 }
 
 /** @internal */
@@ -62,7 +64,11 @@ export const graphCompactionOptionsShape = {
     .min(1)
     .optional(),
   invalidHistory: adapterInvalidHistorySchema,
+  recall: z.boolean().optional(),
 };
+
+/** {@link graphCompactionOptionsShape} without `recall`: for the LangChain-compatible middleware, which do not take it. @internal */
+export const { recall: _recall, ...graphOptionsShapeWithoutRecall } = graphCompactionOptionsShape;
 
 /** The state update of one compaction step. @internal */
 export interface CompactionStateUpdate {

@@ -92,17 +92,33 @@ async function archivesOf(
  * @throws {InvalidOptionError} when `store` is neither a `BaseStore` nor an SDK client.
  */
 export async function restoreHistory(state: RestorableState, options: RestoreHistoryOptions = {}): Promise<BaseMessage[]> {
-  if (!Array.isArray(state?.messages)) throw new InvalidHistoryError("restoreHistory: state.messages is not an array");
-  const messages = fromPlainMessages(state.messages, "restoreHistory");
-  const store = asBaseStore("restoreHistory", options.store);
+  const { messages, anchors } = await loadAnchors("restoreHistory", state, options);
+  return expandHistory(messages, anchors);
+}
+
+/**
+ * The state's messages (as `BaseMessage`s) and the anchors of every archive its log names, read
+ * from the state and the given thread's namespace of the store only; originals anchored to a
+ * message the app removed already moved to its neighbours. @internal
+ */
+export async function loadAnchors(component: string, state: RestorableState, options: RestoreHistoryOptions): Promise<{ messages: BaseMessage[]; anchors: ArchiveAnchors }> {
+  if (!Array.isArray(state?.messages)) throw new InvalidHistoryError(`${component}: state.messages is not an array`);
+  const messages = fromPlainMessages(state.messages, component);
+  const store = asBaseStore(component, options.store);
   const anchors = new ArchiveAnchors();
   const { archives, writtenBack } = await archivesOf(state, { ...options, store });
+  for (const id of writtenBack) anchors.writtenBack.add(id);
   for (const { sequence, archive } of archives) {
     anchors.addArchive(sequence, archive, mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message)));
   }
   // Originals anchored to a message the app removed go to its neighbours.
   const live = new Set(messages.map((message) => message.id));
   anchors.reanchorUnreached((id, sequence) => live.has(id) || (anchors.originalAt.get(id) ?? -1) > sequence);
+  return { messages, anchors };
+}
+
+/** The full original history of `messages`, expanded with `anchors` (see {@link restoreHistory}). @internal */
+export function expandHistory(messages: readonly BaseMessage[], anchors: ArchiveAnchors): BaseMessage[] {
   /**
    * Messages still to expand, each with the compaction before which to look (LIFO; an explicit stack,
    * since a summary of summaries of summaries nests as deep as the thread is long). Expanding a
@@ -158,5 +174,5 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   }
   for (const [message, position] of placeholders) if (!appWrites.get(message.id!)!.placed) output[position] = message;
   // A summary written back after the app overwrote its id was added by a compaction, as summaries are.
-  return output.filter((message): message is BaseMessage => message !== undefined && !(typeof message.id === "string" && writtenBack.has(message.id)));
+  return output.filter((message): message is BaseMessage => message !== undefined && !(typeof message.id === "string" && anchors.writtenBack.has(message.id)));
 }

@@ -10,6 +10,7 @@ import type { CompactionResult } from "../types.js";
 import { settledPromise, settledValue } from "../strategies/settled-promise.js";
 import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } from "./compaction-update.js";
 import type { CheckedHistories } from "./checked-histories.js";
+import { withRecallNotes } from "./recall-refs.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
 import { chainSummaryCheck, withCheckRecords } from "./summary-check-log.js";
 import { runWithWriteBack, writeBackSummaries } from "./summary-write-back.js";
@@ -21,6 +22,7 @@ export {
   assertCompactor,
   compactionIdOf,
   graphCompactionOptionsShape,
+  graphOptionsShapeWithoutRecall,
   type CompactionArchiveMode,
   type CompactionErrorHandling,
   type CompactionStateUpdate,
@@ -215,7 +217,10 @@ async function finishGraphCompaction(run: GraphCompactionRun, begun: Begun, chec
   };
   const failLogged = (error: unknown, reason: string) => logged(fail(error, reason).compactionLog![0]!);
 
-  const updateFor = (result: CompactionResult) => compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
+  const updateFor = (result: CompactionResult) => {
+    const made = compactionUpdate(messages, result, { id: idOf(), archive: useStore ? "store" : "state", replaceAll: assigned > 0, inPlace: run.inPlace === true });
+    return options.recall === true ? withRecallNotes(made, messages) : made;
+  };
 
   let update: CompactionUpdate;
   try {

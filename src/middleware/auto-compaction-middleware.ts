@@ -6,7 +6,7 @@ import { compactionMiddleware, type CompactionMiddlewareOptions } from "./compac
 export interface AutoCompactionMiddlewareOptions extends AutoCompactionOptions, CompactionMiddlewareOptions {}
 
 /** The options that belong to the middleware, not to the policy. */
-const MIDDLEWARE_KEYS = ["name", "hook", "onError", "archive", "namespace", "invalidHistory"] as const;
+const MIDDLEWARE_KEYS = ["name", "hook", "onError", "archive", "namespace", "invalidHistory", "recall"] as const;
 
 /**
  * `createAgent` middleware that keeps the agent's history under its context window:

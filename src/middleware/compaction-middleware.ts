@@ -7,12 +7,20 @@ import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { recallTool, type RecallToolOptions } from "../langgraph/recall-tool.js";
 import { currentConfig } from "./current-config.js";
 import { compactInModelCall } from "./in-model-call.js";
 import { overflowOnlyModelCall } from "./before-model-overflow.js";
 
 /** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name and hook. */
-export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
+export interface CompactionMiddlewareOptions extends Omit<GraphCompactionOptions, "recall"> {
+  /**
+   * Give the agent the `recall` tool (see `recallTool`, whose options an object sets) and name a
+   * recall reference in every message a compaction rewrites (` [recall 04417296]`), so the agent can
+   * read archived originals back from its own thread. Costs the tool's schema at every model call
+   * and about 7 tokens per named message; see docs/langgraph.md. @default false
+   */
+  recall?: boolean | RecallToolOptions;
   /** The middleware's name (unique among an agent's middleware). @default "CompactionMiddleware" */
   name?: string;
   /**
@@ -30,7 +38,12 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
 }
 
 const optionsSchema = z
-  .object({ ...graphCompactionOptionsShape, name: z.string().min(1).optional(), hook: z.enum(["beforeModel", "wrapModelCall"]).optional() })
+  .object({
+    ...graphCompactionOptionsShape,
+    name: z.string().min(1).optional(),
+    hook: z.enum(["beforeModel", "wrapModelCall"]).optional(),
+    recall: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
+  })
   .strict();
 
 /**
@@ -83,9 +96,11 @@ const optionsSchema = z
  */
 export function compactionMiddleware(compactor: Compactor, options: CompactionMiddlewareOptions = {}) {
   assertCompactor("compactionMiddleware", compactor);
-  const { name, hook, ...parsed } = parseOptions("compactionMiddleware", optionsSchema, options);
+  const { name, hook, recall, ...rest } = parseOptions("compactionMiddleware", optionsSchema, options);
+  const parsed = { ...rest, recall: recall !== undefined && recall !== false };
   const checked = new CheckedHistories();
-  const base = { name: name ?? "CompactionMiddleware", stateSchema: CompactionStateSchema };
+  const tools = parsed.recall ? { tools: [recallTool({ ...(rest.namespace ? { namespace: rest.namespace } : {}), ...(recall === true ? {} : (recall as RecallToolOptions)) })] } : {};
+  const base = { name: name ?? "CompactionMiddleware", stateSchema: CompactionStateSchema, ...tools };
   if (hook !== "beforeModel") {
     const prepared = new WeakMap();
     return createMiddleware({

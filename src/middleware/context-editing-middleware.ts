@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { parseOptions } from "../options.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
-import { graphCompactionOptionsShape, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { graphOptionsShapeWithoutRecall, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import { ClearToolUsesEdit } from "./clear-tool-uses-edit.js";
 import { contextEditsCompactor } from "./context-edits.js";
 import { compactInModelCall } from "./in-model-call.js";
@@ -14,7 +14,7 @@ import { contextEditingCounter } from "./langchain-token-counter.js";
  * `tokenCountMethod`), plus those of `compactionMiddleware` (`onError`, `archive`, `namespace`,
  * `invalidHistory`) and the middleware's `name`.
  */
-export interface ContextEditingMiddlewareConfig extends GraphCompactionOptions {
+export interface ContextEditingMiddlewareConfig extends Omit<GraphCompactionOptions, "recall"> {
   /**
    * The edits, applied in order before every model call. Any object with LangChain's
    * `ContextEdit.apply({ messages, countTokens, model })` works (it edits the array in place).
@@ -37,7 +37,7 @@ const editSchema = z.custom<ContextEdit>(
 );
 const optionsSchema = z
   .object({
-    ...graphCompactionOptionsShape,
+    ...graphOptionsShapeWithoutRecall,
     edits: z.array(editSchema).optional(),
     tokenCountMethod: z.enum(["approx", "model"]).optional(),
     name: z.string().min(1).optional(),

@@ -2,6 +2,7 @@
 // imports `langchain`, an optional peer dependency. The package root never imports this file.
 import "./peers.js";
 export { compactionMiddleware, type CompactionMiddlewareOptions } from "./compaction-middleware.js";
+export { recallTool, type RecallToolOptions } from "../langgraph/recall-tool.js";
 export { autoCompactionMiddleware, type AutoCompactionMiddlewareOptions } from "./auto-compaction-middleware.js";
 export { anthropicCacheAnchorsMiddleware, type CacheAnchorsMiddlewareOptions } from "./cache-anchors-middleware.js";
 export { contextEditingMiddleware, type ContextEditingMiddlewareConfig } from "./context-editing-middleware.js";

@@ -3,7 +3,7 @@ import { TRIGGER_TAKES, keepSizeSchema, type KeepSize, type TriggerSize } from "
 import { summaryPromptSchema } from "../summary/prompt-placeholders.js";
 import type { SummaryChatModel, SummaryModel } from "../summary/summary-model.js";
 import { tokenCounterSchema, type TokenCounter, type TokenCounterFunction } from "../tokens/token-counter.js";
-import { graphCompactionOptionsShape, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
+import { graphOptionsShapeWithoutRecall, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 
 /** LangChain's default summary prompt (`summarizationMiddleware`), with its `{messages}` placeholder. */
 export const LANGCHAIN_SUMMARY_PROMPT = `<role>
@@ -53,7 +53,7 @@ export type SummarizationRunContext = Pick<
  * Options of {@link summarizationMiddleware}: LangChain's `summarizationMiddleware` options (same
  * names, shapes and defaults), plus this package's graph options and a few of its summary options.
  */
-export interface SummarizationMiddlewareOptions extends GraphCompactionOptions {
+export interface SummarizationMiddlewareOptions extends Omit<GraphCompactionOptions, "recall"> {
   /**
    * The model that writes the summary: a chat model, or a name. A provider-prefixed name
    * (`"anthropic:claude-sonnet-4-5"`) goes through LangChain's `initChatModel`, as in LangChain.
@@ -128,7 +128,7 @@ export const runContextShape = {
 /** @internal */
 export const middlewareOptionsSchema = z
   .object({
-    ...graphCompactionOptionsShape,
+    ...graphOptionsShapeWithoutRecall,
     ...runContextShape,
     model: z.union([z.string().min(1), chatModelSchema]),
     maxTokensBeforeSummary: z.number().positive().optional(),

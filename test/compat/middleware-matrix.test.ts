@@ -75,17 +75,20 @@ const scenarios: Record<string, Scenario> = {
   }),
 };
 
-describe("compactionMiddleware with each of LangChain's middleware, in both orders", () => {
-  for (const [name, scenario] of Object.entries(scenarios)) {
-    it(`${name}: before and after compaction, the run is the run without compaction, compacted`, async () => {
-      const baseline = await runScenario(scenario, "none");
-      const history = scenario.history === "without middleware" ? await runScenario(scenario, "bare") : baseline;
-      expectComposes(await runScenario(scenario, "first"), baseline, 2, history);
-      // Listed after a middleware that edits the state's array in place, what that edit loses stays lost,
-      // and once it has put messages without ids in the state, compaction applies to the call only.
-      expectComposes(await runScenario(scenario, "last"), baseline, history === baseline ? 2 : 1, history, history === baseline ? undefined : baseline);
-    });
-  }
-});
+// With recall on, compaction also names references and gives the agent the recall tool.
+for (const recall of [false, true]) {
+  describe(`compactionMiddleware${recall ? " (recall on)" : ""} with each of LangChain's middleware, in both orders`, () => {
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      it(`${name}: before and after compaction, the run is the run without compaction, compacted`, async () => {
+        const baseline = await runScenario(scenario, "none");
+        const history = scenario.history === "without middleware" ? await runScenario(scenario, "bare") : baseline;
+        expectComposes(await runScenario(scenario, "first", recall), baseline, 2, history);
+        // Listed after a middleware that edits the state's array in place, what that edit loses stays lost,
+        // and once it has put messages without ids in the state, compaction applies to the call only.
+        expectComposes(await runScenario(scenario, "last", recall), baseline, history === baseline ? 2 : 1, history, history === baseline ? undefined : baseline);
+      });
+    }
+  });
+}
 
 export type { BaseMessage };

@@ -8,7 +8,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteThreadArchive, redactArchived, restoreThreadHistory, type ArchivedCompaction, type RestorableState } from "../../src/index.js";
-import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, recallTool } from "../../src/extend/index.js";
+import { recallRef } from "../../src/langgraph/recall-refs.js";
 import { caught } from "../support/errors.js";
 import { startDevServer, type DevServer } from "./langgraph-api/dev-server.js";
 import { turnMessages, userMessage } from "./langgraph-api/script.js";
@@ -61,6 +62,24 @@ describe("erasing threads served by the LangGraph API server, through @langchain
     expect(JSON.stringify(history.map(stored))).not.toContain(FIRST_FILE_JSON);
     expect(JSON.stringify(await itemsOf(redacted))).not.toContain(FIRST_FILE_JSON);
     expect((await restoreThreadHistory(client, other)).map(stored)).toEqual(expected.map(stored));
+  });
+
+  it("recallTool({ store: client }) reads a served thread's originals from the server's store: redacted as redacted, another thread's never", async () => {
+    const [redacted, other] = threads as [string, string];
+    const recall = recallTool({ store: client });
+    const ref = recallRef("h1-call-a-result");
+    const recallIn = async (threadId: string) => {
+      const { values } = await client.threads.getState<RestorableState>(threadId);
+      return String(await recall.invoke({ ref }, { configurable: { thread_id: threadId }, state: values } as never));
+    };
+    const original = (await restoreThreadHistory(client, other)).find((message) => message.id === "h1-call-a-result")!;
+    expect(await recallIn(other)).toBe(`<recalled ref="${ref}">\n[tool read_file #h1-call-a]\n${String(original.content)}\n</recalled>`);
+    const text = await recallIn(redacted);
+    expect(text).toContain("[tool read_file #h1-call-a]\n[redacted]");
+    expect(text).not.toContain(FIRST_FILE);
+    // A thread of its own, with nothing archived, asking for the same reference.
+    const { thread_id: fresh } = await client.threads.create();
+    expect(await recallIn(fresh)).toBe(`Nothing archived under "${ref}".`);
   });
 
   it("deleteThreadArchive(client, ...) and client.threads.delete leave nothing of the thread; the other thread stays whole", async () => {

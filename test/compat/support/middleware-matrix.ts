@@ -62,12 +62,13 @@ export interface RunResult {
 export type Placement = "first" | "last" | "none" | "bare";
 
 /** The compaction under test: every tool result but the 2 newest groups' hidden, at every call. */
-const compaction = () => compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2 }));
+const compaction = (recall: boolean) => compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 2 }), recall ? { recall: true } : {});
 
-export async function runScenario(scenario: Scenario, placement: Placement): Promise<RunResult> {
+/** Run `scenario` with compaction placed as `placement`; `recall`: with the recall tool and references on. */
+export async function runScenario(scenario: Scenario, placement: Placement, recall = false): Promise<RunResult> {
   const { agent: model, checked } = scenario.models();
   const others = placement === "bare" ? [] : scenario.middleware();
-  const middleware = placement === "none" || placement === "bare" ? others : placement === "first" ? [compaction(), ...others] : [...others, compaction()];
+  const middleware = placement === "none" || placement === "bare" ? others : placement === "first" ? [compaction(recall), ...others] : [...others, compaction(recall)];
   const checkpointer = SqliteSaver.fromConnString(":memory:");
   const store = new CountingStore();
   const agent = createAgent({

@@ -1,0 +1,54 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph";
+import type { ArchiveAnchors } from "./archive-anchors.js";
+import { expandHistory, loadAnchors, type RestorableState } from "./restore-history.js";
+import { recallRef } from "./recall-refs.js";
+
+/** Where {@link recallOriginals} reads: the thread's state, and its own archive namespace. @internal */
+export interface RecallSource {
+  readonly state: RestorableState;
+  readonly store: BaseStore | undefined;
+  /** The thread of the run (from its config, never from the tool's arguments). */
+  readonly threadId: string | undefined;
+  readonly namespace: string[] | undefined;
+}
+
+/**
+ * The ids of the originals that `ref` stands for: every archived original or rewritten message
+ * whose id has that reference, and, through each compaction that replaced one of them (a hidden
+ * copy, a summary, a summary of summaries), the originals it replaced. Each id visited once.
+ */
+function originalIds(anchors: ArchiveAnchors, ref: string): Set<string> {
+  const pending: string[] = [];
+  for (const id of anchors.anchoredIds()) if (recallRef(id) === ref) pending.push(id);
+  for (const id of anchors.originalAt.keys()) if (recallRef(id) === ref) pending.push(id);
+  const visited = new Set<string>(pending);
+  const found = new Set<string>();
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (anchors.originalAt.has(id)) found.add(id);
+    for (const anchor of anchors.anchorsOf(id)) {
+      for (const original of anchor.replacedBy ?? []) {
+        if (typeof original.id !== "string" || visited.has(original.id)) continue;
+        visited.add(original.id);
+        pending.push(original.id);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The archived originals that recall reference `ref` stands for in one thread, in history order, as
+ * `restoreHistory` gives them back: what the app wrote since under an id (an edit, a redaction) in
+ * the original's place, what it removed left out, what `redactArchived` redacted redacted. Reads
+ * the state given and the thread's own archive namespace only; never writes. Empty when the ref
+ * names nothing archived in this thread. @internal
+ */
+export async function recallOriginals(source: RecallSource, ref: string): Promise<BaseMessage[]> {
+  const options = { ...(source.store ? { store: source.store } : {}), ...(source.threadId !== undefined ? { threadId: source.threadId } : {}), ...(source.namespace ? { namespace: source.namespace } : {}) };
+  const { messages, anchors } = await loadAnchors("recallTool", source.state, options);
+  const ids = originalIds(anchors, ref);
+  if (ids.size === 0) return [];
+  return expandHistory(messages, anchors).filter((message) => typeof message.id === "string" && ids.has(message.id));
+}
