@@ -3,7 +3,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import { InvalidHistoryError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { CompactionStrategy, type Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
 import { chainedRecord, logOnly, writeArchiveAndRecord } from "./log-writes.js";
@@ -66,7 +67,7 @@ export const graphCompactionOptionsShape = {
   onError: z.enum(["continue", "throw"]).optional(),
   archive: z.enum(["auto", "store", "state"]).optional(),
   namespace: z
-    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "labels may not contain '.', ':', '%', '_', '\\' or NUL (stores such as PostgresStore reject them)"))
+    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "expected labels without '.', ':', '%', '_', '\\' or NUL, which stores such as PostgresStore reject"))
     .min(1)
     .optional(),
   invalidHistory: adapterInvalidHistorySchema,
@@ -83,7 +84,7 @@ export interface CompactionStateUpdate {
 /** @internal */
 export function assertCompactor(component: string, compactor: unknown): asserts compactor is Compactor {
   if (typeof compactor !== "object" || compactor === null || typeof (compactor as Compactor).compact !== "function") {
-    throw new InvalidOptionError(component, "compactor", "expected a strategy (an object with a compact() method)");
+    throw invalidOption(component, "compactor", compactor, "a strategy (an object with a compact() method)");
   }
 }
 

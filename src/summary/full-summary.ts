@@ -66,7 +66,7 @@ const optionsSchema = z
   })
   .strict()
   .refine((options) => options.keep === undefined || options.keepRecent === undefined, {
-    message: "give keep or keepRecent, not both",
+    message: "keep or keepRecent, not both",
     path: ["keep"],
   });
 
