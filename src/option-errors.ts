@@ -39,7 +39,7 @@ function describeObject(value: object): string {
   const keys = Object.keys(value);
   if (keys.length === 0) return "an empty object";
   // A small object of plain values is shown whole, e.g. { messages: 5 }; anything else by its keys.
-  if (keys.length <= 3) {
+  if (keys.length <= 4) {
     const entries = keys.map((key) => {
       const shown = primitive((value as Record<string, unknown>)[key]);
       return shown === undefined ? undefined : `${keyName(key)}: ${shown}`;

@@ -60,9 +60,15 @@ function valueAt(options: unknown, path: readonly PropertyKey[]): unknown {
 function closest(name: string, known: readonly string[]): string | undefined {
   const distance = (a: string, b: string) => {
     let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+    let beforePrevious = previous;
     for (let i = 1; i <= a.length; i += 1) {
       const row = [i];
-      for (let j = 1; j <= b.length; j += 1) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let j = 1; j <= b.length; j += 1) {
+        row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+        // Two neighbouring letters swapped count as one edit.
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, beforePrevious[j - 2]! + 1);
+      }
+      beforePrevious = previous;
       previous = row;
     }
     return previous[b.length]!;
@@ -75,19 +81,26 @@ function closest(name: string, known: readonly string[]): string | undefined {
   return best?.name;
 }
 
-/** The object keys a schema accepts at `path` (an object schema, through optional and nullable wrappers), if it can tell. */
+type SchemaNode = { shape?: Record<string, unknown>; def?: { type?: string; innerType?: unknown; in?: unknown; options?: unknown[]; element?: unknown } };
+
+/** The object keys a schema accepts at `path` (through optional, default, pipe, union and array schemas), if it can tell. */
 function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] | undefined {
-  let current = schema as { shape?: Record<string, unknown>; unwrap?: () => unknown; def?: { type?: string; innerType?: unknown; options?: unknown[] } } | undefined;
-  const unwrap = () => {
-    while (current && (current.def?.type === "optional" || current.def?.type === "nullable" || current.def?.type === "default")) current = current.def.innerType as typeof current;
-  };
-  unwrap();
-  for (const key of path) {
-    if (!current?.shape || typeof key !== "string" || !(key in current.shape)) return undefined;
-    current = current.shape[key] as typeof current;
-    unwrap();
+  const node = schema as SchemaNode | undefined;
+  const type = node?.def?.type;
+  if (type === "optional" || type === "nullable" || type === "default" || type === "readonly" || type === "catch") return keysAt(node!.def!.innerType, path);
+  if (type === "pipe") return keysAt(node!.def!.in, path);
+  if (type === "union") {
+    for (const option of node!.def!.options ?? []) {
+      const keys = keysAt(option, path);
+      if (keys) return keys;
+    }
+    return undefined;
   }
-  return current?.shape ? Object.keys(current.shape) : undefined;
+  const [key, ...rest] = path;
+  if (type === "array") return typeof key === "number" ? keysAt(node!.def!.element, rest) : undefined;
+  if (!node?.shape) return undefined;
+  if (key === undefined) return Object.keys(node.shape);
+  return typeof key === "string" && key in node.shape ? keysAt(node.shape[key], rest) : undefined;
 }
 
 /**
@@ -110,5 +123,11 @@ export function parseOptions<Schema extends z.ZodType>(component: string, schema
       ...(near ? { reason: `did you mean ${near}?` } : {}),
     });
   }
-  throw new InvalidOptionError(component, path || "(options)", { got: describeValue(valueAt(options, issue.path)), expected: takes(issue) });
+  // A refinement may say why in its params: refine(check, { message: "expected ...", params: { reason } }).
+  const reason: unknown = issue.code === "custom" ? issue.params?.["reason"] : undefined;
+  throw new InvalidOptionError(component, path || "(options)", {
+    got: describeValue(valueAt(options, issue.path)),
+    expected: takes(issue),
+    ...(typeof reason === "string" ? { reason } : {}),
+  });
 }
