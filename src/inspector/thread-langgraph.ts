@@ -81,7 +81,7 @@ async function clientFor(url: string): Promise<LangGraphThreadClient> {
   } catch {
     protocol = "";
   }
-  if (protocol !== "http:" && protocol !== "https:") throw invalidOption(COMPONENT, "url", url, "an http:// or https:// URL");
+  if (protocol !== "http:" && protocol !== "https:") throw invalidOption(COMPONENT, "server", url, "an http:// or https:// URL, or a @langchain/langgraph-sdk Client");
   const { Client } = await importOptional<typeof import("@langchain/langgraph-sdk")>("@langchain/langgraph-sdk", COMPONENT, "@langchain/langgraph-sdk");
   // No retries: a server that is not there is said at once, not after a minute of back-off.
   return new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } }) as unknown as LangGraphThreadClient;
