@@ -68,7 +68,7 @@ function describeSymbol(checker, exported) {
     lines.push(`${ts.SymbolFlags[flags] ?? "symbol"} ${name}`);
   }
   // Private and #private members are not part of the API.
-  return lines.filter((line) => !/^\s+(static )?(#|__@)/.test(line)).map(unqualified);
+  return lines.filter((line) => !/^\s+(static )?(readonly )?(#|__@)/.test(line)).map(unqualified);
 }
 
 function memberLine(checker, member, location) {

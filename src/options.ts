@@ -39,7 +39,9 @@ function takes(issue: Issue): string {
   }
   if ((issue.code === "too_small" || issue.code === "too_big") && /^Too (small|big)/.test(issue.message)) return bound(issue);
   // Custom messages are written "expected ..."; zod's own as "Invalid option: expected one of ...".
-  return issue.message.replace(/^Invalid (input|option|value): /, "").replace(/^expected /, "");
+  const text = issue.message.replace(/^Invalid (input|option|value): /, "").replace(/^expected /, "");
+  // zod lists literals as "a"|"b": as a list.
+  return text.startsWith("one of ") ? text.replaceAll('"|"', '", "') : text;
 }
 
 /** The value at `path` in `options`, read without calling anything but plain property reads. */
