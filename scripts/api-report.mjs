@@ -30,8 +30,11 @@ export function entryPoints(root = ROOT) {
 const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.WriteArrowStyleSignature;
 const SHORT = ts.TypeFormatFlags.None;
 
-/** A type's text without the compiler's `import("/absolute/path").` qualifiers: the same on every machine. */
-const unqualified = (text) => text.replace(/import\("[^"]*"(?:, \{ with: \{ "resolution-mode": "\w+" \} \})?\)\./g, "");
+/**
+ * A type's text without the compiler's `import("/absolute/path").` qualifiers and the numbers it gives
+ * unique symbols (`__@ERROR_MARKER@776`), which move with any change elsewhere: the same on every machine.
+ */
+const unqualified = (text) => text.replace(/import\("[^"]*"(?:, \{ with: \{ "resolution-mode": "\w+" \} \})?\)\./g, "").replace(/(__@\w+)@\d+/g, "$1");
 
 /** One line per exported name: `kind name: signature`, members indented below interfaces and classes. */
 function describeSymbol(checker, exported) {
@@ -68,7 +71,7 @@ function describeSymbol(checker, exported) {
     lines.push(`${ts.SymbolFlags[flags] ?? "symbol"} ${name}`);
   }
   // Private and #private members are not part of the API.
-  return lines.filter((line) => !/^\s+(static )?(readonly )?(#|__@)/.test(line)).map(unqualified);
+  return lines.filter((line) => !/^\s+(static )?(#|__@)/.test(line)).map(unqualified);
 }
 
 function memberLine(checker, member, location) {

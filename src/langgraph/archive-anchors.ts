@@ -43,6 +43,8 @@ export class ArchiveAnchors {
   readonly writtenAt = new Map<string, { sequence: number; fingerprint: string | undefined }>();
   /** Per id, the newest compaction that archived an original with that id. */
   readonly originalAt = new Map<string, number>();
+  /** Per compaction, the fingerprints it recorded of the messages it wrote (`ArchivedCompaction.written`). */
+  readonly #written = new Map<number, Readonly<Record<string, string>>>();
   /** Per compaction, the neighbours it recorded of each id it anchored originals to. */
   readonly #neighbours = new Map<number, Readonly<Record<string, readonly [string | null, string | null]>>>();
 
@@ -84,7 +86,13 @@ export class ArchiveAnchors {
       wrote(id);
     }
     for (const id of Object.keys(written)) wrote(id);
+    if (archive.written) this.#written.set(sequence, archive.written);
     if (archive.neighbours) this.#neighbours.set(sequence, archive.neighbours);
+  }
+
+  /** The fingerprint compaction `sequence` recorded of what it wrote under `id`, if it recorded one. */
+  writtenFingerprint(sequence: number, id: string): string | undefined {
+    return this.#written.get(sequence)?.[id];
   }
 
   /**

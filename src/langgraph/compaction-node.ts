@@ -24,6 +24,7 @@ export interface CompactionNodeInput {
   messages: BaseMessage[];
   compactionLog?: unknown;
   compactionArchive?: unknown;
+  compactionSummary?: unknown;
 }
 
 /** What a compaction node returns: the minimal update of `messages`, the log record and (without a store) the archive. */
@@ -126,6 +127,9 @@ export function compactionNodeRun(
       channels: { log: "compactionLog" in (state ?? {}), archive: "compactionArchive" in (state ?? {}) },
       keepPendingCalls: true,
       checked,
+      // A summary the app overwrites is logged and written back (the model reads the state this step writes).
+      summaries: state?.compactionSummary,
+      writeBack: true,
       onHistory,
       deferArchive,
     });

@@ -55,6 +55,11 @@ export function mergeCompactionArchive(
   return mergeByKey((archive) => archive.compactionId, left, right);
 }
 
+/** Reducer of the `compactionSummary` channel: the last write wins (the whole, bounded list). */
+export function mergeLiveSummaries(left: readonly LiveSummary[] | undefined, right: readonly LiveSummary[] | undefined): LiveSummary[] {
+  return [...(right ?? left ?? [])];
+}
+
 /**
  * The compaction channels for an `Annotation`-based graph: spread its `spec` beside
  * `MessagesAnnotation.spec`.
@@ -62,6 +67,8 @@ export function mergeCompactionArchive(
  *   order, within a fixed size; `readCompactionLog` reads the whole log.
  * - `compactionArchive`: the originals that left the context, and the full log's records, when the
  *   graph has no store or no thread id to archive them in (see `createCompactionNode`'s `archive` option).
+ * - `compactionSummary`: the newest summary (at most a few entries), so that one the app overwrites
+ *   or removes by id is logged and written back (see `createCompactionNode`).
  *
  * A checkpointer that writes every channel's whole value into every checkpoint (`SqliteSaver`,
  * `MemorySaver`) writes these channels again at each step, so their cost grows with steps x size.
@@ -81,6 +88,10 @@ export const CompactionState = Annotation.Root({
   }),
   compactionArchive: Annotation<ArchivedCompaction[], ArchivedCompaction | ArchivedCompaction[]>({
     reducer: mergeCompactionArchive,
+    default: () => [],
+  }),
+  compactionSummary: Annotation<LiveSummary[], LiveSummary[]>({
+    reducer: mergeLiveSummaries,
     default: () => [],
   }),
 });
@@ -152,10 +163,6 @@ export const liveSummarySchema = z.object({
   overwritten: z.enum(["edited", "removed"]).optional(),
 }) as unknown as z.ZodType<LiveSummary>;
 
-/** Reducer of the `compactionSummary` channel: the last write wins (the whole, bounded list). */
-export function mergeLiveSummaries(left: readonly LiveSummary[] | undefined, right: readonly LiveSummary[] | undefined): LiveSummary[] {
-  return [...(right ?? left ?? [])];
-}
 
 /**
  * The same channels as {@link CompactionState}, and `compactionSummary` (the newest summary and the

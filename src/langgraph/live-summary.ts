@@ -109,6 +109,14 @@ export function withOverwrittenSummaries(messages: readonly BaseMessage[], summa
   if (!Array.isArray(summaries)) return messages as BaseMessage[];
   const overwritten = (summaries as LiveSummary[]).filter((summary) => summary.overwritten !== undefined);
   if (overwritten.length === 0) return messages as BaseMessage[];
+  return placeOverwritten(messages, overwritten, (summary) => `${summary.compactionId}-summary`);
+}
+
+/**
+ * `messages` with each of `overwritten` put back (under `idOf` it): before the app's message under its
+ * id, else before the message that followed it, else at the start (after system messages). @internal
+ */
+export function placeOverwritten(messages: readonly BaseMessage[], overwritten: readonly LiveSummary[], idOf: (summary: LiveSummary) => string): BaseMessage[] {
   const positions = new Map<string, number>();
   messages.forEach((message, position) => {
     if (typeof message?.id === "string" && !positions.has(message.id)) positions.set(message.id, position);
@@ -120,8 +128,8 @@ export function withOverwrittenSummaries(messages: readonly BaseMessage[], summa
       position = messages.findIndex((message) => message?.type !== "system");
       if (position < 0) position = messages.length;
     }
-    const [restored] = mapStoredMessagesToChatMessages([summary.message]);
-    restored!.id = `${summary.compactionId}-summary`;
+    // Built with its new id (not assigned after), so its serialized form carries that id too.
+    const [restored] = mapStoredMessagesToChatMessages([{ ...summary.message, data: { ...summary.message.data, id: idOf(summary) } }]);
     before.set(position, [...(before.get(position) ?? []), restored!]);
   }
   const result: BaseMessage[] = [];

@@ -3,11 +3,12 @@ import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
 import { fromPlainMessages, type MessageInput } from "../messages/from-plain.js";
 import { ArchiveAnchors } from "./archive-anchors.js";
-import { PLACE, appWritesOf } from "./app-writes.js";
+import { PLACE, appWritesOf, fingerprintOf } from "./app-writes.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 import { readLogFor } from "./compaction-log.js";
+import { writtenBackIds } from "./summary-write-back.js";
 
 /**
  * The state {@link restoreHistory} reads: `messages` and the {@link CompactionState} channels. The
@@ -34,7 +35,10 @@ export interface RestoreHistoryOptions {
   namespace?: string[];
 }
 
-async function archivesOf(state: RestorableState, options: RestoreHistoryOptions & { store?: BaseStore | undefined }): Promise<{ sequence: number; archive: ArchivedCompaction }[]> {
+async function archivesOf(
+  state: RestorableState,
+  options: RestoreHistoryOptions & { store?: BaseStore | undefined },
+): Promise<{ archives: { sequence: number; archive: ArchivedCompaction }[]; writtenBack: Set<string> }> {
   const inState = new Map((state.compactionArchive ?? []).map((archive) => [archive.compactionId, archive] as const));
   const archives: { sequence: number; archive: ArchivedCompaction }[] = [];
   const log = await readLogFor("restoreHistory", state, options);
@@ -56,7 +60,7 @@ async function archivesOf(state: RestorableState, options: RestoreHistoryOptions
     }
     archives.push({ sequence, archive });
   }
-  return archives;
+  return { archives, writtenBack: writtenBackIds(log) };
 }
 
 /**
@@ -92,7 +96,8 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   const messages = fromPlainMessages(state.messages, "restoreHistory");
   const store = asBaseStore("restoreHistory", options.store);
   const anchors = new ArchiveAnchors();
-  for (const { sequence, archive } of await archivesOf(state, { ...options, store })) {
+  const { archives, writtenBack } = await archivesOf(state, { ...options, store });
+  for (const { sequence, archive } of archives) {
     anchors.addArchive(sequence, archive, mapStoredMessagesToChatMessages(archive.messages.map((entry) => entry.message)));
   }
   // Originals anchored to a message the app removed go to its neighbours.
@@ -117,7 +122,7 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
   const placeholders = new Map<BaseMessage, number>();
   while (pending.length > 0) {
     const [message, bound] = pending.pop()!;
-    const appWrite = typeof message.id === "string" ? appWrites.get(message.id) : undefined;
+    let appWrite = typeof message.id === "string" ? appWrites.get(message.id) : undefined;
     if (appWrite !== undefined && message !== appWrite.message && bound === appWrite.sequence) {
       // The original the app's write replaced: the app's version takes its place, as it is.
       if (!appWrite.placed) output.push(appWrite.message);
@@ -125,6 +130,11 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
       continue;
     }
     const anchor = anchors.lastBefore(message.id, bound);
+    if (anchor?.replacedBy && bound !== Number.POSITIVE_INFINITY && bound !== PLACE && appWrite?.message !== message) {
+      // An app's write that a later compaction archived: it differs from what this one wrote under its id.
+      const wrote = anchors.writtenFingerprint(anchor.sequence, message.id!);
+      if (wrote !== undefined && wrote !== fingerprintOf(message)) appWrites.set(message.id!, (appWrite = { message, sequence: anchor.sequence, placed: false }));
+    }
     const isAppWrite = appWrite !== undefined && message === appWrite.message;
     if (bound === PLACE || (!anchor && isAppWrite)) {
       // Where the app's write goes unless its id's original comes out later (above).
@@ -141,11 +151,12 @@ export async function restoreHistory(state: RestorableState, options: RestoreHis
     pushInOrder(after, sequence);
     if (replacedBy) {
       // The app overwrote what this compaction wrote: its originals, the app's version in its id's.
-      if (isAppWrite && sequence === appWrite.sequence) pending.push([message, PLACE]);
+      if (isAppWrite && sequence === appWrite!.sequence) pending.push([message, PLACE]);
       pushInOrder(replacedBy, sequence);
     } else pending.push([message, sequence]);
     pushInOrder(before, sequence);
   }
   for (const [message, position] of placeholders) if (!appWrites.get(message.id!)!.placed) output[position] = message;
-  return output.filter((message): message is BaseMessage => message !== undefined);
+  // A summary written back after the app overwrote its id was added by a compaction, as summaries are.
+  return output.filter((message): message is BaseMessage => message !== undefined && !(typeof message.id === "string" && writtenBack.has(message.id)));
 }

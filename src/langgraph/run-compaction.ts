@@ -1,10 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import type { BaseStore } from "@langchain/langgraph";
-import { z } from "zod/v4";
 import { InvalidHistoryError } from "../errors.js";
-import { invalidOption } from "../option-errors.js";
 import { CompactionStrategy, type Compactor } from "../strategies/compaction-strategy.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
 import { chainedRecord, logOnly, writeArchiveAndRecord } from "./log-writes.js";
@@ -15,96 +12,20 @@ import { assignMessageIds, compactionUpdate, lastIdOf, type CompactionUpdate } f
 import type { CheckedHistories } from "./checked-histories.js";
 import { checkedOutput, withOverhead } from "./checked-output.js";
 import { chainSummaryCheck, withCheckRecords } from "./summary-check-log.js";
-import { checkLiveSummaries, summariesAfter, withSummaryCheck, type LiveSummary, type SummaryCheck } from "./live-summary.js";
-import { adapterInvalidHistorySchema, repairBeforeCompaction, repairOnlyResult, withRepair, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
+import { runWithWriteBack, writeBackSummaries } from "./summary-write-back.js";
+import { checkLiveSummaries, summariesAfter, withSummaryCheck, type SummaryCheck } from "./live-summary.js";
+import { repairBeforeCompaction, repairOnlyResult, withRepair } from "./invalid-history.js";
+import { compactionIdOf, type CompactionStateUpdate, type GraphCompactionOptions } from "./graph-compaction-options.js";
 
-/** What the compaction node (and middleware) does when the compactor throws. */
-export type CompactionErrorHandling = "continue" | "throw";
-
-/** Where the originals of a compaction are archived. */
-export type CompactionArchiveMode = "auto" | "store" | "state";
-
-/** Options of `createCompactionNode` and `compactionMiddleware`. */
-export interface GraphCompactionOptions {
-  /**
-   * When the compactor throws (or the archive cannot be written): `"continue"` leaves the messages
-   * unchanged, appends a `failed` record with the reason to `compactionLog` and lets the graph go
-   * on; `"throw"` rethrows, failing the step. An aborted run always rethrows.
-   * @default "continue"
-   */
-  onError?: CompactionErrorHandling;
-  /**
-   * Where originals that leave the context are archived. `"auto"`: in the graph's store
-   * (`config.store`) under a namespace per thread when the run has a store and a
-   * `configurable.thread_id`, else in the `compactionArchive` state channel. `"store"`: always the
-   * store; a run without a store or thread id throws a `CompactionArchiveError`. `"state"`: always
-   * the state channel.
-   * @default "auto"
-   */
-  archive?: CompactionArchiveMode;
-  /** Namespace prefix of the archive in the store; the thread id is appended. @default DEFAULT_ARCHIVE_NAMESPACE */
-  namespace?: string[];
-  /**
-   * A history whose tool calls and results do not pair up as providers require (an orphan result, a
-   * call never answered, a result separated from its call...), whose text holds a lone surrogate, or
-   * with a message that has nothing to send.
-   * `"repair"`: it is repaired (see {@link AdapterInvalidHistoryHandling}) before the compactor runs, and the repaired history replaces it in the state
-   * even when the compactor has nothing to do (status `"repaired"`) or throws: the model never gets a
-   * history its provider rejects. What the repair dropped, rewrote or moved is archived like any
-   * compaction's originals (`restoreHistory` gives the history back as it was stored) and the
-   * record's `repair` names it. `"leave"`: the compactor gets the history as it is; a strategy
-   * rejects it with `InvalidHistoryError`, which `onError` handles (by default a `failed` record and
-   * the history passed on unchanged). The node leaves the calls of a last assistant message as they
-   * are (pending: it may run between the model and the tools); the middleware, right before the
-   * model, repairs them too.
-   * @default "repair"
-   */
-  invalidHistory?: AdapterInvalidHistoryHandling;
-}
-
-/** @internal */
-export const graphCompactionOptionsShape = {
-  onError: z.enum(["continue", "throw"]).optional(),
-  archive: z.enum(["auto", "store", "state"]).optional(),
-  namespace: z
-    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "expected labels without '.', ':', '%', '_', '\\' or NUL, which stores such as PostgresStore reject"))
-    .min(1)
-    .optional(),
-  invalidHistory: adapterInvalidHistorySchema,
-};
-
-/** The state update of one compaction step. @internal */
-export interface CompactionStateUpdate {
-  messages?: BaseMessage[];
-  compactionLog?: CompactionRecord[];
-  compactionArchive?: ArchivedCompaction[];
-  compactionSummary?: LiveSummary[];
-}
-
-/** @internal */
-export function assertCompactor(component: string, compactor: unknown): asserts compactor is Compactor {
-  if (typeof compactor !== "object" || compactor === null || typeof (compactor as Compactor).compact !== "function") {
-    throw invalidOption(component, "compactor", compactor, "a strategy (an object with a compact() method)");
-  }
-}
-
-/** Namespace of the compaction ids derived from a LangGraph task (a UUID v5 namespace of this package's own). */
-const TASK_COMPACTION_ID_NAMESPACE = "6f1b3c52-8d0e-4f7a-9a51-2c4e8b7d9e10";
-
-/**
- * The id of this step's compaction: derived from the LangGraph task running it (its checkpoint
- * namespace holds the task id, which LangGraph derives from the checkpoint the step started from), so
- * a step retried from the same checkpoint (a worker that died before the next checkpoint was
- * written) rewrites the same archive entry instead of leaving one that no record names. Outside a
- * graph task, a random UUID. @internal
- */
-export function compactionIdOf(config: RunnableConfig | undefined, component: string, messages: readonly BaseMessage[]): string {
-  const namespace = config?.configurable?.["checkpoint_ns"];
-  const threadId = config?.configurable?.["thread_id"];
-  if (typeof namespace !== "string" || !namespace.includes(":")) return uuidv4();
-  // The input too: two compactions in one task (two middlewares around one model call) differ by it or by component.
-  return uuidv5(JSON.stringify([component, String(threadId ?? ""), namespace, messages.length, lastIdOf(messages)]), TASK_COMPACTION_ID_NAMESPACE);
-}
+export {
+  assertCompactor,
+  compactionIdOf,
+  graphCompactionOptionsShape,
+  type CompactionArchiveMode,
+  type CompactionErrorHandling,
+  type CompactionStateUpdate,
+  type GraphCompactionOptions,
+} from "./graph-compaction-options.js";
 
 function failedRecord(compactor: Compactor, messages: readonly BaseMessage[], reason: string, durationMs: number, id: string): CompactionRecord {
   return {
@@ -169,6 +90,8 @@ export interface GraphCompactionRun {
   overflow?: { readonly shrink: number | undefined } | undefined;
   /** The state's `compactionSummary`: given, a summary the app overwrote is logged, and a new one is kept there. */
   summaries?: unknown;
+  /** A summary the app overwrote is written back into the state (a step of its own, whose state the model reads). */
+  writeBack?: boolean;
 }
 
 /**
@@ -180,6 +103,10 @@ export interface GraphCompactionRun {
  * there). @internal
  */
 export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionStateUpdate> {
+  if (run.writeBack === true && Array.isArray(run.messages)) {
+    const back = writeBackSummaries(run.messages as BaseMessage[], run.summaries);
+    if (back !== undefined) return runWithWriteBack(run, back, runGraphCompaction, () => logWhere(run, usesStore(run)));
+  }
   let begun: Begun;
   try {
     begun = beginGraphCompaction(run);
@@ -198,9 +125,20 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
   }
   // An overwrite to log: its records go in the full log first, and the step's own record after them.
   const quiet = { ...check!, records: [] };
-  const where = begun.useStore ? { store: run.store!, namespace: archiveNamespace(run.threadId!, run.options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE) } : ("state" as const);
+  const where = logWhere(run, begun.useStore);
   const step = noop ? Promise.resolve<CompactionStateUpdate>({}) : finishGraphCompaction({ ...run, log: chained.log }, begun, quiet);
   return step.then((update) => withCheckRecords(withSummaryCheck(update, quiet), chained.records, where));
+}
+
+/** Whether the step archives in the store (see the `archive` option). */
+function usesStore(run: GraphCompactionRun): boolean {
+  const mode = run.options.archive ?? "auto";
+  return mode === "store" || (mode === "auto" && run.store !== undefined && run.threadId !== undefined);
+}
+
+/** Where a step's records go besides the state: the store's log namespace, or the archive channel. */
+function logWhere(run: GraphCompactionRun, useStore: boolean): "state" | { store: BaseStore; namespace: string[] } {
+  return useStore ? { store: run.store!, namespace: archiveNamespace(run.threadId!, run.options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE) } : "state";
 }
 
 /** A step's synchronous start: its checks, the history to compact and the compactor's promise. */
@@ -220,8 +158,7 @@ function beginGraphCompaction(run: GraphCompactionRun): Begun {
   if (!Array.isArray(run.messages)) {
     throw new InvalidHistoryError(`${component}: the state's \`messages\` is not an array (got ${typeof run.messages}); is it a messages channel?`);
   }
-  const mode = options.archive ?? "auto";
-  const useStore = mode === "store" || (mode === "auto" && store !== undefined && threadId !== undefined);
+  const useStore = usesStore(run);
   if (useStore && (store === undefined || threadId === undefined)) {
     throw new CompactionArchiveError(
       `${component}: archive "store" needs a store (compile the graph with { store }) and a configurable.thread_id; this run has ${store ? "no thread id" : "no store"}`,

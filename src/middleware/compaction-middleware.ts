@@ -9,6 +9,7 @@ import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { assertCompactor, graphCompactionOptionsShape, runGraphCompaction, type GraphCompactionOptions } from "../langgraph/run-compaction.js";
 import { currentConfig } from "./current-config.js";
 import { compactInModelCall } from "./in-model-call.js";
+import { overflowOnlyModelCall } from "./before-model-overflow.js";
 
 /** Options of {@link compactionMiddleware}: those of `createCompactionNode`, plus the middleware's name and hook. */
 export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
@@ -21,7 +22,8 @@ export interface CompactionMiddlewareOptions extends GraphCompactionOptions {
    * composes with what other middleware write in that step (a repair that moves a message moves
    * it for the model only; every message keeps its id). A call that ends in a structured response writes nothing,
    * neither to the state nor to the store. `"beforeModel"`: a hook of its own, which `createAgent`
-   * runs as a node before the model node: one more graph step per model call. See docs/langgraph.md.
+   * runs as a node before the model node: one more graph step per model call (a context overflow
+   * is still retried once, in the model's step). See docs/langgraph.md.
    * @default "wrapModelCall"
    */
   hook?: "beforeModel" | "wrapModelCall";
@@ -91,8 +93,11 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
       wrapModelCall: (request, handler) => compactInModelCall({ component: "compactionMiddleware", name: base.name, compactor, options: parsed, checked, prepared }, request, handler),
     });
   }
+  // Its own step compacts; the model call is wrapped only to survive a context overflow.
+  const overflow = { component: "compactionMiddleware", name: base.name, compactor, options: parsed, checked, prepared: new WeakMap() };
   return createMiddleware({
     ...base,
+    wrapModelCall: (request, handler) => overflowOnlyModelCall(overflow, request, handler),
     beforeModel: async (state, runtime) => {
       const update = await runGraphCompaction({
         component: "compactionMiddleware",
@@ -107,8 +112,9 @@ export function compactionMiddleware(compactor: Compactor, options: CompactionMi
         // Right before the model: calls without results, even in the last message, would be rejected.
         keepPendingCalls: false,
         checked,
-        // A summary the app overwrites is logged (this hook cannot put it back for the model).
+        // A summary the app overwrites is logged and written back (the model node reads the state).
         summaries: (state as { compactionSummary?: unknown }).compactionSummary,
+        writeBack: true,
       });
       // No update at all for a no-op: the hook then re-emits nothing.
       return Object.keys(update).length === 0 ? undefined : update;

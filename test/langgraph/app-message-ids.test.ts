@@ -84,6 +84,31 @@ describe("an id the app writes after a compaction is the app's", () => {
     expect(restored.find((message) => message.id === "t-c1-1")!.content).toBe("[REDACTED: contained a secret]");
   });
 
+  it("a redaction of a hidden result that a later summary covers: restoreHistory still returns the redaction", async () => {
+    const secret = (callId: string) => `${callId}: the password is hunter2 `.repeat(40);
+    const summarizer = fakeModel().respond(new AIMessage("<summary>S1</summary>")).respond(new AIMessage("<summary>S2</summary>"));
+    const { ours, reference } = pair(
+      [
+        compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 })),
+        compactionMiddleware(fullSummary({ model: summarizer, keepRecent: 2, trigger: { messages: 14 } }), { name: "Summary" }),
+      ],
+      [4, 4],
+      secret,
+    );
+    const redaction = new ToolMessage({ id: "t-c1-1", tool_call_id: "c1-1", name: "lookup", content: "[REDACTED: contained a secret]" });
+    for (const side of [ours, reference]) {
+      await side.agent.invoke({ messages: [new HumanMessage({ id: "user-1", content: "look it up" })] }, thread("t"));
+      await side.agent.graph.updateState(thread("t"), { messages: [redaction] });
+      await side.agent.invoke({ messages: [new HumanMessage({ id: "user-2", content: "and the rest" })] }, thread("t"));
+    }
+    const values = await valuesOf(ours);
+    // The summary took the redacted result out of the state: only its archive holds it now.
+    expect(values.messages.some((message) => message.id === "t-c1-1")).toBe(false);
+    const restored = await restoredOf(ours);
+    expect(shown(restored)).toEqual(shown((await valuesOf(reference)).messages));
+    expect(restored.find((message) => message.id === "t-c1-1")!.content).toBe("[REDACTED: contained a secret]");
+  });
+
   it("a RemoveMessage of a hidden result and of a message originals are anchored to: neither comes back, the other originals stay", async () => {
     const { ours, reference } = pair([compactionMiddleware(slidingWindow({ keepTurns: 1 })), compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { name: "Hiding" })], [2, 2]);
     for (const side of [ours, reference]) {

@@ -14,7 +14,7 @@ import { createAgent } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { CompactionOverflowError } from "../../src/errors.js";
-import { autoCompaction, validateToolPairing, type CompactionRecord, type CompactionResult, type Compactor } from "../../src/index.js";
+import { autoCompaction, toolResultHiding, validateToolPairing, type CompactionRecord, type CompactionResult, type Compactor } from "../../src/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { caught } from "../support/errors.js";
 import { startOpenAIServer, type OpenAIServer, type ReceivedRequest, type ScriptedResponse } from "../support/openai-server.js";
@@ -97,9 +97,10 @@ async function anthropic(limit = LIMIT, then = limit): Promise<{ model: ChatAnth
 /** autoCompaction with a window far larger than the server's: its count says everything fits. */
 const trusting = () => autoCompaction({ contextWindow: 128_000 });
 
-async function runAgent(model: ChatOpenAI | ChatAnthropic, compactor: Compactor, id: string) {
+async function runAgent(model: ChatOpenAI | ChatAnthropic, compactor: Compactor, id: string, hook: "wrapModelCall" | "beforeModel" = "wrapModelCall", before: Compactor[] = []) {
   const checkpointer = new MemorySaver();
-  const agent = createAgent({ model, tools: [lookup], middleware: [compactionMiddleware(compactor)], checkpointer });
+  const middleware = [...before.map((each, index) => compactionMiddleware(each, { name: `Before${index}` })), compactionMiddleware(compactor, { hook })];
+  const agent = createAgent({ model, tools: [lookup], middleware, checkpointer });
   const outcome = await agent.invoke({ messages: [{ role: "user", content: "look three things up", id: "h1" }] }, thread(id)).then(
     (state) => ({ error: undefined, answer: (state.messages.at(-1) as BaseMessage).text }),
     (error: unknown) => ({ error, answer: undefined }),
@@ -114,10 +115,12 @@ const providers = [
   ["ChatAnthropic", (limit?: number, then?: number): Promise<{ model: ChatOpenAI | ChatAnthropic; sizes: number[] }> => anthropic(limit, then)],
 ] as const;
 
+const hooks = providers.flatMap(([name, start]) => (["wrapModelCall", "beforeModel"] as const).map((hook) => [name, hook, start] as const));
+
 describe("compactionMiddleware after a context overflow", () => {
-  it.each(providers)("%s: compacts harder (summary, then a hard limit lowered to the share the provider takes) and retries once; the retry's compaction is written once", async (_name, start) => {
+  it.each(hooks)("%s, hook %s: compacts harder (summary, then a hard limit lowered to the share the provider takes) and retries once; the retry's compaction is written once", async (_name, hook, start) => {
     const { model, sizes } = await start();
-    const run = await runAgent(model, trusting(), "ok");
+    const run = await runAgent(model, trusting(), "ok", hook);
     expect({
       answer: run.answer,
       // Three calls under the limit, the fourth over it, then its one retry, smaller.
@@ -137,10 +140,10 @@ describe("compactionMiddleware after a context overflow", () => {
     });
   });
 
-  it.each(providers)("%s: a second overflow surfaces, with the provider's error as the cause and a failed record", async (_name, start) => {
+  it.each(hooks)("%s, hook %s: a second overflow surfaces, with the provider's error as the cause and a failed record", async (_name, hook, start) => {
     // Once over the limit, the server takes nothing larger than 100 characters: the retry overflows too.
     const { model, sizes } = await start(LIMIT, 100);
-    const run = await runAgent(model, trusting(), "twice");
+    const run = await runAgent(model, trusting(), "twice", hook);
     const error = (run.error as { cause?: unknown }).cause;
     expect({
       isOverflowError: CompactionOverflowError.isInstance(error),
@@ -152,6 +155,18 @@ describe("compactionMiddleware after a context overflow", () => {
       // The step failed: nothing of it is in the state.
       log: run.log,
     }).toEqual({ isOverflowError: true, retried: true, record: ["failed", true], cause: "ContextOverflowError", overLimit: [false, false, false, true, false], log: [] });
+  });
+
+  it("two compacting middleware, neither compacting in the step: the one listed last compacts and retries", async () => {
+    const { model, sizes } = await openAI();
+    // Listed first, a hiding that never fires under its own count.
+    const run = await runAgent(model, trusting(), "two", "wrapModelCall", [toolResultHiding({ keepRecentGroups: 1, trigger: { tokens: 100_000 } })]);
+    expect({ answer: run.answer, overLimit: sizes.map((size) => size > LIMIT), log: run.log, pairing: validateToolPairing(run.messages) }).toEqual({
+      answer: "done",
+      overLimit: [false, false, false, true, false],
+      log: ["truncated"],
+      pairing: [],
+    });
   });
 
   it("an overflow that compaction cannot shrink surfaces at once: no retry", async () => {

@@ -54,10 +54,10 @@ describe("an overwrite of a summary's id", () => {
     expect(values.compactionSummary.map((summary) => [summary.id, summary.compactionId])).toEqual([[summarized.at(-1)!.summaryId, summarized.at(-1)!.id]]);
   });
 
-  for (const write of ["edit", "remove"] as const) {
-    it(`${write === "edit" ? "an edit (updateState with an AIMessage under its id)" : "a RemoveMessage of it"}: logged, the model still gets the summary, restoreHistory is exact`, async () => {
-      const ours = agentWith([compactionMiddleware(fullSummary({ model: summarizer(), keepRecent: 2, trigger: { tokens: 3000 } }))]);
-      const reference = agentWith([]);
+  for (const [write, hook] of [["edit", "wrapModelCall"], ["remove", "wrapModelCall"], ["edit", "beforeModel"], ["remove", "beforeModel"]] as const) {
+    it(`${write === "edit" ? "an edit (updateState with an AIMessage under its id)" : "a RemoveMessage of it"}, hook ${hook}: logged, the model still gets the summary, restoreHistory is exact`, async () => {
+      const ours = agentWith([compactionMiddleware(fullSummary({ model: summarizer(), keepRecent: 2, trigger: { tokens: 3000 } }), { hook })], [4, 0, 4]);
+      const reference = agentWith([], [4, 0, 4]);
       const first = [new HumanMessage({ id: "user-1", content: "look up the numbers" })];
       await ours.agent.invoke({ messages: first }, thread);
       await reference.agent.invoke({ messages: first }, thread);
@@ -94,9 +94,20 @@ describe("an overwrite of a summary's id", () => {
       // The app's edit stays in the state as the app wrote it.
       const state = (await valuesOf(ours)).messages;
       expect(state.filter((message) => message.id === summaryId).map(textOf)).toEqual(write === "edit" ? ["the app's edited text"] : []);
+      // In a step of its own, the summary is written back into the state, under the id the record names.
+      const inserted = overwrites[0]!.insertedIds;
+      expect(inserted).toEqual(hook === "beforeModel" ? [request[at]!.id] : []);
+      expect(state.filter((message) => textOf(message) === summaryText).map((message) => message.id)).toEqual(hook === "beforeModel" ? inserted : []);
 
       const restored = await restoreHistory(await valuesOf(ours), { store: ours.store, threadId: "t" });
       expect(shown(restored)).toEqual(shown((await valuesOf(reference)).messages));
+
+      // A later summary covers the app's message too: restoreHistory still gives the app's version.
+      for (const side of [ours, reference]) await side.agent.invoke({ messages: [new HumanMessage({ id: "user-3", content: "and then?" })] }, thread);
+      const later = await readCompactionLog(await valuesOf(ours), { store: ours.store, threadId: "t" });
+      expect(later.filter((record) => record.status === "summarized").length).toBeGreaterThan(summarized.length);
+      expect((await valuesOf(ours)).messages.some((message) => message.id === summaryId)).toBe(false);
+      expect(shown(await restoreHistory(await valuesOf(ours), { store: ours.store, threadId: "t" }))).toEqual(shown((await valuesOf(reference)).messages));
     });
   }
 });
