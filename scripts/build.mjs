@@ -50,9 +50,10 @@ console.log("built dist/esm and dist/cjs");
 
 // The ESM entries of optional peers (their folder has a peers.js guard). Node links every static import
 // of an ES module before any of its code runs, so a missing peer would fail with Node's own
-// ERR_MODULE_NOT_FOUND before the guard could say what to install. The package's "import" condition
-// points at entry.js instead: it runs the guard, then loads index.js dynamically and re-exports its
-// names (listed from index.js here). The types stay index.d.ts.
+// ERR_MODULE_NOT_FOUND before the guard could say what to install. The package's "import" + "node"
+// condition points at entry.js instead: it runs the guard, then loads index.js dynamically and
+// re-exports its names (listed from index.js here). Bundlers (no top-level await needed) and the types
+// keep index.js and index.d.ts.
 function writeGuardedEntry(directory) {
   const index = join(directory, "index.js");
   const source = ts.createSourceFile(index, readFileSync(index, "utf8"), ts.ScriptTarget.Latest);

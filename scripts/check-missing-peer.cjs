@@ -49,7 +49,7 @@ if (process.env.HIDDEN_PEER) {
 
   const exportsOf = require("./../package.json").exports;
   for (const [, peer, name] of cases) {
-    const entry = exportsOf[name.replace("langchain-compaction", ".")].import.default;
+    const entry = exportsOf[name.replace("langchain-compaction", ".")].import.node;
     const script = `import(${JSON.stringify(entry)}).then(() => console.log("loaded"), (error) => console.log(error.name + ": " + error.message));`;
     const output = execFileSync(process.execPath, ["--require", __filename, "--import", REGISTER, "--input-type=module", "-e", script], {
       env: { ...process.env, HIDDEN_PEER: peer },
