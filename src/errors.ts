@@ -35,18 +35,33 @@ export class CompactionError extends Error {
  * created; during a run only for what a run alone shows: a `tokenCounter` function that returns no
  * count, the summarization middleware's options from `runtime.context`, or a `fraction` size whose
  * model window is unknown.
+ *
+ * The message reads `component: invalid option \`option\`: expected <expected>; got <got>`, then
+ * ` (<reason>)` when there is one; the same parts are fields.
  */
 export class InvalidOptionError extends CompactionError {
   /** Dotted path of the offending option, e.g. `rules.2.keepRecent`. */
   readonly option: string;
   /** The factory that rejected it, e.g. `toolResultHiding`. */
   readonly component: string;
+  /**
+   * What the option got, as the message shows it: a number as written, a string quoted and cut to
+   * 40 characters, an array by its length, an object by its keys or class, a function as "a function".
+   */
+  readonly got: string;
+  /** What the option takes, e.g. `a number <= 1`. */
+  readonly expected: string;
+  /** Why the value is refused, when `expected` alone does not say it; else `undefined`. */
+  readonly reason: string | undefined;
 
-  constructor(component: string, option: string, problem: string) {
-    super(`${component}: invalid option \`${option}\`: ${problem}`);
+  constructor(component: string, option: string, details: { readonly got: string; readonly expected: string; readonly reason?: string }) {
+    super(`${component}: invalid option \`${option}\`: expected ${details.expected}; got ${details.got}${details.reason ? ` (${details.reason})` : ""}`);
     this.name = "InvalidOptionError";
     this.component = component;
     this.option = option;
+    this.got = details.got;
+    this.expected = details.expected;
+    this.reason = details.reason;
   }
 
   static override isInstance(error: unknown): error is InvalidOptionError {

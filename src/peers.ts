@@ -39,9 +39,9 @@ export function isInstalled(name: string): boolean {
 }
 
 /**
- * Throw when an entry point's optional peer is missing, before its modules import it (CommonJS runs
- * this first; under ESM, Node resolves every static import before any code runs, so there Node's
- * own "Cannot find package" names the package instead).
+ * Throw when an entry point's optional peer is missing, before its modules import it: CommonJS runs
+ * this first; under ESM, Node links every static import before any code runs, so Node's ESM entry
+ * (entry.js, written by scripts/build.mjs) runs it and then imports the modules dynamically.
  * @throws {MissingPackageError} with the `npm install` line. @internal
  */
 export function assertPeers(entry: string, packages: readonly string[]): void {

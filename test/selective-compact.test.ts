@@ -189,7 +189,7 @@ describe("selectiveCompact", () => {
     const error = await caught(() => selectiveCompact({ target: 10, rules: [{ kind: "system", action: "drop", priority: 1 }] }));
     expect(InvalidOptionError.isInstance(error) && [error.option, error.message]).toEqual([
       "rules.0.action",
-      "selectiveCompact: invalid option `rules.0.action`: `system` messages are never compacted",
+      'selectiveCompact: invalid option `rules.0.action`: expected "none" for `system` messages; got the string "drop" (`system` messages are never compacted)',
     ]);
   });
 

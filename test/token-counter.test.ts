@@ -167,6 +167,8 @@ describe("options", () => {
   });
 
   it("rejects an unknown option by name", () => {
-    expect(() => createTokenCounter({ modle: "gpt-4o" } as never)).toThrowError(/invalid option `modle`: unknown option/);
+    expect(() => createTokenCounter({ modle: "gpt-4o" } as never)).toThrowError(
+      "createTokenCounter: invalid option `modle`: expected one of the options model, encoding, mode, calibrate, nonTextPartTokens; got an unknown option (did you mean model?)",
+    );
   });
 });

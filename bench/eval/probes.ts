@@ -13,7 +13,8 @@
  * probe-*.ts modules (types, message excerpts, the probes of each kind, running, scoring, models).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { InvalidOptionError, compactionMarkerOf, type CompactionResult } from "../../src/index.js";
+import { compactionMarkerOf, type CompactionResult } from "../../src/index.js";
+import { invalidOption } from "../../src/option-errors.js";
 import { artifactProbes, continuationProbes, decisionProbes, recallProbes, type CallSource } from "./probe-kinds.js";
 import { describeCall } from "./probe-text.js";
 import type { Probe } from "./probe-types.js";
@@ -78,7 +79,7 @@ export interface GenerateProbesInput {
  */
 export function generateProbes(input: GenerateProbesInput): Probe[] {
   const perKind = input.perKind ?? 1;
-  if (!Number.isInteger(perKind) || perKind < 0) throw new InvalidOptionError("generateProbes", "perKind", `must be a non-negative integer, got ${String(perKind)}`);
+  if (!Number.isInteger(perKind) || perKind < 0) throw invalidOption("generateProbes", "perKind", perKind, "a non-negative integer");
   const { history } = input;
   // Results lose their position in the archive order when `removed` and `replaced` are concatenated.
   const originals = orderLike(input.originals, history);

@@ -115,7 +115,7 @@ export const priceRatesSchema = z
 export const pricesSchema = z.union([z.enum(PRESET_IDS), priceRatesSchema], {
   error: (issue) =>
     typeof issue.input === "string"
-      ? `unknown price preset "${issue.input}"; use one of ${PRESET_IDS.join(", ")}`
+      ? `expected one of the price presets ${PRESET_IDS.join(", ")}`
       : `expected a price preset id (${PRESET_IDS.join(", ")}) or { input, cacheWrite, cachedInput, output } as finite numbers`,
 });
 

@@ -3,6 +3,7 @@
 // The checkpointer packages are optional peers, imported when first needed.
 import { statSync } from "node:fs";
 import { CompactionError, InvalidOptionError } from "../errors.js";
+import { describeValue, invalidOption } from "../option-errors.js";
 import type { ThreadExport } from "./inspection.js";
 import { existingThreads, postgresThreads } from "./thread-list.js";
 import { codeOf, exportThreadState, messageOf, type ThreadState } from "./thread-sources.js";
@@ -46,14 +47,15 @@ interface CheckpointRow {
  * @throws {CompactionError} when `@langchain/langgraph-checkpoint-sqlite` is not installed (the message says so).
  */
 export async function loadThreadFromSqlite(path: string, threadId: string): Promise<ThreadExport> {
-  const invalid = (option: string, problem: string) => new InvalidOptionError("loadThreadFromSqlite", option, problem);
+  const FILE = "the path of a SQLite checkpoint file";
+  const invalid = (option: string, value: unknown, expected: string, reason: string) => invalidOption("loadThreadFromSqlite", option, value, expected, reason);
   let stats;
   try {
     stats = statSync(path);
   } catch (error) {
-    throw invalid("path", codeOf(error) === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${messageOf(error)}`);
+    throw invalid("path", path, FILE, codeOf(error) === "ENOENT" ? "no such file" : `cannot read it: ${messageOf(error)}`);
   }
-  if (!stats.isFile()) throw invalid("path", `${path} is not a file${stats.isDirectory() ? " (it is a directory)" : ""}`);
+  if (!stats.isFile()) throw invalid("path", path, FILE, stats.isDirectory() ? "it is a directory" : "it is not a file");
   const { SqliteSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-sqlite")>(
     "@langchain/langgraph-checkpoint-sqlite",
     "loadThreadFromSqlite",
@@ -68,16 +70,16 @@ export async function loadThreadFromSqlite(path: string, threadId: string): Prom
   try {
     database = new Database(path, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw invalid("path", `cannot open ${path} (${messageOf(error)})`);
+    throw invalid("path", path, FILE, `cannot open it: ${messageOf(error)}`);
   }
   try {
     let table: unknown;
     try {
       table = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
     } catch (error) {
-      throw invalid("path", `${path} is not a SQLite database (${messageOf(error)})`);
+      throw invalid("path", path, FILE, `it is not a SQLite database: ${messageOf(error)}`);
     }
-    if (table === undefined) throw invalid("path", `${path} holds no LangGraph checkpoints (no \`checkpoints\` table)`);
+    if (table === undefined) throw invalid("path", path, FILE, "it holds no LangGraph checkpoints: no `checkpoints` table");
     // SqliteSaver.getTuple's query without its join on `writes`: pending writes are not part of the
     // state, and a file written by another version may lack that table.
     const row = database
@@ -85,7 +87,7 @@ export async function loadThreadFromSqlite(path: string, threadId: string): Prom
       .get(threadId) as CheckpointRow | undefined;
     if (row === undefined) {
       const threads = database.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id").pluck().all() as string[];
-      throw invalid("threadId", `no checkpoint for thread "${threadId}" in ${path}; ${existingThreads(threads, threads.length)}`);
+      throw invalid("threadId", threadId, `the id of a thread in ${path}`, `no checkpoint for it; ${existingThreads(threads, threads.length)}`);
     }
     // The saver's own serializer, so the checkpoint decodes exactly as getTuple would decode it.
     const { serde } = new SqliteSaver(database);
@@ -129,7 +131,9 @@ export interface PostgresThreadOptions {
 export async function loadThreadFromPostgres(connectionString: string, threadId: string, options: PostgresThreadOptions = {}): Promise<ThreadExport> {
   // pg reads anything else as a host name relative to a dummy URL and fails with a DNS error that names neither.
   if (!isPostgresConnectionString(connectionString)) {
-    throw new InvalidOptionError("loadThreadFromPostgres", "connectionString", "expected a postgres:// or postgresql:// URL (or a socket path)");
+    // Not shown: a connection string may hold a password.
+    const got = typeof connectionString === "string" ? "a string that is not one (not shown: it may hold a password)" : describeValue(connectionString);
+    throw new InvalidOptionError("loadThreadFromPostgres", "connectionString", { got, expected: "a postgres:// or postgresql:// URL, or a socket path" });
   }
   const install = "@langchain/langgraph-checkpoint-postgres";
   const { PostgresSaver } = await importOptional<typeof import("@langchain/langgraph-checkpoint-postgres")>(
@@ -151,12 +155,12 @@ export async function loadThreadFromPostgres(connectionString: string, threadId:
       tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
     } catch (error) {
       // 42P01: undefined_table.
-      if (codeOf(error) === "42P01") throw new InvalidOptionError("loadThreadFromPostgres", "schema", `schema "${schema}" holds no LangGraph checkpoints (${messageOf(error)})`);
+      if (codeOf(error) === "42P01") throw invalidOption("loadThreadFromPostgres", "schema", schema, "a schema that holds LangGraph checkpoints", messageOf(error));
       throw error;
     }
     if (!tuple) {
       const threads = await postgresThreads(saver, schema);
-      throw new InvalidOptionError("loadThreadFromPostgres", "threadId", `no checkpoint for thread "${threadId}" in schema "${schema}"${threads === null ? "" : `; ${existingThreads(threads.ids, threads.total)}`}`);
+      throw invalidOption("loadThreadFromPostgres", "threadId", threadId, `the id of a thread in schema "${schema}"`, `no checkpoint for it${threads === null ? "" : `; ${existingThreads(threads.ids, threads.total)}`}`);
     }
     const state = tuple.checkpoint.channel_values as unknown as ThreadState;
     const storeOptions = { store, ...(options.namespace ? { namespace: options.namespace } : {}) };

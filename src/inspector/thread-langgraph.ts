@@ -1,6 +1,7 @@
 // A thread read from a running LangGraph API server (`langgraphjs dev`, LangGraph Platform) through
 // `@langchain/langgraph-sdk`: its state over HTTP, and the archive in the server's store.
-import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import { InvalidHistoryError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { fromPlainMessages, type MessageInput } from "../messages/from-plain.js";
 import type { SdkThreadClient } from "../langgraph/restore-thread.js";
 import { sdkStore } from "../langgraph/sdk-store.js";
@@ -46,10 +47,10 @@ const statusOf = (error: unknown): unknown => (error as { status?: unknown } | n
  * @throws {CompactionError} when `@langchain/langgraph-sdk` is not installed and a URL is given (the message says so).
  */
 export async function loadThreadFromLangGraph(server: string | LangGraphThreadClient, threadId: string, options: LangGraphThreadOptions = {}): Promise<ThreadExport> {
-  if (typeof threadId !== "string" || threadId === "") throw new InvalidOptionError(COMPONENT, "threadId", "expected a non-empty string");
+  if (typeof threadId !== "string" || threadId === "") throw invalidOption(COMPONENT, "threadId", threadId, "a non-empty string");
   const where = typeof server === "string" ? server : "the server";
   const client = typeof server === "string" ? await clientFor(server) : server;
-  if (typeof client?.threads?.getState !== "function") throw new InvalidOptionError(COMPONENT, "server", "expected a URL or a @langchain/langgraph-sdk Client");
+  if (typeof client?.threads?.getState !== "function") throw invalidOption(COMPONENT, "server", server, "a URL or a @langchain/langgraph-sdk Client");
   let values: unknown;
   try {
     ({ values } = await client.threads.getState(threadId));
@@ -57,10 +58,10 @@ export async function loadThreadFromLangGraph(server: string | LangGraphThreadCl
     const status = statusOf(error);
     // 404: no such thread; 400 and 422: an id the server cannot take (langgraphjs dev takes only UUIDs).
     if (status === 404 || status === 400 || status === 422) {
-      throw new InvalidOptionError(COMPONENT, "threadId", `no thread "${threadId}" on ${where}${await threadList(client)}`);
+      throw invalidOption(COMPONENT, "threadId", threadId, `the id of a thread on ${where}`, `no such thread${await threadList(client)}`);
     }
-    if (typeof status === "number") throw new InvalidOptionError(COMPONENT, "server", `${where} answered ${messageOf(error)}`);
-    throw new InvalidOptionError(COMPONENT, "server", `cannot reach ${where} (${reachProblem(error)}): is the server running?`);
+    if (typeof status === "number") throw invalidOption(COMPONENT, "server", server, "a LangGraph server that returns the thread", `it answered ${messageOf(error)}`);
+    throw invalidOption(COMPONENT, "server", server, "a LangGraph server that can be reached", `cannot reach it: ${reachProblem(error)}; is the server running?`);
   }
   const state = (values ?? {}) as { messages?: unknown; compactionLog?: unknown; compactionArchive?: unknown };
   if (!Array.isArray(state.messages)) throw new InvalidHistoryError(`${COMPONENT}: the state of thread "${threadId}" has no \`messages\` array (is it a messages graph?)`);
@@ -80,7 +81,7 @@ async function clientFor(url: string): Promise<LangGraphThreadClient> {
   } catch {
     protocol = "";
   }
-  if (protocol !== "http:" && protocol !== "https:") throw new InvalidOptionError(COMPONENT, "url", `expected an http:// or https:// URL, not "${url}"`);
+  if (protocol !== "http:" && protocol !== "https:") throw invalidOption(COMPONENT, "server", url, "an http:// or https:// URL, or a @langchain/langgraph-sdk Client");
   const { Client } = await importOptional<typeof import("@langchain/langgraph-sdk")>("@langchain/langgraph-sdk", COMPONENT, "@langchain/langgraph-sdk");
   // No retries: a server that is not there is said at once, not after a minute of back-off.
   return new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } }) as unknown as LangGraphThreadClient;

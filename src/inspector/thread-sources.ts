@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { BaseMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
-import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import { InvalidHistoryError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
 import { collectCompactionLog } from "../langgraph/compaction-log.js";
@@ -96,7 +97,7 @@ export async function exportThread(checkpointer: BaseCheckpointSaver, threadId: 
       const id: unknown = config.configurable?.["thread_id"];
       if (typeof id === "string") threads.add(id);
     }
-    throw new InvalidOptionError("exportThread", "threadId", `no checkpoint for thread "${threadId}"; ${existingThreads([...threads].sort(), threads.size)}`);
+    throw invalidOption("exportThread", "threadId", threadId, "the id of a thread the checkpointer holds", `no checkpoint for it; ${existingThreads([...threads].sort(), threads.size)}`);
   }
   return exportThreadState(tuple.checkpoint.channel_values as unknown as ThreadState, threadId, options);
 }
@@ -126,7 +127,7 @@ export async function loadThreadFromJson(path: string): Promise<ThreadExport> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new InvalidOptionError("loadThreadFromJson", "path", codeOf(error) === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${messageOf(error)}`);
+    throw invalidOption("loadThreadFromJson", "path", path, "the path of a thread export (JSON)", codeOf(error) === "ENOENT" ? "no such file" : `cannot read it: ${messageOf(error)}`);
   }
   let value: unknown;
   try {

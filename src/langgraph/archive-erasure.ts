@@ -1,8 +1,8 @@
 import type { BaseStore, Item } from "@langchain/langgraph";
-import { InvalidOptionError } from "../errors.js";
+import { describeValue, invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction } from "../compaction-record.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, underlyingStore } from "./compaction-archive.js";
-import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
+import { STORE_TAKES, asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
 /**
  * A store holding a thread's archive: a LangGraph `BaseStore` (`InMemoryStore`, `SqliteStore`,
@@ -29,13 +29,14 @@ export interface ThreadArchiveScope {
 /** Check the arguments every archive call shares. @internal */
 export function threadArchiveScope(component: string, store: unknown, threadId: unknown, options: ThreadArchiveOptions = {}): ThreadArchiveScope {
   const baseStore = asBaseStore(component, store);
-  if (!baseStore) throw new InvalidOptionError(component, "store", "expected a LangGraph BaseStore, or a @langchain/langgraph-sdk Client or its client.store");
-  if (typeof threadId !== "string" || threadId === "") throw new InvalidOptionError(component, "threadId", "expected a non-empty string");
+  if (!baseStore) throw invalidOption(component, "store", store, STORE_TAKES);
+  if (typeof threadId !== "string" || threadId === "") throw invalidOption(component, "threadId", threadId, "a non-empty string");
   const pageSize = options.pageSize ?? 100;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new InvalidOptionError(component, "pageSize", "expected a positive integer");
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw invalidOption(component, "pageSize", pageSize, "a positive integer");
   const prefix = options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE;
-  if (!Array.isArray(prefix) || prefix.some((label) => typeof label !== "string" || label === "")) {
-    throw new InvalidOptionError(component, "namespace", "expected an array of non-empty labels");
+  const badLabel = Array.isArray(prefix) ? prefix.findIndex((label) => typeof label !== "string" || label === "") : -1;
+  if (!Array.isArray(prefix) || badLabel >= 0) {
+    throw invalidOption(component, "namespace", prefix, "an array of non-empty labels", badLabel >= 0 ? `label ${badLabel} is ${describeValue(prefix[badLabel])}` : undefined);
   }
   return { store: underlyingStore(baseStore), namespace: archiveNamespace(threadId, prefix), pageSize };
 }

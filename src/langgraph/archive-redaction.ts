@@ -1,5 +1,5 @@
 import type { StoredMessage } from "@langchain/core/messages";
-import { InvalidOptionError } from "../errors.js";
+import { describeValue, invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction, ArchivedMessage } from "../compaction-record.js";
 import { hasLoneSurrogate } from "../text/code-points.js";
 import { CompactionArchiveError } from "./compaction-archive.js";
@@ -34,12 +34,13 @@ interface Redaction {
 }
 
 function redactionOf(component: string, messageIds: unknown, options: RedactArchivedOptions = {}): Redaction {
-  if (!Array.isArray(messageIds) || messageIds.some((id) => typeof id !== "string" || id === "")) {
-    throw new InvalidOptionError(component, "messageIds", "expected an array of non-empty message ids");
+  const badId = Array.isArray(messageIds) ? messageIds.findIndex((id) => typeof id !== "string" || id === "") : -1;
+  if (!Array.isArray(messageIds) || badId >= 0) {
+    throw invalidOption(component, "messageIds", messageIds, "an array of non-empty message ids", badId >= 0 ? `item ${badId} is ${describeValue((messageIds as unknown[])[badId])}` : undefined);
   }
   const replacement = options.replacement ?? "[redacted]";
   if (typeof replacement !== "string" || replacement.trim() === "" || hasLoneSurrogate(replacement)) {
-    throw new InvalidOptionError(component, "replacement", "expected a non-blank string without lone surrogates (providers reject empty content)");
+    throw invalidOption(component, "replacement", replacement, "a non-blank string without lone surrogates", "providers reject empty content and lone surrogates");
   }
   return { ids: new Set(messageIds as string[]), replacement, remove: options.remove === true, clearToolCallArgs: options.clearToolCallArgs === true };
 }

@@ -1,7 +1,8 @@
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite, REMOVE_ALL_MESSAGES, Send, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Compactor } from "../strategies/compaction-strategy.js";
-import { CompactionError, InvalidOptionError } from "../errors.js";
+import { CompactionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { settledValue } from "../strategies/settled-promise.js";
 import { compactionNodeRun, type CompactionNodeInput, type CompactionNodeOptions, type CompactionNodeUpdate } from "./compaction-node.js";
 
@@ -88,7 +89,7 @@ export function compactingNode<State extends CompactionNodeInput, Update, Config
   compactor: Compactor,
   options: CompactingNodeOptions = {},
 ): (state: State, config: Config) => Promise<Update | CompactionNodeUpdate | Command> {
-  if (typeof node !== "function") throw new InvalidOptionError("compactingNode", "node", `must be a node function (got ${node === null ? "null" : typeof node})`);
+  if (typeof node !== "function") throw invalidOption("compactingNode", "node", node, "a node function");
   const compaction = compactionNodeRun("compactingNode", compactor, options);
   return async function compactingNodeRun(state: State, config: Config) {
     // The history the compaction's update leaves, as the compaction built it (a copy with ids where the state's messages had none).

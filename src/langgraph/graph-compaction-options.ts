@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import { z } from "zod/v4";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { lastIdOf } from "./compaction-update.js";
 import { adapterInvalidHistorySchema, type AdapterInvalidHistoryHandling } from "./invalid-history.js";
@@ -60,7 +60,7 @@ export const graphCompactionOptionsShape = {
   onError: z.enum(["continue", "throw"]).optional(),
   archive: z.enum(["auto", "store", "state"]).optional(),
   namespace: z
-    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "labels may not contain '.', ':', '%', '_', '\\' or NUL (stores such as PostgresStore reject them)"))
+    .array(z.string().min(1).regex(/^[^.:%_\\\0]+$/, "expected labels without '.', ':', '%', '_', '\\' or NUL, which stores such as PostgresStore reject"))
     .min(1)
     .optional(),
   invalidHistory: adapterInvalidHistorySchema,
@@ -81,7 +81,7 @@ export interface CompactionStateUpdate {
 /** @internal */
 export function assertCompactor(component: string, compactor: unknown): asserts compactor is Compactor {
   if (typeof compactor !== "object" || compactor === null || typeof (compactor as Compactor).compact !== "function") {
-    throw new InvalidOptionError(component, "compactor", "expected a strategy (an object with a compact() method)");
+    throw invalidOption(component, "compactor", compactor, "a strategy (an object with a compact() method)");
   }
 }
 

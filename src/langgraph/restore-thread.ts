@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { parseOptions } from "../options.js";
 import { restoreHistory, type RestorableState } from "./restore-history.js";
 import { isSdkStoreSource, sdkStore, type SdkStoreClient } from "./sdk-store.js";
@@ -41,9 +41,9 @@ const optionsSchema = z.object({ namespace: z.array(z.string()).optional() }).st
  */
 export async function restoreThreadHistory(client: SdkThreadClient, threadId: string, options: RestoreThreadHistoryOptions = {}): Promise<BaseMessage[]> {
   if (typeof client?.threads?.getState !== "function" || !isSdkStoreSource(client)) {
-    throw new InvalidOptionError("restoreThreadHistory", "client", "expected a @langchain/langgraph-sdk Client (threads.getState and store)");
+    throw invalidOption("restoreThreadHistory", "client", client, "a @langchain/langgraph-sdk Client (threads.getState and store)");
   }
-  if (typeof threadId !== "string" || threadId === "") throw new InvalidOptionError("restoreThreadHistory", "threadId", "expected a non-empty string");
+  if (typeof threadId !== "string" || threadId === "") throw invalidOption("restoreThreadHistory", "threadId", threadId, "a non-empty string");
   const { namespace } = parseOptions("restoreThreadHistory", optionsSchema, options);
   const { values } = await client.threads.getState(threadId);
   const state = (values ?? {}) as RestorableState;

@@ -1,7 +1,7 @@
 import { BaseStore, type Item, type Operation, type OperationResults } from "@langchain/langgraph";
 
 type SearchItem = Item & { score?: number };
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 
 /** An item as `@langchain/langgraph-sdk`'s store client returns it (dates as ISO strings). */
 export interface SdkStoreItem {
@@ -128,7 +128,7 @@ export class SdkStore extends BaseStore {
 export function sdkStore(client: SdkClientWithStore | SdkStoreClient): SdkStore {
   if (isStoreClient(client)) return new SdkStore(client);
   if (typeof client === "object" && client !== null && isStoreClient(client.store)) return new SdkStore(client.store);
-  throw new InvalidOptionError("sdkStore", "client", "expected a @langchain/langgraph-sdk Client or its client.store");
+  throw invalidOption("sdkStore", "client", client, "a @langchain/langgraph-sdk Client or its client.store");
 }
 
 /**
@@ -136,9 +136,12 @@ export function sdkStore(client: SdkClientWithStore | SdkStoreClient): SdkStore 
  * by {@link sdkStore}, `undefined` for none. @internal
  * @throws {InvalidOptionError} for anything else.
  */
+/** What a `store` option takes, for its error. @internal */
+export const STORE_TAKES = "a LangGraph BaseStore, or a @langchain/langgraph-sdk Client or its client.store";
+
 export function asBaseStore(component: string, store: unknown): BaseStore | undefined {
   if (store === undefined || store === null) return undefined;
   if (isSdkStoreSource(store)) return sdkStore(store);
   if (typeof store === "object" && typeof (store as BaseStore).get === "function" && typeof (store as BaseStore).batch === "function") return store as BaseStore;
-  throw new InvalidOptionError(component, "store", "expected a LangGraph BaseStore, or a @langchain/langgraph-sdk Client or its client.store");
+  throw invalidOption(component, "store", store, STORE_TAKES);
 }

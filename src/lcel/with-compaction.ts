@@ -3,7 +3,8 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { Runnable, RunnableSequence, patchConfig, type RunnableConfig, type RunnableLike } from "@langchain/core/runnables";
 import { z } from "zod/v4";
 import type { Compactor } from "../strategies/compaction-strategy.js";
-import { InvalidHistoryError, InvalidOptionError } from "../errors.js";
+import { InvalidHistoryError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { parseOptions } from "../options.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { adapterInvalidHistorySchema, repairBeforeCompaction, withRepair, type AdapterInvalidHistoryHandling } from "../langgraph/invalid-history.js";
@@ -151,7 +152,7 @@ export function withCompaction<RunInput, RunOutput>(
   options: WithCompactionOptions = {},
 ): Runnable<RunInput, RunOutput> {
   if (runnable === null || (typeof runnable !== "object" && typeof runnable !== "function")) {
-    throw new InvalidOptionError("withCompaction", "runnable", "expected a runnable, a function or a map of runnables");
+    throw invalidOption("withCompaction", "runnable", runnable, "a runnable, a function or a map of runnables");
   }
   const { compactor: checkedCompactor } = parseOptions("withCompaction", z.object({ compactor: messageCompactorSchema }), { compactor });
   const parsed = parseOptions("withCompaction", optionsSchema, options) as WithCompactionOptions;

@@ -79,12 +79,12 @@ const triggerSize = z
     messages: z.number().int().positive().optional(),
   })
   .strict()
-  .refine((size) => [size.fraction, size.tokens, size.messages].some((value) => value !== undefined), { message: "give at least one of fraction, tokens or messages" });
+  .refine((size) => [size.fraction, size.tokens, size.messages].some((value) => value !== undefined), { message: "expected a size with at least one of fraction, tokens or messages" });
 const keepSize = z
   .object({ fraction: z.number().min(0).max(1).optional(), tokens: z.number().min(0).optional(), messages: z.number().int().min(0).optional() })
   .strict()
   .refine((size) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length === 1, {
-    message: "give exactly one of fraction, tokens or messages",
+    message: "expected a size with exactly one of fraction, tokens or messages",
   });
 const configSchema = z
   .object({

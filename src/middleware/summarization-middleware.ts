@@ -3,7 +3,7 @@ import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/run
 import { countTokensApproximately, createMiddleware } from "langchain";
 import { z } from "zod/v4";
 import { assertModelPackages } from "../summary/model-packages.js";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { CheckedHistories } from "../langgraph/checked-histories.js";
 import { threadIdOf } from "../langgraph/compaction-archive.js";
 import { CompactionStateSchema } from "../langgraph/compaction-state.js";
@@ -41,9 +41,11 @@ interface RunSettings {
 
 /** LangChain's error for a fraction size whose window no model tells. */
 const windowUnknown = () =>
-  new InvalidOptionError(
+  invalidOption(
     COMPONENT,
     "contextWindow",
+    undefined,
+    "a number of tokens, as a size is a fraction of the context window",
     "Model profile information is required to use fractional token limits: pass contextWindow, a summary or agent model whose profile states maxInputTokens, or absolute token counts",
   );
 

@@ -104,7 +104,7 @@ const triggerSizeSchema = z
   })
   .strict()
   .refine((size) => size.fraction !== undefined || size.tokens !== undefined || size.messages !== undefined, {
-    message: "give at least one of fraction, tokens or messages",
+    message: "expected a size with at least one of fraction, tokens or messages",
   });
 
 /** @internal */

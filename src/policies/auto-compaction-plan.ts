@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { hasTokenSize, requireContextWindow, tokenLimit, type TriggerSize } from "../strategies/context-size.js";
 import { AssistantTextTrimming } from "../strategies/assistant-text-trimming.js";
 import { HardTruncate } from "../strategies/hard-truncate.js";
@@ -116,7 +116,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
   for (const size of sizes) {
     // A summary leaves the system prompt, itself and keepRecent messages: a count at or under that fires again at once.
     if (size.messages !== undefined && !hasTokenSize(size) && size.messages <= keepRecent + 2) {
-      throw new InvalidOptionError("autoCompaction", "trigger", `a messages trigger must be over keepRecent + 2 (${keepRecent + 2}): a summary leaves that many messages, so ${size.messages} would fire at every call`);
+      throw invalidOption("autoCompaction", "trigger", size, `a messages trigger over keepRecent + 2 (${keepRecent + 2})`, `a summary leaves that many messages, so ${size.messages} would fire at every call`);
     }
   }
   const hardLimit = options.hardLimit ?? window;

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, nestedContext, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
 import { evaluateTrigger, hasTokenSize, tokenLimit, underTriggerReason, windowForSizes, type ContextSize, type TriggerSize, messageCountOf } from "../strategies/context-size.js";
@@ -48,11 +48,11 @@ export class SelectiveThenSummary extends CompactionStrategy {
     this.trigger = parsed.trigger ?? DEFAULT_POLICY_TRIGGER;
     const triggers = Array.isArray(this.trigger) ? this.trigger : [this.trigger];
     if (parsed.target === undefined && triggers.every((size) => !hasTokenSize(size))) {
-      throw new InvalidOptionError("selectiveThenSummary", "target", "a messages trigger needs an explicit token target ({ tokens } or { fraction }): the selective rules stop at a token count");
+      throw invalidOption("selectiveThenSummary", "target", parsed.target, "{ tokens } or { fraction } when the trigger counts only messages", "the selective rules stop at a token count");
     }
     this.target = parsed.target ?? defaultTarget(triggers.find(hasTokenSize) ?? triggers[0]!);
     if ("messages" in this.target) {
-      throw new InvalidOptionError("selectiveThenSummary", "target", "the selective rules stop at a token count: give { tokens } or { fraction }");
+      throw invalidOption("selectiveThenSummary", "target", this.target, "{ tokens } or { fraction }", "the selective rules stop at a token count");
     }
     const summary = summaryStep(parsed.summary, this.tokenCounter);
     this.contextWindow = windowForSizes("selectiveThenSummary", [this.trigger, this.target], parsed.contextWindow, summary.model, "the trigger or target is a fraction of the context window");

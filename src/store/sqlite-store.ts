@@ -1,6 +1,6 @@
 import { BaseStore, type GetOperation, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type PutOperation, type SearchOperation } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { UnsupportedStoreOperationError, storeValueJson, type InvalidStoreArgumentError, type InvalidStoreNamespaceError, validateStoreCount, validateStoreKey, validateStoreNamespace } from "./store-errors.js";
 import { joinNamespace, matchesCondition, matchesFilter } from "./store-matching.js";
 
@@ -84,7 +84,7 @@ export class SqliteStore extends BaseStore {
   constructor(db: SqliteStoreDatabase, options: SqliteStoreOptions = {}) {
     super();
     const table = options.table ?? "store";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(table)) throw new InvalidOptionError("SqliteStore", "table", `${JSON.stringify(table)} is not an SQL identifier (letters, digits and underscores, not starting with a digit)`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(table)) throw invalidOption("SqliteStore", "table", table, "an SQL identifier: letters, digits and underscores, not starting with a digit");
     this.db = db;
     this.table = table;
   }

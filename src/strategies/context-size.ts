@@ -1,6 +1,6 @@
 import { getModelContextSize } from "@langchain/core/language_models/base";
 import { z } from "zod/v4";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 
 /**
  * A size relative to the context window, in the shape LangChain's `summarizationMiddleware` uses:
@@ -26,7 +26,7 @@ const keysGiven = (size: z.output<typeof sizeFields>) => [size.fraction, size.to
 
 /** @internal */
 export const contextSizeSchema = sizeFields.refine((size) => keysGiven(size) === 1, {
-  message: "give exactly one of fraction, tokens or messages",
+  message: "expected a size with exactly one of fraction, tokens or messages",
 }) as unknown as z.ZodType<ContextSize>;
 
 /**
@@ -48,7 +48,7 @@ export const keepSizeSchema = z
   })
   .strict()
   .refine((size) => [size.fraction, size.tokens, size.messages].filter((value) => value !== undefined).length === 1, {
-    message: "give exactly one of fraction, tokens or messages",
+    message: "expected a size with exactly one of fraction, tokens or messages",
   }) as unknown as z.ZodType<KeepSize>;
 
 /**
@@ -67,7 +67,7 @@ export const TRIGGER_TAKES = "expected a size such as { tokens: 12000 }, { messa
 
 /** @internal */
 export const triggerSizeSchema = sizeFields.refine((size) => keysGiven(size) >= 1, {
-  message: "give at least one of fraction, tokens or messages",
+  message: "expected a size with at least one of fraction, tokens or messages",
 }) as unknown as z.ZodType<TriggerSize>;
 
 /** @internal */
@@ -221,10 +221,12 @@ export function windowForSizes(
 export function requireContextWindow(component: string, contextWindow: number | undefined, model: unknown, why: string): number {
   const window = contextWindowOf(contextWindow, model);
   if (window === undefined) {
-    throw new InvalidOptionError(
+    throw invalidOption(
       component,
       "contextWindow",
-      `${why}, but the context window is unknown: pass contextWindow (in tokens), or a model whose profile states maxInputTokens or whose name LangChain's getModelContextSize knows`,
+      contextWindow,
+      `a number of tokens, as ${why}`,
+      "no model tells the window: pass contextWindow, or a model whose profile states maxInputTokens or whose name LangChain's getModelContextSize knows",
     );
   }
   return window;

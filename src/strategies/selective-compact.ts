@@ -1,6 +1,6 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { assistantCalls, hasSendableContent, type AssistantCall } from "../messages/assistant-calls.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isAssistantMessage } from "../messages/message-types.js";
@@ -81,10 +81,10 @@ export class SelectiveCompact extends CompactionStrategy {
     const rules = (parsed.rules ?? DEFAULT_SELECTIVE_RULES).map((rule) => ({ ...rule }));
     rules.forEach((rule, position) => {
       if (rule.action === "truncate" && rule.keepRecent === undefined) {
-        throw new InvalidOptionError("selectiveCompact", `rules.${position}.keepRecent`, "a truncate rule needs keepRecent");
+        throw invalidOption("selectiveCompact", `rules.${position}.keepRecent`, rule.keepRecent, "a number of messages to keep, which a truncate rule needs");
       }
       if (rule.action !== "none" && PROTECTED_KINDS.has(rule.kind)) {
-        throw new InvalidOptionError("selectiveCompact", `rules.${position}.action`, `\`${rule.kind}\` messages are never compacted`);
+        throw invalidOption("selectiveCompact", `rules.${position}.action`, rule.action, `"none" for \`${rule.kind}\` messages`, `\`${rule.kind}\` messages are never compacted`);
       }
     });
     this.rules = rules.sort((a, b) => a.priority - b.priority);

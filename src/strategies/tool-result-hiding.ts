@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { isToolResultMessage } from "../messages/message-types.js";
 import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
@@ -90,10 +90,10 @@ export class ToolResultHiding extends CompactionStrategy {
   constructor(options: ToolResultHidingOptions = {}) {
     const parsed = parseOptions("toolResultHiding", toolResultHidingSchema, options) as ToolResultHidingOptions;
     if (parsed.clearAtLeast !== undefined && parsed.minTokensSaved !== undefined) {
-      throw new InvalidOptionError("toolResultHiding", "minTokensSaved", "a deprecated name of clearAtLeast: give only clearAtLeast");
+      throw invalidOption("toolResultHiding", "minTokensSaved", parsed.minTokensSaved, "no value when clearAtLeast is given", "it is a deprecated name of clearAtLeast: give only clearAtLeast");
     }
     if (parsed.keepRecentGroups !== undefined && parsed.keepRecentResults !== undefined) {
-      throw new InvalidOptionError("toolResultHiding", "keepRecentResults", "give keepRecentGroups or keepRecentResults, not both");
+      throw invalidOption("toolResultHiding", "keepRecentResults", parsed.keepRecentResults, "no value when keepRecentGroups is given", "give keepRecentGroups or keepRecentResults, not both");
     }
     super(parsed);
     this.keepRecentResults = parsed.keepRecentResults;

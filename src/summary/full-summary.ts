@@ -66,7 +66,8 @@ const optionsSchema = z
   })
   .strict()
   .refine((options) => options.keep === undefined || options.keepRecent === undefined, {
-    message: "give keep or keepRecent, not both",
+    message: "expected no keep when keepRecent is given",
+    params: { reason: "give keep or keepRecent, not both" },
     path: ["keep"],
   });
 

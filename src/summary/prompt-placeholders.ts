@@ -21,7 +21,8 @@ export const summaryPromptSchema = z
   .string()
   .min(1)
   .refine(hasHistoryPlaceholder, {
-    message: "the prompt has no {history} or {messages} placeholder, so the summary model would never see the conversation",
+    message: "expected a prompt with a {history} or {messages} placeholder",
+    params: { reason: "without one the summary model would never see the conversation" },
   });
 
 /** The values of both conversation placeholders. @internal */

@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { InvalidOptionError } from "../errors.js";
+import { invalidOption } from "../option-errors.js";
 import { extractArtifacts, type ArtifactIndex, type ArtifactIndexLimits } from "../messages/artifact-index.js";
 import { messageText } from "../messages/message-text.js";
 import { CompactionStrategy, type PreparedHistory, type StrategyOutcome } from "../strategies/compaction-strategy.js";
@@ -102,7 +102,7 @@ export abstract class SummaryStrategy extends CompactionStrategy {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS;
     this.toolOutputBudgetTokens = options.toolOutputBudgetTokens ?? 20_000;
     if (options.summaryInputTokens !== undefined && options.trimTokensToSummarize !== undefined) {
-      throw new InvalidOptionError(componentName(this), "trimTokensToSummarize", "it is another name for summaryInputTokens: give one of them");
+      throw invalidOption(componentName(this), "trimTokensToSummarize", options.trimTokensToSummarize, "no value when summaryInputTokens is given", "it is another name for summaryInputTokens: give one of them");
     }
     this.summaryInputTokens = options.summaryInputTokens ?? options.trimTokensToSummarize;
     this.summaryPrefix = options.summaryPrefix ?? SUMMARY_MESSAGE_PREFIX;

@@ -1,5 +1,6 @@
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
+import { describeValue } from "../option-errors.js";
 import { headOf } from "../text/code-points.js";
 import type { TokenCounter, TokenMeasurement } from "./token-counter-types.js";
 
@@ -12,7 +13,7 @@ export type TokenCounterFunction = (messages: BaseMessage[]) => number | Promise
 /** The count a function returned, checked: a finite number of at least 0. */
 function checked(count: unknown): number {
   if (typeof count !== "number" || !Number.isFinite(count) || count < 0) {
-    throw new InvalidOptionError("tokenCounterFromFunction", "tokenCounter", `the function returned ${String(count)}, not a finite number of at least 0`);
+    throw new InvalidOptionError("tokenCounterFromFunction", "tokenCounter", { got: `a function that returned ${describeValue(count)}`, expected: "a function that returns a finite number of at least 0" });
   }
   return count;
 }

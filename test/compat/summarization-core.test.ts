@@ -33,7 +33,9 @@ describe("summary prompts: {messages} and {history}", () => {
         }
       })();
       expect(error).toBeInstanceOf(InvalidOptionError);
-      expect((error as Error).message).toContain("invalid option `prompt`: the prompt has no {history} or {messages} placeholder");
+      expect((error as Error).message).toMatch(
+        /^(fullSummary|stateSnapshotSummary): invalid option `prompt`: expected a prompt with a \{history\} or \{messages\} placeholder; got the string "[^"]*" \(without one the summary model would never see the conversation\)$/,
+      );
     }
   });
 
@@ -70,7 +72,7 @@ describe("summaryPrefix and trimTokensToSummarize", () => {
     expect(await run({ trimTokensToSummarize: 60 })).toBe(await run({ summaryInputTokens: 60 }));
     expect(await run({ trimTokensToSummarize: 60 })).not.toContain("question 0");
     expect(() => fullSummary({ summaryInputTokens: 10, trimTokensToSummarize: 10 })).toThrow(
-      "fullSummary: invalid option `trimTokensToSummarize`: it is another name for summaryInputTokens: give one of them",
+      "fullSummary: invalid option `trimTokensToSummarize`: expected no value when summaryInputTokens is given; got 10 (it is another name for summaryInputTokens: give one of them)",
     );
   });
 });
@@ -98,7 +100,9 @@ describe("keep shapes (fullSummary)", () => {
     const { model } = recorder();
     const result = await fullSummary({ model, keep: { tokens: 100_000 } }).compact(history(8));
     expect([result.status, result.reason]).toEqual(["noop", "the conversation is within the 100000 tokens to keep"]);
-    expect(() => fullSummary({ keep: { messages: 2 }, keepRecent: 2 })).toThrow("fullSummary: invalid option `keep`: give keep or keepRecent, not both");
+    expect(() => fullSummary({ keep: { messages: 2 }, keepRecent: 2 })).toThrow(
+      "fullSummary: invalid option `keep`: expected no keep when keepRecent is given; got { messages: 2 } (give keep or keepRecent, not both)",
+    );
   });
 });
 
@@ -120,7 +124,7 @@ describe("a function as tokenCounter", () => {
   it("rejects a function that returns no count", async () => {
     const error = await caught(() => fullSummary({ tokenCounter: () => Number.NaN, trigger: { tokens: 5 } }).compact(history(4)));
     expect(InvalidOptionError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe("tokenCounterFromFunction: invalid option `tokenCounter`: the function returned NaN, not a finite number of at least 0");
+    expect((error as Error).message).toBe("tokenCounterFromFunction: invalid option `tokenCounter`: expected a function that returns a finite number of at least 0; got a function that returned NaN");
   });
 });
 

@@ -163,10 +163,10 @@ describe("judgeCompactionCost", () => {
     const figures: CompactionCostInput = { tokensBefore: 1_000, tokensAfter: 500, keptPrefixTokens: 0, freshTokens: 0, growthPerStep: 10, nextTriggerTokens: 900 };
 
     it.each([
-      ["an unknown preset", { prices: "mistral-large" }, "prices", 'unknown price preset "mistral-large"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "mistral-large"'],
+      ["an unknown preset", { prices: "mistral-large" }, "prices", 'expected one of the price presets openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "mistral-large"'],
       ["a zero horizon", { prices: "openai-gpt-5", horizonSteps: 0 }, "horizonSteps", "expected a number > 0; got 0"],
       ["a fractional horizon", { prices: "openai-gpt-5", horizonSteps: 2.5 }, "horizonSteps", "expected an integer; got 2.5"],
-      ["another field", { prices: "openai-gpt-5", discount: 0.5 }, "discount", "unknown option; the options are prices, horizonSteps"],
+      ["another field", { prices: "openai-gpt-5", discount: 0.5 }, "discount", "expected one of the options prices, horizonSteps; got an unknown option"],
     ])("rejects a model with %s as an InvalidOptionError", async (_name, model, option, problem) => {
       const error = await caught(() => judgeCompactionCost(figures, model as unknown as CostModel));
       expect(InvalidOptionError.isInstance(error)).toBe(true);

@@ -71,7 +71,7 @@ describe("priceRatesOf", () => {
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ component: "priceRatesOf", option: "prices" });
     expect((error as Error).message).toBe(
-      'priceRatesOf: invalid option `prices`: unknown price preset "openai-gpt-9"; use one of openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "openai-gpt-9"',
+      'priceRatesOf: invalid option `prices`: expected one of the price presets openai-gpt-5, openai-gpt-4.1, anthropic-claude, google-gemini-2.5; got the string "openai-gpt-9"',
     );
   });
 
@@ -79,9 +79,9 @@ describe("priceRatesOf", () => {
   it.each([
     ["a zero input price", { input: 0, cacheWrite: 1, cachedInput: 0.1, output: 5 }, "prices.input", "expected a number > 0; got 0"],
     ["a negative rate", { input: 1, cacheWrite: 1, cachedInput: -0.1, output: 5 }, "prices.cachedInput", "expected a number >= 0; got -0.1"],
-    ["an infinite rate", { input: 1, cacheWrite: Number.POSITIVE_INFINITY, cachedInput: 0.1, output: 5 }, "prices", `${shapeProblem}; got {"input":1,"cacheWrite":null,"cachedInput":0.1,"output":5}`],
-    ["a missing rate", { input: 1, cacheWrite: 1, output: 5 }, "prices", `${shapeProblem}; got {"input":1,"cacheWrite":1,"output":5}`],
-    ["another field", { input: 1, cacheWrite: 1, cachedInput: 0.1, output: 5, storage: 4.5 }, "prices.storage", "unknown option"],
+    ["an infinite rate", { input: 1, cacheWrite: Number.POSITIVE_INFINITY, cachedInput: 0.1, output: 5 }, "prices", `${shapeProblem}; got { input: 1, cacheWrite: Infinity, cachedInput: 0.1, output: 5 }`],
+    ["a missing rate", { input: 1, cacheWrite: 1, output: 5 }, "prices", `${shapeProblem}; got { input: 1, cacheWrite: 1, output: 5 }`],
+    ["another field", { input: 1, cacheWrite: 1, cachedInput: 0.1, output: 5, storage: 4.5 }, "prices.storage", "expected one of the options input, cacheWrite, cachedInput, output; got an unknown option"],
     ["a number", 5, "prices", `${shapeProblem}; got 5`],
   ])("throws InvalidOptionError for %s", async (_name, given, option, problem) => {
     const error = await caught(() => priceRatesOf(given as unknown as PriceRates));

@@ -206,7 +206,7 @@ describe("option errors name the option, what it takes and what it got", () => {
     ["a threshold over 1", () => autoCompaction({ contextWindow: 8000, threshold: 2 }), "autoCompaction: invalid option `threshold`: expected a number <= 1; got 2"],
     ["a fractional window", () => autoCompaction({ contextWindow: 1.5 }), "autoCompaction: invalid option `contextWindow`: expected an integer; got 1.5"],
     ["a number as the summary model", () => fullSummary({ model: 5 as never }), "fullSummary: invalid option `model`: expected a string or a chat model; got 5"],
-    ["a misspelt option", () => hardTruncate({ maxTokens: 10, keepRecnt: 2 } as never), "hardTruncate: invalid option `keepRecnt`: unknown option; the options are tokenCounter, invalidHistory, onEvent, logger, warnings, maxTokens, keepRecent"],
+    ["a misspelt option", () => hardTruncate({ maxTokens: 10, keepRecnt: 2 } as never), "hardTruncate: invalid option `keepRecnt`: expected one of the options tokenCounter, invalidHistory, onEvent, logger, warnings, maxTokens, keepRecent; got an unknown option (did you mean keepRecent?)"],
   ])("%s", async (_name, create, message) => {
     const error = await caught(create);
     expect(InvalidOptionError.isInstance(error)).toBe(true);

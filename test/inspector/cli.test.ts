@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { exampleCompaction, sqliteCheckpointer } from "../../examples/react-agent.js";
 import { buildInspection, loadThreadFromSqlite, renderInspectionHtml, type Inspection, type ThreadExport } from "../../src/inspector/index.js";
+import { describeValue } from "../../src/option-errors.js";
 import { AIRLINE_SESSION_ID, loadReplay, md5Of, replayThread, sqliteJournalMode } from "./support/recorded-thread.js";
 
 const PROJECT = resolve(import.meta.dirname, "../..");
@@ -204,7 +205,7 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect(await cli(["inspect", "--sqlite", database, "--thread", "nobody", "--format", "text"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: `langchain-compaction: --thread: no checkpoint for thread "nobody" in ${database}; its threads: "${THREAD_ID}"\n`,
+      stderr: `langchain-compaction: --thread: expected the id of a thread in ${database}; got the string "nobody" (no checkpoint for it; its threads: "${THREAD_ID}")\n`,
     });
   });
 
@@ -213,7 +214,7 @@ describe.concurrent("langchain-compaction inspect", () => {
     expect({ ...(await cli(["inspect", "--sqlite", missing, "--thread", THREAD_ID, "--format", "text"])), created: existsSync(missing) }).toEqual({
       code: 1,
       stdout: "",
-      stderr: `langchain-compaction: --sqlite: no such file: ${missing}\n`,
+      stderr: `langchain-compaction: --sqlite: expected the path of a SQLite checkpoint file; got ${describeValue(missing)} (no such file)\n`,
       created: false,
     });
   });

@@ -26,6 +26,7 @@ import {
   type ThreadExport,
 } from "../../src/inspector/index.js";
 import { importOptional } from "../../src/inspector/thread-databases.js";
+import { describeValue } from "../../src/option-errors.js";
 import { caught } from "../support/errors.js";
 import { createTestSchema, describeWithPostgres } from "../support/postgres.js";
 import { AIRLINE_SESSION_ID as SESSION_ID, leafOf, loadReplay, md5Of, replayThread, sqliteJournalMode, timelineLeaves as leaves, type AgentState } from "./support/recorded-thread.js";
@@ -111,7 +112,7 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     const error = await caught(() => loadThreadFromSqlite(path, "nobody"));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "nobody" in ${path}; its threads: "${threadId}"`,
+      message: `loadThreadFromSqlite: invalid option \`threadId\`: expected the id of a thread in ${path}; got the string "nobody" (no checkpoint for it; its threads: "${threadId}")`,
     });
   });
 
@@ -120,7 +121,7 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     const error = await caught(() => loadThreadFromSqlite(directory, threadId));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: `loadThreadFromSqlite: invalid option \`path\`: ${directory} is not a file (it is a directory)`,
+      message: `loadThreadFromSqlite: invalid option \`path\`: expected the path of a SQLite checkpoint file; got ${describeValue(directory)} (it is a directory)`,
     });
   });
 
@@ -128,7 +129,7 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     const missing = temporaryPath("missing.sqlite");
     const error = await caught(() => loadThreadFromSqlite(missing, threadId));
     expect({ message: (error as Error).message, created: existsQuietly(missing) }).toEqual({
-      message: `loadThreadFromSqlite: invalid option \`path\`: no such file: ${missing}`,
+      message: `loadThreadFromSqlite: invalid option \`path\`: expected the path of a SQLite checkpoint file; got ${describeValue(missing)} (no such file)`,
       created: false,
     });
   });
@@ -144,7 +145,7 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     const tables = reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     reopened.close();
     expect({ message: (error as Error).message, tables }).toEqual({
-      message: `loadThreadFromSqlite: invalid option \`path\`: ${other} holds no LangGraph checkpoints (no \`checkpoints\` table)`,
+      message: `loadThreadFromSqlite: invalid option \`path\`: expected the path of a SQLite checkpoint file; got ${describeValue(other)} (it holds no LangGraph checkpoints: no \`checkpoints\` table)`,
       tables: [{ name: "notes" }],
     });
   });
@@ -155,7 +156,7 @@ describe("loadThreadFromSqlite, on a file a real graph wrote with SqliteSaver", 
     const error = await caught(() => loadThreadFromSqlite(text, threadId));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: `loadThreadFromSqlite: invalid option \`path\`: ${text} is not a SQLite database (file is not a database)`,
+      message: `loadThreadFromSqlite: invalid option \`path\`: expected the path of a SQLite checkpoint file; got ${describeValue(text)} (it is not a SQLite database: file is not a database)`,
     });
   });
 });
@@ -201,7 +202,7 @@ describe("a thread archived in a store", () => {
     const error = await caught(() => exportThread(checkpointer, "nobody", { store }));
     expect({ isOptionError: InvalidOptionError.isInstance(error), message: (error as Error).message }).toEqual({
       isOptionError: true,
-      message: `exportThread: invalid option \`threadId\`: no checkpoint for thread "nobody"; its threads: "${threadId}"`,
+      message: `exportThread: invalid option \`threadId\`: expected the id of a thread the checkpointer holds; got the string "nobody" (no checkpoint for it; its threads: "${threadId}")`,
     });
   });
 
@@ -243,7 +244,7 @@ describe("an unknown thread among many", () => {
     const path = await fileWithThreads(23);
     const listed = Array.from({ length: 20 }, (_, thread) => `"t${String(thread).padStart(2, "0")}"`).join(", ");
     expect((await caught(() => loadThreadFromSqlite(path, "t99")) as Error).message).toBe(
-      `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "t99" in ${path}; its threads: ${listed} and 3 more`,
+      `loadThreadFromSqlite: invalid option \`threadId\`: expected the id of a thread in ${path}; got the string "t99" (no checkpoint for it; its threads: ${listed} and 3 more)`,
     );
   });
 
@@ -254,7 +255,7 @@ describe("an unknown thread among many", () => {
     expect(await saver.getTuple({ configurable: { thread_id: "x" } })).toBeUndefined();
     saver.db.close();
     expect((await caught(() => loadThreadFromSqlite(path, "t00")) as Error).message).toBe(
-      `loadThreadFromSqlite: invalid option \`threadId\`: no checkpoint for thread "t00" in ${path}; it holds no threads`,
+      `loadThreadFromSqlite: invalid option \`threadId\`: expected the id of a thread in ${path}; got the string "t00" (no checkpoint for it; it holds no threads)`,
     );
   });
 });
@@ -310,7 +311,8 @@ describe("loadThreadFromPostgres, before connecting", () => {
     expect({ isOptionError: InvalidOptionError.isInstance(error), option: (error as InvalidOptionError).option, message: (error as Error).message }).toEqual({
       isOptionError: true,
       option: "connectionString",
-      message: "loadThreadFromPostgres: invalid option `connectionString`: expected a postgres:// or postgresql:// URL (or a socket path)",
+      message:
+        "loadThreadFromPostgres: invalid option `connectionString`: expected a postgres:// or postgresql:// URL, or a socket path; got a string that is not one (not shown: it may hold a password)",
     });
   });
 });
@@ -367,7 +369,7 @@ describeWithPostgres("loadThreadFromPostgres, PostgresSaver with the archive in 
   it("rejects a thread the database does not have", async () => {
     const error = await caught(() => loadThreadFromPostgres(url, "nobody", { schema: schema.name }));
     expect((error as Error).message).toBe(
-      `loadThreadFromPostgres: invalid option \`threadId\`: no checkpoint for thread "nobody" in schema "${schema.name}"; its threads: "${threadId}"`,
+      `loadThreadFromPostgres: invalid option \`threadId\`: expected the id of a thread in schema "${schema.name}"; got the string "nobody" (no checkpoint for it; its threads: "${threadId}")`,
     );
   });
 
@@ -375,7 +377,7 @@ describeWithPostgres("loadThreadFromPostgres, PostgresSaver with the archive in 
     const empty = await createTestSchema(url, "inspector_empty");
     try {
       const error = await caught(() => loadThreadFromPostgres(url, threadId, { schema: empty.name }));
-      expect((error as Error).message).toMatch(new RegExp(`^loadThreadFromPostgres: invalid option \`schema\`: schema "${empty.name}" holds no LangGraph checkpoints \\(`));
+      expect((error as Error).message).toMatch(new RegExp(`^loadThreadFromPostgres: invalid option \`schema\`: expected a schema that holds LangGraph checkpoints; got ${escape(describeValue(empty.name))} \\(relation .* does not exist\\)$`));
     } finally {
       await empty.drop();
     }

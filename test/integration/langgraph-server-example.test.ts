@@ -164,24 +164,24 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
       const missing = "00000000-0000-4000-8000-000000000000";
       const run = await runTs("src/cli.ts", ["inspect", "--langgraph-url", server.url, "--thread", missing]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^langchain-compaction: --thread: no thread "${missing}" on ${server.url}; its threads: .*"${report.threadId}"`, "u"));
+      expect(run.stderr).toMatch(new RegExp(`^langchain-compaction: --thread: expected the id of a thread on ${server.url}; got the string "${missing}" \\(no such thread; its threads: .*"${report.threadId}"`, "u"));
     });
 
     it("a thread id the server cannot take (not a UUID): the same error", async () => {
       const error = await caught(() => loadThreadFromLangGraph(server.url, "no-such-thread"));
       expect(InvalidOptionError.isInstance(error) && error.option).toBe("threadId");
-      expect((error as Error).message).toMatch(/^loadThreadFromLangGraph: invalid option `threadId`: no thread "no-such-thread" on http:\/\/127\.0\.0\.1:\d+; its threads: "/u);
+      expect((error as Error).message).toMatch(/^loadThreadFromLangGraph: invalid option `threadId`: expected the id of a thread on http:\/\/127\.0\.0\.1:\d+; got the string "no-such-thread" \(no such thread; its threads: "/u);
     });
 
     it("a server that is not running: an InvalidOptionError saying the connection was refused", async () => {
       const error = await caught(() => loadThreadFromLangGraph("http://127.0.0.1:9", report.threadId));
       expect(InvalidOptionError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toBe("loadThreadFromLangGraph: invalid option `server`: cannot reach http://127.0.0.1:9 (fetch failed): is the server running?");
+      expect((error as Error).message).toBe('loadThreadFromLangGraph: invalid option `server`: expected a LangGraph server that can be reached; got the string "http://127.0.0.1:9" (cannot reach it: fetch failed; is the server running?)');
     });
 
     it("a URL that is not http(s): an InvalidOptionError naming it", async () => {
       const error = await caught(() => loadThreadFromLangGraph("localhost:2024", report.threadId));
-      expect((error as Error).message).toBe('loadThreadFromLangGraph: invalid option `url`: expected an http:// or https:// URL, not "localhost:2024"');
+      expect((error as Error).message).toBe('loadThreadFromLangGraph: invalid option `server`: expected an http:// or https:// URL, or a @langchain/langgraph-sdk Client; got the string "localhost:2024"');
     });
   });
 });

@@ -196,7 +196,7 @@ describe("autoCompaction: hiding first", () => {
     const messages = await caught(() => autoCompaction({ contextWindow: 1000, keepRecent: 10, trigger: { messages: 12 } }));
     expect(InvalidOptionError.isInstance(messages) && [messages.option, messages.message]).toEqual([
       "trigger",
-      "autoCompaction: invalid option `trigger`: a messages trigger must be over keepRecent + 2 (12): a summary leaves that many messages, so 12 would fire at every call",
+      "autoCompaction: invalid option `trigger`: expected a messages trigger over keepRecent + 2 (12); got { messages: 12 } (a summary leaves that many messages, so 12 would fire at every call)",
     ]);
     expect(autoCompaction({ contextWindow: 1000, keepRecent: 10, trigger: { messages: 13 } }).strategyName).toBe("autoCompaction");
     const price = await caught(() => autoCompaction({ contextWindow: 1000, costModel: { prices: "nope" as never } }));

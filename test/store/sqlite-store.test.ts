@@ -342,7 +342,9 @@ describe("SqliteStore", () => {
   it("takes its table name from the options and rejects a name that is not an identifier", () => {
     const db = SqliteSaver.fromConnString(":memory:").db;
     expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow(InvalidOptionError);
-    expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow('SqliteStore: invalid option `table`: "x; DROP TABLE y" is not an SQL identifier');
+    expect(() => new SqliteStore(db, { table: "x; DROP TABLE y" })).toThrow(
+      'SqliteStore: invalid option `table`: expected an SQL identifier: letters, digits and underscores, not starting with a digit; got the string "x; DROP TABLE y"',
+    );
     const store = new SqliteStore(db, { table: "archive_items" });
     store.setup();
     expect((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name)).toEqual(["archive_items"]);

@@ -175,7 +175,7 @@ describe("toolResultHiding's clearAtLeast", () => {
     const error = await caught(() => toolResultHiding({ clearAtLeast: 1, minTokensSaved: 1 }));
     expect(InvalidOptionError.isInstance(error) && [error.option, error.message]).toEqual([
       "minTokensSaved",
-      "toolResultHiding: invalid option `minTokensSaved`: a deprecated name of clearAtLeast: give only clearAtLeast",
+      "toolResultHiding: invalid option `minTokensSaved`: expected no value when clearAtLeast is given; got 1 (it is a deprecated name of clearAtLeast: give only clearAtLeast)",
     ]);
   });
 });

@@ -107,7 +107,7 @@ describe("selectiveThenSummary", () => {
     const error = await caught(() => selectiveThenSummary({ trigger: { messages: 50 } }));
     expect((error as InvalidOptionError).option).toBe("target");
     expect((error as InvalidOptionError).message).toBe(
-      "selectiveThenSummary: invalid option `target`: a messages trigger needs an explicit token target ({ tokens } or { fraction }): the selective rules stop at a token count",
+      "selectiveThenSummary: invalid option `target`: expected { tokens } or { fraction } when the trigger counts only messages; got undefined (the selective rules stop at a token count)",
     );
     expect(selectiveThenSummary({ trigger: { messages: 50 }, target: { tokens: 1000 } }).target).toEqual({ tokens: 1000 });
   });
