@@ -180,10 +180,27 @@ export class RecallLedger {
   #read = new Map<string, number>();
   #reread = new Set<BaseMessage>();
 
+  /** Tokens of the originals a reference reads, by reference and how many it reads (a span only grows at its end). */
+  readonly #tokens = new Map<string, number>();
+
   /** A compaction: the next miss of any source is charged again. */
   newEpoch(): void {
     this.#read = new Map();
     this.#reread = new Set();
+  }
+
+  async #tokensOf(reference: { readonly ref: string; readonly reads: readonly string[] }, step: { messageOf: (id: string) => BaseMessage | undefined; countMessage: (message: BaseMessage) => Promise<number> }): Promise<number> {
+    const key = `${reference.ref}\u0000${reference.reads.length}\u0000${reference.reads[reference.reads.length - 1]}\u0000${reference.reads[0]}`;
+    let tokens = this.#tokens.get(key);
+    if (tokens === undefined) {
+      tokens = 0;
+      for (const id of reference.reads) {
+        const original = step.messageOf(id);
+        if (original) tokens += await step.countMessage(original);
+      }
+      this.#tokens.set(key, tokens);
+    }
+    return tokens;
   }
 
   /**
@@ -222,11 +239,7 @@ export class RecallLedger {
         continue;
       }
       recall.recalledWords++;
-      let tokens = 0;
-      for (const id of reference.reads) {
-        const original = step.messageOf(id);
-        if (original) tokens += await step.countMessage(original);
-      }
+      const tokens = await this.#tokensOf(reference, step);
       // Parts already read in this epoch are in the context: read only those after them.
       const wanted = Math.max(1, Math.ceil(tokens / RECALL_PAGE_TOKENS));
       const read = this.#read.get(reference.ref) ?? 0;
