@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fmtCost, fmtInt, fmtRatio, fmtShare } from "./report-format.js";
-import { ANTHROPIC_ANCHORED, ANTHROPIC_AUTOMATIC } from "./report-tables.js";
+import { ANTHROPIC_ANCHORED, ANTHROPIC_AUTOMATIC, recallRowName } from "./report-tables.js";
+import { recallTable, type RecallTargetRow } from "./report-recall.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The committed results and the doc whose tables they fill. */
@@ -19,18 +20,17 @@ export const RESULTS_PATH = resolve(projectRoot, "bench", "eval-results.json");
 export const DOC_PATH = resolve(projectRoot, "docs", "evaluation.md");
 
 /** The parts of a row of bench/eval-results.json the tables read. */
-interface ResultRow {
-  readonly system: string;
-  readonly kind: string;
+interface ResultRow extends RecallTargetRow {
   readonly cost: number;
   readonly costWithRereads: number;
   readonly retention: number;
-  readonly grounding: number;
-  readonly totals: { readonly callsOverWindow: number; readonly rereads: number; readonly lostOwnWords: number; readonly lostUserWords: number };
+  readonly totals: RecallTargetRow["totals"] & { readonly rereads: number };
 }
 
 interface PresetRow {
   readonly system: string;
+  readonly kind: string;
+  readonly costWithRereads: number;
   readonly vsNone: number;
   readonly vsCheapestLangChain: number;
 }
@@ -50,8 +50,12 @@ export interface EvalResults {
 /** The systems of the doc's tables, by their name in the results, and how the doc names them. */
 const DEFAULT = "autoCompaction";
 const FRUGAL = "autoCompaction (frugal: trigger 14,000 tokens, 2 groups kept)";
+const DEFAULT_RECALL = recallRowName(DEFAULT);
+const FRUGAL_RECALL = recallRowName(FRUGAL);
 const NAMES: Readonly<Record<string, string>> = {
   [DEFAULT]: "**autoCompaction** (the default)",
+  [DEFAULT_RECALL]: "**autoCompaction** (the default) with recall",
+  [FRUGAL_RECALL]: "autoCompaction, frugal, with recall",
   "autoCompaction (summaries at the firing)": "autoCompaction, summaries in the step (`prepare: false`)",
   "autoCompaction (prepared from 0.9 of the way)": "autoCompaction, prepared from 0.9 of the way (`prepare: { at: 0.9 }`)",
   "autoCompaction (agent's model, shared prefix)": "autoCompaction, shared prefix",
@@ -84,6 +88,8 @@ function byWindow(results: EvalResults, systems: readonly string[], cells: (row:
     const merged: { names: string[]; cells: string[] }[] = [];
     for (const system of systems) {
       if (system === "no compaction" && index > 0) continue;
+      // Rows with recall on are in results from the run that priced recall on.
+      if ((system === DEFAULT_RECALL || system === FRUGAL_RECALL) && !windowResult.rows.some((row) => row.system === system)) continue;
       const figures = cells(rowOf(windowResult.rows, system), windowResult);
       const same = merged.find((entry) => entry.cells.join("|") === figures.join("|") && LANGCHAIN.includes(system));
       if (same) same.names.push(nameOf(system));
@@ -112,9 +118,9 @@ function costTable(results: EvalResults): string {
   return table(["window", "system", "cost", "× none", "× cheapest LangChain", "same, per preset", "calls over the window", "artifact retention"], rows, new Set([2, 3, 4, 5, 6, 7]));
 }
 
-/** Cost with re-reads, the re-reads and lost words, grounding and calls over the window. */
+/** Cost with re-reads (and recalls, for the rows with recall on), the re-reads and lost words, grounding and calls over the window. */
 function rereadsTable(results: EvalResults): string {
-  const systems = ["no compaction", ...LANGCHAIN, "toolResultHiding", DEFAULT, FRUGAL];
+  const systems = ["no compaction", ...LANGCHAIN, "toolResultHiding", DEFAULT, DEFAULT_RECALL, FRUGAL, FRUGAL_RECALL];
   const rows = byWindow(results, systems, (row, windowResult) => {
     const none = rowOf(windowResult.rows, "no compaction");
     return [
@@ -127,7 +133,7 @@ function rereadsTable(results: EvalResults): string {
       fmtInt(row.totals.callsOverWindow),
     ];
   });
-  return table(["window", "system", "cost", "cost with re-reads", "× none", "re-reads", "lost words (own / user)", "reply grounding", "calls over the window"], rows, new Set([2, 3, 4, 5, 6, 7, 8]));
+  return table(["window", "system", "cost", "cost with re-reads (and recalls)", "× none", "re-reads", "lost words (own / user)", "reply grounding", "calls over the window"], rows, new Set([2, 3, 4, 5, 6, 7, 8]));
 }
 
 /** Reply grounding per system and window. */
@@ -160,6 +166,7 @@ export function docTables(results: EvalResults): ReadonlyMap<string, string> {
     ["anthropic-anchored", presetTable(results, ANTHROPIC_ANCHORED)],
     ["grounding", groundingTable(results)],
     ["rereads", rereadsTable(results)],
+    ["recall", recallTable(results.windows, [DEFAULT_RECALL, FRUGAL_RECALL], nameOf)],
   ]);
 }
 

@@ -2,13 +2,17 @@
  * The frontier chart of one window (bench/eval-frontier-<window>.svg): cost with re-reads, as a
  * multiple of no compaction's, against reply grounding; every LangChain setting a hollow point, each
  * family of ours a curve through its settings that nothing of the family beats on both axes (its
- * other settings small dots), the default a black diamond, no compaction a cross.
+ * other settings small dots), the default a black diamond, a row with recall on a hollow red
+ * diamond, no compaction a cross.
  */
 import type { FrontierPoint, FrontierWindow } from "./frontier.js";
 import { paretoCurve } from "./frontier.js";
 import { escapeXml, tickStep } from "./report-format.js";
 
-const COLORS: Record<string, string> = { autoCompaction: "#2563eb", toolResultHiding: "#16a34a", ClearToolUsesEdit: "#d97706", summarizationMiddleware: "#7c3aed", default: "#111827" };
+const COLORS: Record<string, string> = { autoCompaction: "#2563eb", toolResultHiding: "#16a34a", ClearToolUsesEdit: "#d97706", summarizationMiddleware: "#7c3aed", default: "#111827", recall: "#dc2626" };
+
+/** The label of a point with recall on: "default + recall", "frugal + recall", else its name. */
+const recallLabel = (system: string) => (system === "autoCompaction + recall" ? "default + recall" : system.includes("frugal") ? "frugal + recall" : system);
 const SHORT: Record<string, string> = { ClearToolUsesEdit: "CTU", summarizationMiddleware: "SUM" };
 
 /** The chart's size and plot area, in SVG units. */
@@ -92,6 +96,14 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
         `<path d="M${px.toFixed(1)} ${(py - 7).toFixed(1)} l7 7 l-7 7 l-7 -7 z" fill="#111827"/><text x="${(px + 9).toFixed(1)}" y="${(py + 4).toFixed(1)}" font-weight="bold">default</text></g>`,
     );
   }
+  for (const point of frontier.points.filter((candidate) => candidate.family === "recall")) {
+    const px = x(ratio(point));
+    const py = y(point.grounding);
+    parts.push(
+      `<g data-system="${escapeXml(point.system)}" data-kind="recall"><title>${escapeXml(point.system)}: ${ratio(point).toFixed(3)}×, grounding ${point.grounding.toFixed(3)}${point.callsOverWindow > 0 ? `, ${point.callsOverWindow} calls over the window` : ""}</title>` +
+        `<path d="M${px.toFixed(1)} ${(py - 6).toFixed(1)} l6 6 l-6 6 l-6 -6 z" fill="#ffffff" stroke="${COLORS.recall}" stroke-width="2"/><text x="${(px + 8).toFixed(1)}" y="${(py - 6).toFixed(1)}" fill="${COLORS.recall}">${escapeXml(recallLabel(point.system))}</text></g>`,
+    );
+  }
   const legend = [
     ["autoCompaction (trigger/keep groups)", "ours"],
     ["toolResultHiding (trigger/keep groups)", "ours"],
@@ -112,8 +124,9 @@ export function renderFrontierChart(options: { title: string; frontier: Frontier
   });
   const notesY = top + 10 + legend.length * 34;
   parts.push(`<path d="M${left + plotWidth + 23} ${notesY - 7} l7 7 l-7 7 l-7 -7 z" fill="#111827"/><text x="${left + plotWidth + 38}" y="${notesY + 4}">the default</text>`);
-  parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 26}" fill="#6b7280" font-size="9">* over the window at some call</text>`);
-  parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 40}" fill="#6b7280" font-size="9">triggers: shares of the window</text>`);
+  parts.push(`<path d="M${left + plotWidth + 23} ${notesY + 13} l6 6 l-6 6 l-6 -6 z" fill="#ffffff" stroke="${COLORS.recall}" stroke-width="2"/><text x="${left + plotWidth + 38}" y="${notesY + 23}">with recall</text>`);
+  parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 46}" fill="#6b7280" font-size="9">* over the window at some call</text>`);
+  parts.push(`<text x="${left + plotWidth + 14}" y="${notesY + 60}" fill="#6b7280" font-size="9">triggers: shares of the window</text>`);
   parts.push("</svg>");
   // A place's label: its first two settings and how many more; to the left of the point where it would leave the chart.
   const labelOf = (place: string) => {

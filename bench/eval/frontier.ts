@@ -60,7 +60,8 @@ export function frontierSettings(): FrontierSetting[] {
 /** One point of the frontier at one window. */
 export interface FrontierPoint {
   readonly system: string;
-  readonly family: FrontierFamily | "default";
+  /** `"default"`: the default as the headline rows run it; `"recall"`: a headline row with recall on (recall.ts). */
+  readonly family: FrontierFamily | "default" | "recall";
   readonly kind: SystemKind;
   readonly trigger?: number;
   readonly keep?: number;
@@ -97,17 +98,19 @@ export interface FrontierWindow {
 
 /**
  * The frontier at one window from the sweep's rows, the headline rows (no compaction, LangChain's
- * and the default, for the grounding floor and the default's point) and the price sets.
+ * and the default, for the grounding floor and the default's point; the rows with recall on, drawn
+ * as points of their own) and the price sets.
  */
 export function frontierWindow(window: number, sweep: readonly { setting: FrontierSetting; row: SystemRow }[], headline: readonly SystemRow[], priceSets: readonly PriceSet[], defaultSystem: string): FrontierWindow {
   const defaultRow = headline.find((row) => row.system === defaultSystem);
   const baselineRow = headline.find((row) => row.kind === "baseline");
-  const rows = [...(baselineRow ? [baselineRow] : []), ...(defaultRow ? [defaultRow] : []), ...sweep.map(({ row }) => row)];
+  const recallRows = headline.filter((row) => row.recall === true);
+  const rows = [...(baselineRow ? [baselineRow] : []), ...(defaultRow ? [defaultRow] : []), ...recallRows, ...sweep.map(({ row }) => row)];
   const presetCosts = presetCostsOf(rows, priceSets);
   const costsOf = (index: number) => Object.fromEntries(presetCosts.map((costs) => [costs.prices, costs.rows[index]!.costWithRereads]));
   const pointOf = (row: SystemRow, index: number, setting?: FrontierSetting): FrontierPoint => ({
     system: row.system,
-    family: setting?.family ?? "default",
+    family: setting?.family ?? (row.recall ? "recall" : "default"),
     kind: row.kind,
     ...(setting ? { trigger: setting.trigger, keep: setting.keep } : {}),
     grounding: row.grounding,
@@ -117,8 +120,14 @@ export function frontierWindow(window: number, sweep: readonly { setting: Fronti
     costWithRereads: costsOf(index),
   });
   const offset = rows.length - sweep.length;
-  const points = [...(defaultRow ? [pointOf(defaultRow, baselineRow ? 1 : 0)] : []), ...sweep.map(({ setting, row }, index) => pointOf(row, offset + index, setting))];
-  const ourInside = points.filter((point) => point.kind === "ours" && point.callsOverWindow === 0);
+  const first = baselineRow ? 1 : 0;
+  const points = [
+    ...(defaultRow ? [pointOf(defaultRow, first)] : []),
+    ...recallRows.map((row, index) => pointOf(row, first + (defaultRow ? 1 : 0) + index)),
+    ...sweep.map(({ setting, row }, index) => pointOf(row, offset + index, setting)),
+  ];
+  // The recall rows are drawn, not held against LangChain's points: the sweep's settings run without recall.
+  const ourInside = points.filter((point) => point.kind === "ours" && point.family !== "recall" && point.callsOverWindow === 0);
   const verdicts: PeerVerdict[] = [];
   for (const peer of points.filter((point) => point.kind === "peer")) {
     for (const { id } of priceSets) {

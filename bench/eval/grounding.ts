@@ -55,10 +55,10 @@ export interface Grounding {
 
 /**
  * Where a reused word the input lacks came from: the newest tool result of the recording that had
- * it (the agent can repeat that call), else the kind of the newest message that had it: `"own"`, one
- * of the agent's replies; `"user"`, a user or system message.
+ * it (the agent can repeat that call), else the newest message that had it, by kind: `"own"`, one of
+ * the agent's replies; `"user"`, a user or system message.
  */
-export type WordSource = { readonly kind: "tool"; readonly message: BaseMessage } | { readonly kind: "own" | "user" };
+export type WordSource = { readonly kind: "tool" | "own" | "user"; readonly message: BaseMessage };
 
 /** A reply's grounding with the reused words the input lacks, each with its source. */
 export interface GroundingMisses {
@@ -90,6 +90,8 @@ export class GroundingTracker {
   readonly #newestKind = new Map<string, "tool" | "own" | "user">();
   /** Per word, the newest tool result that showed it. */
   readonly #newestTool = new Map<string, BaseMessage>();
+  /** Per word, the newest message that showed it. */
+  readonly #newestMessage = new Map<string, BaseMessage>();
 
   /** The words of a message ({@link groundingTextOf}), read once per message object. */
   wordsOf(message: BaseMessage): ReadonlySet<string> {
@@ -104,6 +106,7 @@ export class GroundingTracker {
       const kind = message.type === "tool" ? "tool" : message.type === "ai" ? "own" : "user";
       for (const word of this.wordsOf(message)) {
         this.#newestKind.set(word, kind);
+        this.#newestMessage.set(word, message);
         if (kind === "tool") this.#newestTool.set(word, message);
       }
     }
@@ -127,7 +130,7 @@ export class GroundingTracker {
     const sources = new Map<string, WordSource>();
     for (const word of missing) {
       const tool = this.#newestTool.get(word);
-      sources.set(word, tool ? { kind: "tool", message: tool } : { kind: this.#newestKind.get(word) === "own" ? "own" : "user" });
+      sources.set(word, tool ? { kind: "tool", message: tool } : { kind: this.#newestKind.get(word) === "own" ? "own" : "user", message: this.#newestMessage.get(word)! });
     }
     return { grounding: { grounded: reused - missing.size, reused }, missing: sources };
   }

@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { performance } from "node:perf_hooks";
-import { type ArtifactIndex, type TokenCounter } from "../../src/index.js";
+import { compactionMarkerOf, type ArtifactIndex, type TokenCounter } from "../../src/index.js";
 import { cacheAnchorPositions, extractArtifacts } from "../../src/extend/index.js";
 import type { TraceSession } from "../../examples/traces.js";
 import {
@@ -21,6 +21,7 @@ import {
 import { AnthropicAutomaticCache } from "./anthropic-cache.js";
 import { GroundingTracker, type Grounding } from "./grounding.js";
 import { RereadLedger, type StepRecovery } from "./rereads.js";
+import { RECALL_REFERENCE_TOKENS, RECALL_SCHEMA_TOKENS, RecallArchive, RecallLedger, type StepRecall } from "./recall.js";
 import type { EvalSystem } from "./systems.js";
 import type { SummaryCall } from "./summary-model.js";
 
@@ -60,6 +61,22 @@ export interface StepRecord {
   readonly grounding: Grounding;
   /** The re-reads the grounding misses force, and the missing words no tool result had (see rereads.ts). */
   readonly recovery: StepRecovery;
+  /**
+   * The same misses recovered with recall on (see recall.ts): what the thread's archive held is
+   * recalled, the rest re-read or lost. Only ours archive; for the others it equals `recovery`.
+   */
+  readonly recall: StepRecall;
+  /**
+   * Whether the model call reads a cached prefix (so the recall tool's schema, which precedes the
+   * messages, is read from the cache too): as the prefix reading, Anthropic's automatic caching, and
+   * the same with cache anchors read it.
+   */
+  readonly cachedPrefix: { readonly prefix: boolean; readonly anthropic: boolean; readonly anchored: boolean };
+  /**
+   * Messages of the input a compaction rewrote (a compaction marker), which carry a recall reference
+   * with recall on: in all, and within the cached prefix.
+   */
+  readonly referenced: { readonly all: number; readonly cached: number };
   readonly pairingValid: boolean;
   /** Summary calls the system made before this call. */
   readonly summaryCalls: readonly SummaryCall[];
@@ -108,6 +125,11 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   const retention = new RetentionTracker();
   const grounding = new GroundingTracker();
   const rereads = new RereadLedger();
+  const recalls = new RecallLedger();
+  /** The thread's archive, as the system writes it. */
+  const archive = new RecallArchive();
+  const byId = new Map(session.messages.flatMap((message) => (message.id === undefined ? [] : [[message.id, message] as const])));
+  const messageOf = (id: string) => byId.get(id);
   const countMessage = (source: BaseMessage) => tokenCounter.countMessage(source);
   const anthropic = new AnthropicAutomaticCache();
   const anchored = new AnthropicAutomaticCache();
@@ -138,12 +160,25 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
     const summaryCachedTokens = summaryCallsCachedTokens(summaryCalls, previousInput);
     const measurement = await tokenCounter.measure(result.input);
     const prefix = commonPrefixLength(previousInput, result.input);
-    const anthropicCachedTokens = callsRead(anthropic, summaryCalls, result.input, measurement.perMessage, [result.input.length]);
+    const [anthropicCachedTokens, anthropicModelRead] = callsRead(anthropic, summaryCalls, result.input, measurement.perMessage, [result.input.length]);
     const misses = grounding.misses(message, result.input);
-    if (result.compacted) rereads.newEpoch();
+    if (result.archive) archive.add(result.archive);
+    if (result.compacted) {
+      rereads.newEpoch();
+      recalls.newEpoch();
+    }
     const recovery = await rereads.charge(misses, measurement.total, countMessage);
+    let referenced = 0;
+    let referencedCached = 0;
+    result.input.forEach((inputMessage, index) => {
+      if (compactionMarkerOf(inputMessage) === undefined) return;
+      referenced++;
+      if (index < prefix) referencedCached++;
+    });
+    const contextTokens = measurement.total + RECALL_SCHEMA_TOKENS + RECALL_REFERENCE_TOKENS * referenced;
+    const recall = await recalls.charge(misses, { archive, input: result.input, contextTokens, window: options.window, messageOf, countMessage });
     const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
-    const anchoredCachedTokens = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
+    const [anchoredCachedTokens, anchoredModelRead] = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
     steps.push({
       position,
       inputTokens: measurement.total,
@@ -157,6 +192,9 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       retention: retention.measure(result.input),
       grounding: misses.grounding,
       recovery,
+      recall,
+      cachedPrefix: { prefix: prefix > 0, anthropic: anthropicModelRead > 0, anchored: anchoredModelRead > 0 },
+      referenced: { all: referenced, cached: referencedCached },
       pairingValid: toolPairingValid(result.input),
       summaryCalls,
     });
@@ -176,16 +214,16 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
 }
 
 /**
- * What a step reads from Anthropic's cache: its summary calls (a breakpoint at their end), then the
- * model call with breakpoints after the first `p` messages for each `p` of `breakpoints`, whose
- * entries it then writes.
+ * What a step reads from Anthropic's cache, in all and by the model call alone: its summary calls (a
+ * breakpoint at their end), then the model call with breakpoints after the first `p` messages for
+ * each `p` of `breakpoints`, whose entries it then writes.
  */
-function callsRead(cache: AnthropicAutomaticCache, summaryCalls: readonly SummaryCall[], input: readonly BaseMessage[], perMessage: readonly number[], breakpoints: readonly number[]): number {
+function callsRead(cache: AnthropicAutomaticCache, summaryCalls: readonly SummaryCall[], input: readonly BaseMessage[], perMessage: readonly number[], breakpoints: readonly number[]): [number, number] {
   let read = 0;
   for (const call of summaryCalls) read += cache.read(call.messages, call.perMessage);
-  read += cache.read(input, perMessage, breakpoints);
+  const model = cache.read(input, perMessage, breakpoints);
   cache.write(input, breakpoints);
-  return read;
+  return [read + model, model];
 }
 
 /**

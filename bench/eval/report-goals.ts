@@ -5,7 +5,7 @@
  *   the window; reply grounding at least the best LangChain row that stays inside the window less
  *   {@link GROUNDING_MARGIN} (where none does, {@link GROUNDING_FLOOR}); cost with re-reads at most
  *   {@link RECOMMENDED_COST_FACTOR}× the cheapest LangChain row that stays inside the window (where
- *   none does, the cheapest); where no LangChain row compacts, grounding at least
+ *   none does, the cheapest); with recall on, no lost word; where no LangChain row compacts, grounding at least
  *   {@link GROUNDING_UNCOMPACTED} and cost with re-reads not above no compaction's; retention at
  *   least {@link RECOMMENDED_RETENTION}, tool pairing valid at every call;
  * - `toolResultHiding` (and variants of it): cost below no compaction and not above
@@ -28,7 +28,7 @@ export const GROUNDING_UNCOMPACTED = 0.99;
 export const RECOMMENDED_RETENTION = 0.95;
 
 /** Which goal a verdict is about. */
-export type GoalId = "window" | "retention" | "pairing" | "grounding" | "rereads-vs-langchain" | "cost-below-none" | "cost-vs-createAgent" | "cost-vs-none";
+export type GoalId = "window" | "lost-words" | "retention" | "pairing" | "grounding" | "rereads-vs-langchain" | "cost-below-none" | "cost-vs-createAgent" | "cost-vs-none";
 
 /** One goal of one system at one window, under one price set for the cost goals. */
 export interface GoalVerdict {
@@ -61,8 +61,8 @@ export interface GoalTargets {
 /** `autoCompaction`, `toolResultHiding` and `ClearToolUsesEdit (createAgent)`. */
 export const DEFAULT_GOAL_TARGETS: GoalTargets = Object.freeze({ recommended: RECOMMENDED_DEFAULT, hiding: "toolResultHiding", createAgent: clearToolUsesCreateAgent.name });
 
-/** Whether `system` is `base` or a variant row of it (`base {json}` or `base (configuration)`). */
-export const isVariantOf = (system: string, base: string): boolean => system === base || system.startsWith(`${base} {`) || system.startsWith(`${base} (`);
+/** Whether `system` is `base` or a variant row of it (`base {json}`, `base (configuration)` or `base + recall`). */
+export const isVariantOf = (system: string, base: string): boolean => system === base || system.startsWith(`${base} {`) || system.startsWith(`${base} (`) || system.startsWith(`${base} + `);
 
 const times = (value: number) => `${value.toFixed(3)}×`;
 const KINDS = ["files", "identifiers", "errors"] as const;
@@ -132,6 +132,17 @@ export function goalsFor(system: string, window: GoalWindow, targets: GoalTarget
         met: row.grounding >= floor,
         detail: `${fmtShare(row.grounding)}; lost words own / user ${fmtInt(row.totals.lostOwnWords)} / ${fmtInt(row.totals.lostUserWords)}, re-reads ${fmtInt(row.totals.rereads)}`,
       },
+      ...(row.recall
+        ? [
+            {
+              system,
+              goal: "lost-words" as const,
+              text: "no lost words (recall on)",
+              met: row.totals.lostOwnWords + row.totals.lostUserWords === 0,
+              detail: `lost words own / user ${fmtInt(row.totals.lostOwnWords)} / ${fmtInt(row.totals.lostUserWords)}; ${fmtInt(row.totals.recall.recalls)} recalls in ${fmtInt(row.totals.recall.recallCalls)} calls`,
+            },
+          ]
+        : []),
       {
         system,
         goal: "retention",
@@ -226,7 +237,7 @@ export function goalSection(windows: readonly GoalWindow[], priceSets: readonly 
   lines.push(
     `Targets, at every window and under every price set (${priceSets.map((set) => set.label).join("; ")}):`,
     "",
-    `- ${targets.recommended} (the recommended default): no model or summary call over the window; reply grounding at least the best LangChain row (${langChain.join(", ")}) that stays inside the window less ${GROUNDING_MARGIN} (where none stays inside, at least ${GROUNDING_FLOOR}); cost with re-reads at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row that stays inside the window (where none does, the cheapest row); where no LangChain row compacts, reply grounding at least ${GROUNDING_UNCOMPACTED} and cost with re-reads not above no compaction's; artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call.`,
+    `- ${targets.recommended} (the recommended default): no model or summary call over the window; reply grounding at least the best LangChain row (${langChain.join(", ")}) that stays inside the window less ${GROUNDING_MARGIN} (where none stays inside, at least ${GROUNDING_FLOOR}); cost with re-reads at most ${RECOMMENDED_COST_FACTOR}× the cheapest LangChain row that stays inside the window (where none does, the cheapest row); where no LangChain row compacts, reply grounding at least ${GROUNDING_UNCOMPACTED} and cost with re-reads not above no compaction's; artifact retention at least ${RECOMMENDED_RETENTION}; tool pairing valid at every call; its rows with recall on (\`+ recall\`), also no lost word.`,
     `- ${targets.hiding}: cost below no compaction and not above ${targets.createAgent}.`,
     "- Every system of ours: cost not above no compaction.",
     "",

@@ -6,6 +6,7 @@ import { PRICE_PRESETS, type PricePresetId, type PriceRates } from "../../src/co
 import { costOf, shareOf, type Prices } from "./metrics.js";
 import type { ReplayTotals } from "./replay.js";
 import { rereadCost } from "./rereads.js";
+import { RECALL_SCHEMA_TOKENS } from "./recall.js";
 import { fmtCost, fmtInt, fmtRatio, fmtShare, markdownTable } from "./report-format.js";
 import type { SystemKind } from "./systems.js";
 
@@ -34,6 +35,8 @@ export interface SystemRow {
   readonly grounding: number;
   /** Share of steps whose model input has valid tool pairing. */
   readonly pairingShare: number;
+  /** A row with recall on ({@link recallRowOf}): its cost with re-reads also holds the recalls. */
+  readonly recall?: true;
 }
 
 /**
@@ -81,6 +84,56 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
     grounding: shareOf(totals.groundedWords, totals.reusedWords) ?? 1,
     pairingShare: shareOf(totals.pairingValidSteps, totals.modelCalls) ?? 1,
   };
+}
+
+/** The name of a system's row with recall on. */
+export const recallRowName = (system: string): string => `${system} + recall`;
+
+/**
+ * The row of `row`'s system with recall on (see recall.ts), from the same replay: the recall tool's
+ * schema in every model call (cached when the call reads a cached prefix) and the reference on every
+ * rewritten message of its input (cached within the cached prefix); the recall calls and the
+ * re-reads of what no archive held in its cost with re-reads (its totals' `reread*` tokens hold
+ * both, so every price set prices them alike); lost words only what no archive held; calls over the
+ * window counting the model calls with the schema and the recall calls. Grounding is the system's: what
+ * its inputs held before any recall.
+ */
+export function recallRowOf(row: SystemRow, prices: Prices): SystemRow {
+  const { totals } = row;
+  const recall = totals.recall;
+  const schema = RECALL_SCHEMA_TOKENS;
+  const withRecall: ReplayTotals = {
+    ...totals,
+    modelInputTokens: totals.modelInputTokens + schema * totals.modelCalls + recall.referenceTokens,
+    cachedTokens: totals.cachedTokens + schema * recall.prefixCachedCalls + recall.prefixCachedReferenceTokens,
+    anthropicCachedTokens: totals.anthropicCachedTokens + schema * recall.anthropicCachedCalls + recall.anthropicCachedReferenceTokens,
+    anchoredCachedTokens: totals.anchoredCachedTokens + schema * recall.anchoredCachedCalls + recall.anchoredCachedReferenceTokens,
+    peakInputTokens: recall.peakInputTokens,
+    callsOverWindow: recall.modelCallsOverWindow + recall.recallCallsOverWindow,
+    rereads: recall.rereads,
+    rereadCachedTokens: recall.rereadCachedTokens + recall.cachedTokens,
+    rereadUncachedTokens: recall.rereadUncachedTokens + recall.uncachedTokens,
+    rereadOutputTokens: recall.rereadOutputTokens + recall.outputTokens,
+    rereadWords: recall.rereadWords,
+    lostOwnWords: recall.lostOwnWords,
+    lostUserWords: recall.lostUserWords,
+  };
+  return { ...rowOf(recallRowName(row.system), row.kind, withRecall, prices), recall: true };
+}
+
+/** `rows` with, right after the row of each system `withRecall` names, its row with recall on. */
+export function withRecallRows(rows: readonly SystemRow[], withRecall: readonly string[], prices: Prices): SystemRow[] {
+  return rows.flatMap((row) => (withRecall.includes(row.system) ? [row, recallRowOf(row, prices)] : [row]));
+}
+
+/**
+ * Reply grounding once the misses are recovered: the words the inputs held, plus those re-read and,
+ * with recall on, those recalled, of the reused words. Lost words are what it lacks of 1.
+ */
+export function recoveredGrounding(row: Pick<SystemRow, "totals" | "recall">): number {
+  const { totals } = row;
+  const recovered = totals.groundedWords + totals.rereadWords + (row.recall ? totals.recall.recalledWords : 0);
+  return shareOf(recovered, totals.reusedWords) ?? 1;
 }
 
 /** A set of prices the report costs every row with: the reference prices or a provider preset. */

@@ -6,12 +6,15 @@
 import type { Prices } from "./metrics.js";
 import { ANTHROPIC_LOOKBACK_BLOCKS } from "./anthropic-cache.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
+import { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, RECALL_REFERENCE_TOKENS, RECALL_SCHEMA_TOKENS } from "./recall.js";
+import { recallTable } from "./report-recall.js";
 import { fmtInt, markdownTable } from "./report-format.js";
 import { goalSection } from "./report-goals.js";
 import type { FrontierResult } from "./frontier-run.js";
 import { frontierSection } from "./report-frontier.js";
 import { presetCostTable, retentionBySourceTable, windowTable, type PresetCosts, type PriceSet, type SourceRows, type SystemRow } from "./report-tables.js";
-import { BLOCKING_SUMMARIES, EARLY_PREPARATION, FRUGAL_SETTING, SHARED_PREFIX_DEFAULT } from "./systems.js";
+import { recallRowName } from "./report-tables.js";
+import { BLOCKING_SUMMARIES, EARLY_PREPARATION, FRUGAL_SETTING, RECALL_SYSTEMS, SHARED_PREFIX_DEFAULT } from "./systems.js";
 
 /** The rows of one window. */
 export interface WindowResult {
@@ -83,6 +86,20 @@ function probeSection(probes: ProbeSection): string[] {
   return lines;
 }
 
+/** The recall section: the targets of each row with recall on, per window. */
+function recallSection(windows: readonly WindowResult[]): string[] {
+  const systems = RECALL_SYSTEMS.map(recallRowName).filter((system) => windows.some((window) => window.rows.some((row) => row.system === system)));
+  if (systems.length === 0) return [];
+  return [
+    "## Recall",
+    "",
+    "Targets of each row with recall on, per window: no lost word; cost with re-reads and recalls at most the cheapest LangChain row's that stays inside the window (where none does, the cheapest row's), under every price set, at a reply grounding no lower than that row's less 0.01 (not asked where no LangChain row stays inside); no call over the window. Costs at the reference prices; the target column counts the price sets under which cost and grounding hold.",
+    "",
+    recallTable(windows, systems),
+    "",
+  ];
+}
+
 /** The markdown report (bench/EVAL.md). */
 export function renderMarkdown(report: EvalReport): string {
   const lines: string[] = [];
@@ -130,6 +147,7 @@ export function renderMarkdown(report: EvalReport): string {
     "- Retention: at each call, of the file paths, identifiers and error lines the original stream has shown so far (the package's `extractArtifacts`, unbounded), the share present as substrings of the model's input (contents and tool-call arguments, summaries included), averaged over calls. Per-kind figures pool every call; a kind that no call after a compaction tracked reads n/a (never compacted), as it would be 1 by construction. The offline deterministic summarizer's artifact index uses the same extractor as this metric: symmetric for every summarizing system offline, but it favours a design that renders the index into the context. Retention is also given per trace source (session id prefix), since only the tau-bench traces have identifiers.",
     "- Reply grounding: at each call, the words of the recorded reply (runs of ASCII letters, digits and underscores of at least 5 characters, not starting with a digit, case-sensitive; from its text and its tool calls' names and argument values) that some earlier message of the recording had (system prompt, user, tools, the agent's own earlier replies; not a word only a summary or a placeholder brought), and the share of them some message of the model's input has, pooled over calls (no compaction: 1 by construction). It asks whether what the agent went on to reuse (a function it read, a line it quotes in an edit) was still in its context, whatever extractor built a receipt or a summary's index; lexical, so a summary that paraphrases scores lower than one that quotes.",
     `- Cost with re-reads: the replay fixes the agent's next action, so a lost word costs nothing there; each grounding miss is charged as the recovery it forces. A reused word the input lacks is traced to the newest tool result of the recording that had it, and the agent repeats that call: each source once per compaction epoch (from a step at which the system compacted to its next compaction; ClearToolUsesEdit (view) changes the request at every call once it fires, so each of its calls is an epoch), as one extra model call whose input is the step's input, all of it cached (it was just sent), plus ${REREAD_REPLY_TOKENS} tokens of the repeated call and the source's tokens, uncached, and whose output is the ${REREAD_REPLY_TOKENS}-token call; priced alike under every price set. A missing word no tool result had, only the agent's own replies or only a user (or system) message, cannot be fetched again: counted as lost (own / user), not charged. It models recovery, not task success (docs/evaluation.md).`,
+    `- Recall (rows \`<system> + recall\`, for ${RECALL_SYSTEMS.join(" and ")}): the same replays, with the agent able to read its own thread's archive back (the recall tool). A missing word's source (traced as for re-reads: the newest tool result that had it, else the newest message that had it) is recalled by the reference the context shows for it: its own, where a rewritten copy of it (a placeholder, a trimmed reply) is in the input; else that of the summary standing for it, whose originals are read in history order up to the part that holds the source. Parts of at most ${fmtInt(RECALL_PAGE_TOKENS)} tokens of originals plus a ${RECALL_FRAME_TOKENS}-token frame, one recall call each, each priced as a re-read (input: the step's input with the schema and references, cached, plus the parts returned before, cached, plus the ${RECALL_CALL_TOKENS}-token call and its part, uncached; output: the call); each reference read once per compaction epoch (further parts when a later miss needs them). A miss no reference in the context reaches is re-read (a tool result) or lost, as without recall. Every model call carries the tool's schema (${RECALL_SCHEMA_TOKENS} tokens) and ${RECALL_REFERENCE_TOKENS} tokens of reference per rewritten message, cached where the call's cached prefix covers them. Calls over the window count model calls with them and recall calls. Grounding is the system's (what its inputs held); "after recovery" adds the words re-read and recalled.`,
     "- Calls over the window: model calls whose input exceeds the window / summary calls whose prompt does. Compactions: steps at which the system changed the history (ClearToolUsesEdit (view): the request). Compaction ms: time spent before the model calls, summary calls included.",
     "- Tool pairing valid: share of calls whose input passes `validateToolPairing`.",
     "",
@@ -147,6 +165,7 @@ export function renderMarkdown(report: EvalReport): string {
       lines.push(retentionBySourceTable(sources), "");
     }
   }
+  lines.push(...recallSection(report.windows));
   lines.push(...goalSection(report.windows, report.priceSets));
   if (report.frontier) lines.push(...frontierSection(report.frontier.result, report.priceSets, new Map(report.frontier.charts.map((chart) => [chart.window, chart.file]))));
   lines.push(...probeSection(report.probes));

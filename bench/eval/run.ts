@@ -24,10 +24,10 @@ import { renderChart, renderCostRetentionChart, type ChartSeries } from "./repor
 import { goalMatrix, systemsMeetingAllGoals } from "./report-goals.js";
 import { renderFrontierChart } from "./frontier-chart.js";
 import { runFrontier } from "./frontier-run.js";
-import { presetCostsOf, priceSetsOf, rowOf, traceSourceOf } from "./report-tables.js";
+import { presetCostsOf, priceSetsOf, rowOf, traceSourceOf, withRecallRows } from "./report-tables.js";
 import { renderMarkdown, type EvalReport, type ProbeSection, type WindowResult } from "./report.js";
 import { DETERMINISTIC_SUMMARY_MAX_TOKENS, DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS } from "./systems.js";
+import { ALL_SYSTEMS, RECALL_SYSTEMS } from "./systems.js";
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const projectRoot = resolve(benchDir, "..");
@@ -151,12 +151,19 @@ async function main(): Promise<void> {
       }
       log(`  window ${window}: ${session.id} (${session.messages.length} messages) ${((performance.now() - traceStarted) / 1000).toFixed(1)} s`);
     }
-    const rows = systems.map((spec) => rowOf(spec.name, spec.kind, totals.get(spec.name)!, args.prices));
+    // The default and the frugal setting once more with recall on: the same replays, priced with recalls.
+    const rowsOf = (byName: ReadonlyMap<string, ReplayTotals>) =>
+      withRecallRows(
+        systems.map((spec) => rowOf(spec.name, spec.kind, byName.get(spec.name)!, args.prices)),
+        RECALL_SYSTEMS,
+        args.prices,
+      );
+    const rows = rowsOf(totals);
     windows.push({
       window,
       rows,
       presetCosts: presetCostsOf(rows, priceSets),
-      sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: systems.map((spec) => rowOf(spec.name, spec.kind, bySystem.get(spec.name)!, args.prices)) })),
+      sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: rowsOf(bySystem) })),
     });
   }
 

@@ -48,6 +48,11 @@ export interface SystemStep {
   readonly compacted: boolean;
   /** When compacted: the messages of the history that are not in the model's input any more. */
   readonly originals: readonly BaseMessage[];
+  /**
+   * What this step wrote to the thread's archive (ours only: LangChain's keep none): the ids of the
+   * originals, and the summary it put in, with the ids of the history it stands for, in order.
+   */
+  readonly archive?: { readonly ids: readonly string[]; readonly summary?: { readonly id: string; readonly covers: readonly string[] } };
 }
 
 /** One system, ready to replay one trace. */
@@ -252,7 +257,11 @@ export function ours(name: string, build: (context: SystemContext & { model: Bas
           const update = compactionUpdate(history, result);
           if (!update.changed) return { persisted: history, input: history, compacted: false, originals: [] };
           const persisted = messagesStateReducer(history, update.messages);
-          return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted) };
+          const ids = update.archive.messages.flatMap(({ message }) => (typeof message.data.id === "string" ? [message.data.id] : []));
+          const { summaryId, removedIds } = update.record;
+          const removed = new Set(removedIds);
+          const summary = summaryId === null ? undefined : { id: summaryId, covers: history.flatMap((message) => (message.id === summaryId || removed.has(message.id!) ? [message.id!] : [])) };
+          return { persisted, input: persisted, compacted: true, originals: leftOut(history, persisted), archive: { ids, ...(summary ? { summary } : {}) } };
         },
         drainSummaryCalls: () => meter.drain(),
         idle: async () => {
@@ -280,6 +289,9 @@ export const EARLY_PREPARATION = "autoCompaction (prepared from 0.9 of the way)"
  * tool-call groups.
  */
 export const FRUGAL_SETTING = "autoCompaction (frugal: trigger 14,000 tokens, 2 groups kept)";
+
+/** The systems whose rows are also reported with recall on (`<system> + recall`, see recall.ts): the default and the frugal setting. */
+export const RECALL_SYSTEMS: readonly string[] = [RECOMMENDED_DEFAULT, FRUGAL_SETTING];
 
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [

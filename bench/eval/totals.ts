@@ -1,6 +1,86 @@
 /** The totals of replays: what each system did over a trace, summed over traces. */
 import type { Retention } from "./metrics.js";
 import type { TraceReplay } from "./replay.js";
+import { RECALL_REFERENCE_TOKENS, RECALL_SCHEMA_TOKENS } from "./recall.js";
+
+/**
+ * The same replay with recall on (see recall.ts), summed over steps: the recall tool's schema in every
+ * model call, the misses an archive held recalled, the others re-read or lost.
+ */
+export interface RecallTotals {
+  /** Sources recalled, recall calls (pages), and the tokens they returned. */
+  readonly recalls: number;
+  readonly recallCalls: number;
+  readonly returnedTokens: number;
+  /** Input tokens of the recall calls: cached prefix, and new (each call and its page). */
+  readonly cachedTokens: number;
+  readonly uncachedTokens: number;
+  readonly outputTokens: number;
+  /** Missing words an archived source had. */
+  readonly recalledWords: number;
+  /** Tool results no archive held, re-read as without recall. */
+  readonly rereads: number;
+  readonly rereadCachedTokens: number;
+  readonly rereadUncachedTokens: number;
+  readonly rereadOutputTokens: number;
+  readonly rereadWords: number;
+  /** Missing words no archive held: the agent's own, the user's. */
+  readonly lostOwnWords: number;
+  readonly lostUserWords: number;
+  /** Model calls whose input with the schema is over the window, and recall calls over it. */
+  readonly modelCallsOverWindow: number;
+  readonly recallCallsOverWindow: number;
+  /** The largest input: a model call's with the schema, or a recall call's. */
+  readonly peakInputTokens: number;
+  /** Model calls that read a cached prefix (their schema is then cached too), per cache reading. */
+  readonly prefixCachedCalls: number;
+  readonly anthropicCachedCalls: number;
+  readonly anchoredCachedCalls: number;
+  /**
+   * Tokens of the references in the model calls' inputs (each rewritten message's), and of those in
+   * the cached prefix: under the prefix reading, and under Anthropic's readings (the prefix reading's,
+   * where the call reads its cache at all).
+   */
+  readonly referenceTokens: number;
+  readonly prefixCachedReferenceTokens: number;
+  readonly anthropicCachedReferenceTokens: number;
+  readonly anchoredCachedReferenceTokens: number;
+}
+
+const RECALL_SUMMED = [
+  "recalls",
+  "recallCalls",
+  "returnedTokens",
+  "cachedTokens",
+  "uncachedTokens",
+  "outputTokens",
+  "recalledWords",
+  "rereads",
+  "rereadCachedTokens",
+  "rereadUncachedTokens",
+  "rereadOutputTokens",
+  "rereadWords",
+  "lostOwnWords",
+  "lostUserWords",
+  "modelCallsOverWindow",
+  "recallCallsOverWindow",
+  "prefixCachedCalls",
+  "anthropicCachedCalls",
+  "anchoredCachedCalls",
+  "referenceTokens",
+  "prefixCachedReferenceTokens",
+  "anthropicCachedReferenceTokens",
+  "anchoredCachedReferenceTokens",
+] as const satisfies readonly (keyof RecallTotals)[];
+
+/** Recall totals of nothing. */
+export const EMPTY_RECALL: RecallTotals = Object.freeze({ ...(Object.fromEntries(RECALL_SUMMED.map((key) => [key, 0])) as Record<(typeof RECALL_SUMMED)[number], number>), peakInputTokens: 0 });
+
+/** The sum of two recall totals (the peak: the larger). */
+function addRecall(a: RecallTotals, b: RecallTotals): RecallTotals {
+  const sum = Object.fromEntries(RECALL_SUMMED.map((key) => [key, a[key] + b[key]])) as Record<(typeof RECALL_SUMMED)[number], number>;
+  return { ...sum, peakInputTokens: Math.max(a.peakInputTokens, b.peakInputTokens) };
+}
 
 /** The totals of one replay (or of several: see {@link addTotals}). */
 export interface ReplayTotals {
@@ -52,6 +132,8 @@ export interface ReplayTotals {
   readonly lostOwnWords: number;
   readonly lostUserWords: number;
   readonly pairingValidSteps: number;
+  /** The same replay with recall on. */
+  readonly recall: RecallTotals;
 }
 
 /** Retention of one artifact kind, summed over steps. */
@@ -90,7 +172,30 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
   let reusedWords = 0;
   const recovery = { rereads: 0, rereadCachedTokens: 0, rereadUncachedTokens: 0, rereadOutputTokens: 0, rereadWords: 0, lostOwnWords: 0, lostUserWords: 0 };
   const byKind = emptyByKind();
+  const recall = { ...EMPTY_RECALL } as { -readonly [K in keyof RecallTotals]: RecallTotals[K] };
   for (const step of replay.steps) {
+    for (const key of ["recalls", "recallCalls", "returnedTokens", "cachedTokens", "uncachedTokens", "outputTokens", "recalledWords", "rereads", "rereadCachedTokens", "rereadUncachedTokens", "rereadOutputTokens", "rereadWords", "lostOwnWords", "lostUserWords"] as const) {
+      recall[key] += step.recall[key];
+    }
+    const references = RECALL_REFERENCE_TOKENS * step.referenced.all;
+    const cachedReferences = RECALL_REFERENCE_TOKENS * step.referenced.cached;
+    const withRecall = step.inputTokens + RECALL_SCHEMA_TOKENS + references;
+    if (withRecall > replay.window) recall.modelCallsOverWindow++;
+    recall.recallCallsOverWindow += step.recall.callsOverWindow;
+    recall.peakInputTokens = Math.max(recall.peakInputTokens, withRecall, step.recall.peakCallTokens);
+    recall.referenceTokens += references;
+    if (step.cachedPrefix.prefix) {
+      recall.prefixCachedCalls++;
+      recall.prefixCachedReferenceTokens += cachedReferences;
+    }
+    if (step.cachedPrefix.anthropic) {
+      recall.anthropicCachedCalls++;
+      recall.anthropicCachedReferenceTokens += cachedReferences;
+    }
+    if (step.cachedPrefix.anchored) {
+      recall.anchoredCachedCalls++;
+      recall.anchoredCachedReferenceTokens += cachedReferences;
+    }
     modelInputTokens += step.inputTokens;
     cachedTokens += step.cachedTokens;
     summaryCachedTokens += step.summaryCachedTokens;
@@ -152,6 +257,7 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     reusedWords,
     ...recovery,
     pairingValidSteps,
+    recall,
   };
 }
 
@@ -193,6 +299,7 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     lostOwnWords: a.lostOwnWords + b.lostOwnWords,
     lostUserWords: a.lostUserWords + b.lostUserWords,
     pairingValidSteps: a.pairingValidSteps + b.pairingValidSteps,
+    recall: addRecall(a.recall, b.recall),
   };
 }
 
@@ -228,4 +335,5 @@ export const EMPTY_TOTALS: ReplayTotals = Object.freeze({
   lostOwnWords: 0,
   lostUserWords: 0,
   pairingValidSteps: 0,
+  recall: EMPTY_RECALL,
 });

@@ -74,6 +74,33 @@ describe("frontierWindow", () => {
   });
 });
 
+describe("frontierWindow with a row with recall on", () => {
+  const base = [row("no compaction", "baseline", 1000, 100), row("ClearToolUsesEdit (createAgent)", "peer", 900, 98), row("autoCompaction", "ours", 600, 90)];
+  // With recall on: dearer, the same grounding; cheap enough to dominate the peer point if it were held against it.
+  const recall = { ...row("autoCompaction + recall", "ours", 650, 99), recall: true as const };
+  const sweep = [{ setting: setting("ClearToolUsesEdit", "peer", 0.3, 3), row: row("ClearToolUsesEdit 0.3/3", "peer", 800, 96) }];
+  const frontier = frontierWindow(16_000, sweep, [...base, recall], reference, "autoCompaction");
+
+  it("draws it as a point of its own, held against no LangChain point and not a candidate for the cheapest trigger", () => {
+    const svg = renderFrontierChart({ title: "t", frontier, prices: "reference" });
+    expect({
+      points: frontier.points.map((point) => [point.system, point.family, point.costWithRereads["reference"]]),
+      verdict: frontier.verdicts.map((verdict) => verdict.dominatedBy),
+      best: frontier.bestAuto.map((best) => best.system),
+      drawn: [...svg.matchAll(/data-kind="recall"><title>([^:]+):[^<]*<\/title><path[^>]*\/><text[^>]*>([^<]+)</g)].map((match) => [match[1], match[2]]),
+    }).toEqual({
+      points: [
+        ["autoCompaction", "default", 600],
+        ["autoCompaction + recall", "recall", 650],
+        ["ClearToolUsesEdit 0.3/3", "ClearToolUsesEdit", 800],
+      ],
+      verdict: [undefined],
+      best: [undefined],
+      drawn: [["autoCompaction + recall", "default + recall"]],
+    });
+  });
+});
+
 describe("renderFrontierChart", () => {
   it("gives peer points at the same place one label, two settings and how many more (settings that never compact sit at no compaction's point)", () => {
     const headline = [row("no compaction", "baseline", 1000, 100)];

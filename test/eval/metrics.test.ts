@@ -16,6 +16,8 @@ import {
 import { PRICE_PRESETS } from "../../src/cost/prices.js";
 import { EMPTY_TOTALS, totalsOf, type StepRecord, type TraceReplay } from "../../bench/eval/replay.js";
 import { NO_RECOVERY } from "../../bench/eval/rereads.js";
+import { NO_RECALL, RECALL_SCHEMA_TOKENS } from "../../bench/eval/recall.js";
+import { EMPTY_RECALL } from "../../bench/eval/totals.js";
 import { NEVER_COMPACTED, kindRetention, retentionBySourceTable, rowOf, traceSourceOf, windowTable } from "../../bench/eval/report-tables.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
@@ -137,6 +139,9 @@ function stepOf(overrides: Partial<StepRecord>): StepRecord {
     retention: { present: 1, total: 1, byKind: { files: { present: 1, total: 1 }, identifiers: { present: 0, total: 0 }, errors: { present: 0, total: 0 } } },
     grounding: { grounded: 3, reused: 3 },
     recovery: NO_RECOVERY,
+    recall: NO_RECALL,
+    cachedPrefix: { prefix: false, anthropic: false, anchored: false },
+    referenced: { all: 0, cached: 0 },
     pairingValid: true,
     summaryCalls: [],
     ...overrides,
@@ -199,6 +204,8 @@ describe("totals and rows of a replay", () => {
       lostOwnWords: 0,
       lostUserWords: 1,
       pairingValidSteps: 2,
+      // With recall on, the schema in every call: 1,260 tokens at the peak, one call over the window.
+      recall: { ...EMPTY_RECALL, modelCallsOverWindow: 1, peakInputTokens: 1200 + RECALL_SCHEMA_TOKENS },
     });
   });
 

@@ -97,7 +97,7 @@ describe("re-reads in the replay", () => {
 });
 
 describe("GroundingTracker.misses", () => {
-  it("traces a missing word to the newest tool result that had it, else to the kind of the newest message that had it", () => {
+  it("traces a missing word to the newest tool result that had it, else to the newest message that had it, by kind", () => {
     const older = toolResult("t0", "c0", "ALLOWED_HOSTS older");
     const own = assistant("a0", "I will set ALLOWED_HOSTS and RETRY_LIMIT");
     const tracker = new GroundingTracker();
@@ -109,7 +109,7 @@ describe("GroundingTracker.misses", () => {
       missing: [
         // Also in the agent's reply and an older result: the newest result is the one to read again.
         ["ALLOWED_HOSTS", { kind: "tool", message: output }],
-        ["RETRY_LIMIT", { kind: "own" }],
+        ["RETRY_LIMIT", { kind: "own", message: own }],
       ],
     });
   });

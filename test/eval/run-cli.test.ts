@@ -68,7 +68,7 @@ describe("npm run eval usage errors", () => {
       firstLine: "",
       wrote: true,
       probes: "probes: skipped (no judge model: set OPENAI_API_KEY (and EVAL_JUDGE_MODEL) to run probes)",
-      rows: ["| no compaction", "| ClearToolUsesEdit (view)", "| ClearToolUsesEdit (createAgent)", "| summarizationMiddleware", "| **autoCompaction**", '| **toolResultHiding {"keepRecentGroups":2}**'],
+      rows: ["| no compaction", "| ClearToolUsesEdit (view)", "| ClearToolUsesEdit (createAgent)", "| summarizationMiddleware", "| **autoCompaction**", "| **autoCompaction + recall**", '| **toolResultHiding {"keepRecentGroups":2}**'],
       chart: true,
     });
   });
@@ -97,7 +97,8 @@ describe("npm run eval usage errors", () => {
       chart: true,
       section: true,
       frontier: [[64_000, "eval-frontier-64000.svg"]],
-      points: results.frontierRun.settings + 1,
+      // The sweep's settings, the default, and the default with recall on.
+      points: results.frontierRun.settings + 2,
       defaultCost: results.windows[0]!.rows.find((row) => row.system === "autoCompaction")!.costWithRereads,
     });
   });

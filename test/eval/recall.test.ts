@@ -1,0 +1,209 @@
+/**
+ * Recall priced on a small hand-built history replayed through a scripted system that archives what
+ * it hides: a miss whose source the archive holds costs one recall call of the source's tokens, a
+ * source longer than a part costs two, a miss no archive holds stays lost; the row with recall on
+ * adds the recall calls, the tool's schema and the references to the cost.
+ */
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import type { TraceSession } from "../../examples/traces.js";
+import { DEFAULT_PRICES, costOf } from "../../bench/eval/metrics.js";
+import {
+  NO_RECALL,
+  RECALL_CALL_TOKENS,
+  RECALL_FRAME_TOKENS,
+  RECALL_PAGE_TOKENS,
+  RECALL_REFERENCE_TOKENS,
+  RECALL_SCHEMA_TOKENS,
+  RecallArchive,
+  recallCallsOf,
+} from "../../bench/eval/recall.js";
+import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
+import { rereadCost } from "../../bench/eval/rereads.js";
+import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
+import { recallVerdict } from "../../bench/eval/report-recall.js";
+import type { EvalSystem } from "../../bench/eval/systems.js";
+import { createTokenCounter } from "../../src/index.js";
+import { COMPACTION_METADATA_KEY } from "../../src/extend/index.js";
+import { assistant, system, toolResult, user } from "../support/builders.js";
+
+const tokenCounter = createTokenCounter();
+
+const task = user("u1", "Fix the DEBUG_MODE flag, then write to OWNER_ALICE");
+const small = toolResult("t1", "c1", "DEBUG_MODE = True\nALLOWED_HOSTS = ['example']");
+const large = toolResult("t2", "c2", `BIGWORD_TOKEN\n${"x ".repeat(3_000)}`);
+/** A placeholder standing for `original`, marked as a compaction's. */
+const hidden = (original: ToolMessage) =>
+  new ToolMessage({ id: original.id!, content: "[tool result hidden]", tool_call_id: original.tool_call_id, name: "bash", response_metadata: { [COMPACTION_METADATA_KEY]: { kind: "hidden" } } });
+const session: TraceSession = {
+  source: "hand",
+  id: "hand/recall",
+  messages: [
+    system("s", "You are a coding agent."),
+    task,
+    assistant("a1", "", [{ id: "c1", args: { command: "cat settings" } }]),
+    small,
+    assistant("a2", "", [{ id: "c2", args: { command: "cat big" } }]),
+    large,
+    // Step 2: t1 hidden (and archived); reuses ALLOWED_HOSTS, which only t1 had.
+    assistant("a3", "", [{ id: "c3", args: { command: "grep ALLOWED_HOSTS" } }]),
+    toolResult("t3", "c3", "done"),
+    // Step 3: t2 hidden too (and archived); reuses BIGWORD_TOKEN, which only t2 had (over one part).
+    assistant("a4", "", [{ id: "c4", args: { command: "grep BIGWORD_TOKEN" } }]),
+    toolResult("t4", "c4", "done"),
+    // Step 4: the task left out of the request, archived nowhere; reuses OWNER_ALICE, only the user's.
+    assistant("a5", "", [{ id: "c5", args: { command: "mail OWNER_ALICE" } }]),
+  ],
+};
+
+/** Hides t1 from step 2 on and t2 from step 3 on (archiving each), leaves the task out at step 4. */
+function scripted(): EvalSystem {
+  let step = 0;
+  return {
+    name: "scripted",
+    async step(history: BaseMessage[]) {
+      const at = step++;
+      const input = history
+        .filter((message) => !(at === 4 && message === task))
+        .map((message) => (at >= 2 && message === small ? hidden(small) : at >= 3 && message === large ? hidden(large) : message));
+      const archive = at === 2 ? { ids: ["t1"] } : at === 3 ? { ids: ["t2"] } : undefined;
+      return { persisted: history, input, compacted: at === 2 || at === 3, originals: [], ...(archive ? { archive } : {}) };
+    },
+    drainSummaryCalls: () => [],
+  };
+}
+
+async function replayed() {
+  const inputs: (readonly BaseMessage[])[] = [];
+  const replay = await replayTrace(session, scripted(), { window: 100_000, tokenCounter, onInput: (input) => inputs.push(input) });
+  const inputTokens = await Promise.all(inputs.map(async (input) => (await tokenCounter.measure(input)).total));
+  return { replay, inputTokens };
+}
+
+describe("recall in the replay", () => {
+  it("charges a miss the archive holds as one recall call of the source's tokens, two for a source over a part, and leaves a miss no archive holds lost", async () => {
+    const { replay, inputTokens } = await replayed();
+    const smallTokens = await tokenCounter.countMessage(small);
+    const largeTokens = await tokenCounter.countMessage(large);
+    expect([smallTokens < RECALL_PAGE_TOKENS, largeTokens > RECALL_PAGE_TOKENS && largeTokens <= 2 * RECALL_PAGE_TOKENS]).toEqual([true, true]);
+    // The context of a recall: the step's input, the schema, and a reference per placeholder.
+    const context2 = inputTokens[2]! + RECALL_SCHEMA_TOKENS + RECALL_REFERENCE_TOKENS;
+    const context3 = inputTokens[3]! + RECALL_SCHEMA_TOKENS + 2 * RECALL_REFERENCE_TOKENS;
+    const firstPart = RECALL_CALL_TOKENS + RECALL_PAGE_TOKENS + RECALL_FRAME_TOKENS;
+    const secondPart = RECALL_CALL_TOKENS + (largeTokens - RECALL_PAGE_TOKENS) + RECALL_FRAME_TOKENS;
+    expect(replay.steps.map((step) => step.recall)).toEqual([
+      NO_RECALL,
+      NO_RECALL,
+      {
+        ...NO_RECALL,
+        recalls: 1,
+        recallCalls: 1,
+        returnedTokens: smallTokens + RECALL_FRAME_TOKENS,
+        cachedTokens: context2,
+        uncachedTokens: RECALL_CALL_TOKENS + smallTokens + RECALL_FRAME_TOKENS,
+        outputTokens: RECALL_CALL_TOKENS,
+        peakCallTokens: context2 + RECALL_CALL_TOKENS + smallTokens + RECALL_FRAME_TOKENS,
+        recalledWords: 1,
+      },
+      {
+        ...NO_RECALL,
+        recalls: 1,
+        recallCalls: 2,
+        returnedTokens: largeTokens + 2 * RECALL_FRAME_TOKENS,
+        // The second part's call carries the first part, cached.
+        cachedTokens: context3 + (context3 + firstPart),
+        uncachedTokens: firstPart + secondPart,
+        outputTokens: 2 * RECALL_CALL_TOKENS,
+        peakCallTokens: context3 + firstPart + secondPart,
+        recalledWords: 1,
+      },
+      { ...NO_RECALL, lostUserWords: 1 },
+    ]);
+    // Without recall the same misses are two re-reads and the same lost word.
+    expect(replay.steps.map((step) => [step.recovery.rereads, step.recovery.lostUserWords])).toEqual([[0, 0], [0, 0], [1, 0], [1, 0], [0, 1]]);
+  });
+
+  it("prices the row with recall on: schema and references in every call, the recall calls instead of the re-reads, only the unarchived loss left", async () => {
+    const { replay, inputTokens } = await replayed();
+    const base = rowOf("scripted", "ours", totalsOf(replay), DEFAULT_PRICES);
+    const recall = recallRowOf(base, DEFAULT_PRICES);
+    const calls = replay.steps.length;
+    // Placeholders in the inputs: 1 at step 2, 2 at steps 3 and 4.
+    const references = RECALL_REFERENCE_TOKENS * 5;
+    expect(recall.system).toBe("scripted + recall");
+    expect(recall.inputTokens).toBe(base.inputTokens + RECALL_SCHEMA_TOKENS * calls + references);
+    const recallCalls = replay.steps.reduce((sum, step) => sum + step.recall.cachedTokens, 0);
+    expect(recall.totals.rereadCachedTokens).toBe(recallCalls);
+    expect([recall.totals.rereads, recall.totals.lostOwnWords, recall.totals.lostUserWords, recall.grounding]).toEqual([0, 0, 1, base.grounding]);
+    // Every call but the first reads the system prompt from the cache, with the schema before it; a
+    // reference is cached where the cached prefix covers it: t1's at step 3 only (step 4 leaves the
+    // task out, which breaks its prefix after the system prompt).
+    const cached = base.totals.cachedTokens + RECALL_SCHEMA_TOKENS * (calls - 1) + RECALL_REFERENCE_TOKENS;
+    expect(recall.cost).toBeCloseTo(costOf({ input: recall.inputTokens, cached, output: base.outputTokens }, DEFAULT_PRICES), 9);
+    const recallTokens = replay.steps.reduce(
+      (sum, step) => ({ rereadCachedTokens: sum.rereadCachedTokens + step.recall.cachedTokens, rereadUncachedTokens: sum.rereadUncachedTokens + step.recall.uncachedTokens, rereadOutputTokens: sum.rereadOutputTokens + step.recall.outputTokens }),
+      { rereadCachedTokens: 0, rereadUncachedTokens: 0, rereadOutputTokens: 0 },
+    );
+    expect(recall.costWithRereads - recall.cost).toBeCloseTo(rereadCost(recallTokens, DEFAULT_PRICES), 9);
+    expect(inputTokens.length).toBe(calls);
+  });
+});
+
+describe("recallCallsOf", () => {
+  it("reads an original in parts of at most the cap, each call carrying the parts before it as cached input", () => {
+    expect(recallCallsOf(3_000, 10_000, 12_100)).toEqual({
+      calls: 2,
+      returnedTokens: 3_000 + 2 * RECALL_FRAME_TOKENS,
+      cachedTokens: 10_000 + (10_000 + 2_080),
+      uncachedTokens: 2_080 + 1_080,
+      outputTokens: 100,
+      peakCallTokens: 10_000 + 2_080 + 1_080,
+      // The first call (12,080) fits; the second (13,160) does not.
+      callsOverWindow: 1,
+    });
+  });
+});
+
+describe("RecallArchive.referenceFor", () => {
+  it("reaches an original by its own reference, else through the newest summary in the context, read up to it; nothing else", () => {
+    const archive = new RecallArchive();
+    archive.add({ ids: ["t0"] });
+    archive.add({ ids: ["u1", "a1", "t1"], summary: { id: "a1", covers: ["u1", "a1", "t1"] } });
+    expect([archive.referenceFor("t0", new Set(["s", "t0", "a1"])), archive.referenceFor("t1", new Set(["s", "a1"])), archive.referenceFor("u1", new Set(["s", "a1"]))]).toEqual([
+      { ref: "t0", reads: ["t0"] },
+      { ref: "a1", reads: ["u1", "a1", "t1"] },
+      { ref: "a1", reads: ["u1"] },
+    ]);
+    // A later summary replaces the first: its originals come first in the span.
+    archive.add({ ids: ["a2", "t2"], summary: { id: "a2", covers: ["a1", "a2", "t2"] } });
+    expect([archive.referenceFor("t1", new Set(["s", "a2"])), archive.referenceFor("t2", new Set(["s", "a2"])), archive.referenceFor("t1", new Set(["s"])), archive.referenceFor("t9", new Set(["s", "t9"]))]).toEqual([
+      { ref: "a2", reads: ["u1", "a1", "t1"] },
+      { ref: "a2", reads: ["u1", "a1", "t1", "a2", "t2"] },
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+describe("recallVerdict", () => {
+  const row = (system: string, kind: string, grounding: number, callsOverWindow: number, lost = 0) => ({
+    system,
+    kind,
+    grounding,
+    totals: { callsOverWindow, summaryCallsOverWindow: 0, lostOwnWords: lost, lostUserWords: 0, groundedWords: 90, reusedWords: 100, rereadWords: 4, recall: { recalls: 3, recallCalls: 4, recalledWords: 6 } },
+  });
+  const window = (costs: Record<string, number>, rows: ReturnType<typeof row>[]) => ({
+    window: 32_000,
+    rows,
+    presetCosts: [{ prices: "reference", label: "reference", rows: rows.map((each) => ({ system: each.system, kind: each.kind, costWithRereads: costs[each.system]! })) }],
+  });
+
+  it("holds the cost to the cheapest LangChain row inside the window, and the grounding to that row's less 0.01", () => {
+    const rows = [row("ours + recall", "ours", 0.93, 0), row("cheap but over", "peer", 0.99, 5), row("inside", "peer", 0.935, 0), row("dear inside", "peer", 0.99, 0)];
+    const met = recallVerdict(window({ "ours + recall": 100, "cheap but over": 50, inside: 100, "dear inside": 200 }, rows), "ours + recall")!;
+    expect([met.costs[0]!.reference, met.costs[0]!.met, met.met, met.recoveredGrounding]).toEqual(["inside", true, { lostWords: true, cost: true, window: true }, 1]);
+    const dearer = recallVerdict(window({ "ours + recall": 101, "cheap but over": 50, inside: 100, "dear inside": 200 }, rows), "ours + recall")!;
+    const lower = recallVerdict(window({ "ours + recall": 90, "cheap but over": 50, inside: 100, "dear inside": 200 }, [row("ours + recall", "ours", 0.92, 0, 2), ...rows.slice(1)]), "ours + recall")!;
+    expect([dearer.met.cost, lower.met.cost, lower.met.lostWords]).toEqual([false, false, false]);
+  });
+});
