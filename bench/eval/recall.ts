@@ -23,9 +23,9 @@ export const RECALL_PAGE_TOKENS = 2_000;
 /** Tokens each recall call's frame adds to its part: header, fence, and the line naming the next part (the tool's figure). */
 export const RECALL_FRAME_TOKENS = 30;
 /** Tokens of the recall tool's schema, sent with every model call of a run with recall on (the tool's figure). */
-export const RECALL_SCHEMA_TOKENS = 60;
+export const RECALL_SCHEMA_TOKENS = 69;
 /** Tokens of the reference (` [recall <ref>]`) a compaction appends to each message it rewrites, with recall on (the tool's figure). */
-export const RECALL_REFERENCE_TOKENS = 7;
+export const RECALL_REFERENCE_TOKENS = 8;
 /** Tokens of the agent's recall call (its output, then part of the next input): as a re-read's repeated call. */
 export const RECALL_CALL_TOKENS = REREAD_REPLY_TOKENS;
 
