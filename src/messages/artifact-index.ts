@@ -269,6 +269,8 @@ export function extractArtifacts(
   for (const message of messages) {
     const earlier = artifactsOf(message);
     if (earlier) collector.addIndex(earlier);
+    // A hidden tool result's marker keeps its original's index only when it is not empty: its text is the placeholder.
+    else if (isToolResultMessage(message) && compactionMarkerOf(message)?.hidden === true) continue;
     else collector.addMessage(message);
   }
   return collector.freeze();
@@ -278,6 +280,21 @@ export function extractArtifacts(
 export function artifactsOf(message: BaseMessage): ArtifactIndex | undefined {
   const marker = compactionMarkerOf(message) as { artifacts?: ArtifactIndex } | undefined;
   return marker?.artifacts;
+}
+
+/** Whether an index holds nothing (no file, command, tool, identifier, URL or error line). @internal */
+export function isEmptyArtifactIndex(index: ArtifactIndex): boolean {
+  return (
+    index.filesCreated.length === 0 &&
+    index.filesModified.length === 0 &&
+    index.filesRead.length === 0 &&
+    index.commands.length === 0 &&
+    index.identifiers.length === 0 &&
+    index.urls.length === 0 &&
+    index.errors.length === 0 &&
+    index.filesLeftOut === undefined &&
+    Object.keys(index.tools).length === 0
+  );
 }
 
 /** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */
