@@ -5,7 +5,8 @@
  * run to the next; the figure is the median over the steps. Side by side in one process, run in
  * turn, repeated: no middleware (LangGraph's own step), `compactionMiddleware(toolResultHiding())`
  * with a trigger it never reaches, with the default options (it fires: every older result is hidden
- * at the first step, then a batch when what aged frees `clearAtLeast`), and
+ * at the first step, then a batch when what aged frees `clearAtLeast`), the same with an
+ * `InMemoryStore` (the originals of hidden results go there, not to the state's archive channel), and
  * `compactionMiddleware(autoCompaction({ contextWindow: 10_000_000, trigger: { tokens: 5_000_000 } }))`
  * (under its trigger: the default one, 60,000 tokens, would summarize this thread at once).
  *
@@ -14,7 +15,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
-import { MemorySaver } from "@langchain/langgraph";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createAgent, type AgentMiddleware } from "langchain";
 import { z } from "zod/v4";
 import { autoCompaction, createTokenCounter, toolResultHiding } from "../src/index.js";
@@ -22,8 +23,14 @@ import { compactionMiddleware } from "../src/middleware/index.js";
 import { formatMs, median, renderTable } from "./measure.js";
 import { seededRandom } from "./synthetic.js";
 
-export type AgentSystem = "no middleware" | "toolResultHiding, never fires" | "toolResultHiding()" | "autoCompaction, under its trigger";
-export const AGENT_SYSTEMS: readonly AgentSystem[] = ["no middleware", "toolResultHiding, never fires", "toolResultHiding()", "autoCompaction, under its trigger"];
+export type AgentSystem = "no middleware" | "toolResultHiding, never fires" | "toolResultHiding()" | "toolResultHiding(), InMemoryStore" | "autoCompaction, under its trigger";
+export const AGENT_SYSTEMS: readonly AgentSystem[] = [
+  "no middleware",
+  "toolResultHiding, never fires",
+  "toolResultHiding()",
+  "toolResultHiding(), InMemoryStore",
+  "autoCompaction, under its trigger",
+];
 
 export interface AgentStepPlan {
   size: number;
@@ -62,6 +69,7 @@ function middlewareFor(system: AgentSystem): AgentMiddleware[] {
     case "toolResultHiding, never fires":
       return [compactionMiddleware(toolResultHiding({ trigger: { tokens: 100_000_000 }, tokenCounter }))];
     case "toolResultHiding()":
+    case "toolResultHiding(), InMemoryStore":
       return [compactionMiddleware(toolResultHiding({ tokenCounter }))];
     case "autoCompaction, under its trigger":
       // The default trigger (60,000 tokens) would fire on this thread: a window and a trigger above it.
@@ -106,7 +114,9 @@ export async function agentRound(plan: AgentStepPlan, system: AgentSystem, round
     },
     { name: "lookup", description: "look something up", schema: z.object({ query: z.string().optional() }) },
   );
-  const agent = createAgent({ model, tools: [lookup], middleware: middlewareFor(system), checkpointer: new MemorySaver() });
+  // Without a store the originals of hidden results go to the state's archive channel, which every checkpoint serializes; with one, to the store.
+  const store = system === "toolResultHiding(), InMemoryStore" ? { store: new InMemoryStore() } : {};
+  const agent = createAgent({ model, tools: [lookup], middleware: middlewareFor(system), checkpointer: new MemorySaver(), ...store });
   await agent.invoke({ messages: threadHistory(plan.size, plan.seed) }, { configurable: { thread_id: `${system}-${round}` }, recursionLimit: 4 * plan.steps + 20 });
   // The first interval holds the first step's work (a first firing, a first count): left out.
   const wall: number[] = [];

@@ -144,7 +144,10 @@ export interface CompactionMarker {
   readonly summary?: boolean;
   /** Tokens of the original message. */
   readonly originalTokens?: number;
-  /** For a summary: the artifact index of everything it replaced (see `extractArtifacts`). */
+  /**
+   * For a summary: the artifact index of everything it replaced (see `extractArtifacts`). For a hidden
+   * result (with receipts): its original's index, when that holds anything.
+   */
   readonly artifacts?: ArtifactIndex;
   /** For a summary: how many messages it replaced, earlier summaries' counts included. */
   readonly summarizedMessages?: number;

@@ -9,7 +9,7 @@ import {
   toolResultHiding,
   validateToolPairing,
 } from "../src/index.js";
-import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, extractArtifacts } from "../src/extend/index.js";
+import { DEFAULT_HIDDEN_RESULT_PLACEHOLDER, EMPTY_ARTIFACT_INDEX, extractArtifacts } from "../src/extend/index.js";
 import { assistant, ids, step, system, toolResult, user, sameObjects } from "./support/builders.js";
 import { caught } from "./support/errors.js";
 import { EVERY_RUN } from "./support/hiding.js";
@@ -55,7 +55,28 @@ describe("toolResultHiding", () => {
     expect({ id: hidden.id, tool_call_id: hidden.tool_call_id, name: hidden.name }).toEqual({ id: "t1", tool_call_id: "c1", name: "bash" });
     const originalTokens = await tokenCounter.countMessage(input[3]!);
     // `batch`: the oldest result this run hid, here the only one.
-    expect(hidden.response_metadata["compaction"]).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens, artifacts: extractArtifacts([input[3]!]), batch: "c1" });
+    // The original's artifact index is empty, so the marker does not carry it.
+    expect(extractArtifacts([input[3]!])).toEqual(EMPTY_ARTIFACT_INDEX);
+    expect(hidden.response_metadata["compaction"]).toEqual({ strategy: "toolResultHiding", hidden: true, originalTokens, batch: "c1" });
+  });
+
+  it("keeps a hidden result's artifact index in its marker only when it holds something; a summary's index reads the same", async () => {
+    const input = [
+      user("u1", "check the files"),
+      assistant("a1", "", [{ id: "c1", name: "read_file", args: { path: "src/ValueError.py" } }]),
+      toolResult("t1", "c1", "x = 1\n".repeat(300), "read_file"),
+      assistant("a2", "", [{ id: "c2", name: "bash", args: { command: "python run.py" } }]),
+      toolResult("t2", "c2", `${"ok\n".repeat(300)}see https://example.com/docs\nValueError: bad value`, "bash"),
+      assistant("a3", "", [{ id: "c3", name: "bash", args: { command: "ls" } }]),
+      toolResult("t3", "c3", "a.py", "bash"),
+    ];
+    const result = await toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1, tokenCounter }).compact(input);
+    const [first, second] = [result.messages[2]!, result.messages[4]!];
+    // The first's receipt names its file (whose name reads as an error line), its marker no index.
+    expect(first.content).toBe(`${DEFAULT_HIDDEN_RESULT_PLACEHOLDER} (files: src/ValueError.py)`);
+    expect("artifacts" in compactionMarkerOf(first)!).toBe(false);
+    expect(compactionMarkerOf(second)!.artifacts).toEqual(extractArtifacts([input[4]!]));
+    expect(extractArtifacts(result.messages)).toEqual(extractArtifacts(input));
   });
 
   it("reports each hidden result as a before/after pair", async () => {

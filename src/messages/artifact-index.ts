@@ -4,6 +4,7 @@ import { compactionMarkerOf } from "../types.js";
 import { headOf } from "../text/code-points.js";
 import { messageText } from "./message-text.js";
 import { filesOfCommand, type FileTouch } from "./shell-files.js";
+import { newestAndMostUsed } from "./artifact-rank.js";
 
 export { filesOfCommand } from "./shell-files.js";
 
@@ -25,6 +26,12 @@ export interface ArtifactIndex {
    */
   readonly fileUses?: Readonly<Record<string, number>>;
   /**
+   * How many files each file list left out to keep within `limits.files` (the least recent and least
+   * used), summed over the indexes merged into it; absent when none was. A file left out and touched
+   * again is listed again and still counted here.
+   */
+  readonly filesLeftOut?: Readonly<{ created?: number; modified?: number; read?: number }>;
+  /**
    * Commands run (first line, at most 200 UTF-16 code units, cut on a code-point boundary), newest
    * last; the newest `limits.commands`.
    */
@@ -41,8 +48,13 @@ export interface ArtifactIndex {
   readonly errors: readonly string[];
 }
 
-/** How many entries of the unbounded kinds an index keeps (files are never capped). */
+/** How many entries of each list an index keeps. */
 export interface ArtifactIndexLimits {
+  /**
+   * Files of each file list (created, modified, read): the newest and the most used in turn, the
+   * others counted in `filesLeftOut`. @default 100
+   */
+  readonly files?: number;
   /** @default 40 */
   readonly commands?: number;
   /** @default 200 */
@@ -53,7 +65,7 @@ export interface ArtifactIndexLimits {
   readonly errors?: number;
 }
 
-const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { commands: 40, identifiers: 200, urls: 50, errors: 30 };
+const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, commands: 40, identifiers: 200, urls: 50, errors: 30 };
 
 /** An index with nothing in it. */
 export const EMPTY_ARTIFACT_INDEX: ArtifactIndex = Object.freeze({
@@ -92,6 +104,7 @@ class ArtifactCollector {
   readonly #identifiers = new Map<string, true>();
   readonly #urls = new Map<string, true>();
   readonly #errors = new Map<string, true>();
+  readonly #leftOut = { created: 0, modified: 0, read: 0 };
 
   constructor(readonly limits: Required<ArtifactIndexLimits>) {}
 
@@ -111,6 +124,10 @@ class ArtifactCollector {
     for (const identifier of index.identifiers) ArtifactCollector.#touch(this.#identifiers, identifier);
     for (const url of index.urls) ArtifactCollector.#touch(this.#urls, url);
     for (const error of index.errors) ArtifactCollector.#touch(this.#errors, error);
+    for (const kind of FILE_KINDS) {
+      const count = index.filesLeftOut?.[kind];
+      if (typeof count === "number" && count > 0) this.#leftOut[kind] += count;
+    }
   }
 
   addFile(touch: FileTouch): void {
@@ -181,19 +198,41 @@ class ArtifactCollector {
     }
   }
 
-  /** `fileUses`: the files touched more than once, when there are any. */
-  #repeatedUses(): { fileUses?: Record<string, number> } {
-    const repeated = [...this.#fileUses].filter(([, uses]) => uses > 1);
+  /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */
+  #cappedFiles(list: Map<string, true>): { files: string[]; leftOut: number } {
+    const entries = [...list.keys()];
+    const limit = this.limits.files;
+    if (entries.length <= limit) return { files: entries, leftOut: 0 };
+    const kept = newestAndMostUsed(entries, (path) => this.#fileUses.get(path) ?? 1)
+      .slice(0, limit)
+      .sort((a, b) => a - b);
+    return { files: kept.map((position) => entries[position]!), leftOut: entries.length - limit };
+  }
+
+  /** `fileUses`: the listed files touched more than once, when there are any. */
+  #repeatedUses(listed: readonly (readonly string[])[]): { fileUses?: Record<string, number> } {
+    const capped = listed.some((files, position) => files.length < [this.#created, this.#modified, this.#read][position]!.size);
+    const kept = capped ? new Set(listed.flat()) : undefined;
+    const repeated = [...this.#fileUses].filter(([path, uses]) => uses > 1 && (kept === undefined || kept.has(path)));
     return repeated.length === 0 ? {} : { fileUses: Object.fromEntries(repeated) };
   }
 
   freeze(): ArtifactIndex {
     const newest = (list: Map<string, true>, limit: number) => [...list.keys()].slice(-limit);
+    const created = this.#cappedFiles(this.#created);
+    const modified = this.#cappedFiles(this.#modified);
+    const read = this.#cappedFiles(this.#read);
+    const leftOut: Record<string, number> = {};
+    for (const [kind, list] of [["created", created], ["modified", modified], ["read", read]] as const) {
+      const count = this.#leftOut[kind] + list.leftOut;
+      if (count > 0) leftOut[kind] = count;
+    }
     return {
-      filesCreated: [...this.#created.keys()],
-      filesModified: [...this.#modified.keys()],
-      filesRead: [...this.#read.keys()],
-      ...this.#repeatedUses(),
+      filesCreated: created.files,
+      filesModified: modified.files,
+      filesRead: read.files,
+      ...this.#repeatedUses([created.files, modified.files, read.files]),
+      ...(Object.keys(leftOut).length > 0 ? { filesLeftOut: leftOut } : {}),
       commands: newest(this.#commands, this.limits.commands),
       tools: Object.fromEntries(this.#tools),
       identifiers: newest(this.#identifiers, this.limits.identifiers),
@@ -202,6 +241,8 @@ class ArtifactCollector {
     };
   }
 }
+
+const FILE_KINDS = ["created", "modified", "read"] as const;
 
 /** How a file tool touches its file, from the tool's (or its `command` argument's) name. */
 function fileKindOfTool(name: string): FileTouch["kind"] {
@@ -228,6 +269,8 @@ export function extractArtifacts(
   for (const message of messages) {
     const earlier = artifactsOf(message);
     if (earlier) collector.addIndex(earlier);
+    // A hidden tool result's marker keeps its original's index only when it is not empty: its text is the placeholder.
+    else if (isToolResultMessage(message) && compactionMarkerOf(message)?.hidden === true) continue;
     else collector.addMessage(message);
   }
   return collector.freeze();
@@ -237,6 +280,21 @@ export function extractArtifacts(
 export function artifactsOf(message: BaseMessage): ArtifactIndex | undefined {
   const marker = compactionMarkerOf(message) as { artifacts?: ArtifactIndex } | undefined;
   return marker?.artifacts;
+}
+
+/** Whether an index holds nothing (no file, command, tool, identifier, URL or error line). @internal */
+export function isEmptyArtifactIndex(index: ArtifactIndex): boolean {
+  return (
+    index.filesCreated.length === 0 &&
+    index.filesModified.length === 0 &&
+    index.filesRead.length === 0 &&
+    index.commands.length === 0 &&
+    index.identifiers.length === 0 &&
+    index.urls.length === 0 &&
+    index.errors.length === 0 &&
+    index.filesLeftOut === undefined &&
+    Object.keys(index.tools).length === 0
+  );
 }
 
 /** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */

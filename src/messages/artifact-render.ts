@@ -1,4 +1,5 @@
 import { usesOf, type ArtifactIndex } from "./artifact-index.js";
+import { newestAndMostUsed, newestFirst } from "./artifact-rank.js";
 
 /**
  * The share of `summaryMaxTokens` that a summary message's `<artifact_index>` block may take; the
@@ -41,35 +42,10 @@ function mentions(text: string, entry: string): boolean {
   return false;
 }
 
-/** Positions of `entries` newest first. */
-function newestFirst(entries: readonly string[]): number[] {
-  return Array.from({ length: entries.length }, (_, position) => entries.length - 1 - position);
-}
-
-/**
- * Positions of `entries` in the order a cut list keeps them: the newest and the most used in turn
- * (the most used on ties newest first), so a list cut to `k` keeps about `k / 2` of each.
- */
-function newestAndMostUsed(entries: readonly string[], uses: (entry: string) => number): number[] {
-  const count = entries.length;
-  const byUses = newestFirst(entries).sort((a, b) => uses(entries[b]!) - uses(entries[a]!) || b - a);
-  const taken = new Uint8Array(count);
-  const order: number[] = [];
-  let newest = count - 1;
-  let used = 0;
-  while (order.length < count) {
-    while (newest >= 0 && taken[newest] === 1) newest--;
-    if (newest >= 0) {
-      taken[newest] = 1;
-      order.push(newest);
-    }
-    while (used < count && taken[byUses[used]!] === 1) used++;
-    if (used < count) {
-      taken[byUses[used]!] = 1;
-      order.push(byUses[used]!);
-    }
-  }
-  return order;
+/** How many files of one list the index left out (`filesLeftOut`), 0 for an index without the count. */
+function leftOutOf(index: ArtifactIndex, kind: "created" | "modified" | "read"): number {
+  const count = index.filesLeftOut?.[kind];
+  return typeof count === "number" && count > 0 ? count : 0;
 }
 
 /**
@@ -150,9 +126,10 @@ export function rankedIndexFitter({ index, lists }: RankedArtifacts, alreadyName
   const commandsStored = index.commands.length;
   const render = (k: number): string => {
     const lines: string[] = [];
-    const list = (label: string, ranked: RankedList, noun: string, show?: (entry: string) => string) => {
+    const list = (label: string, ranked: RankedList, noun: string, show?: (entry: string) => string, leftOut = 0) => {
       // Tools are listed with their counts, whoever names them.
-      const { shown, rest } = kept(ranked, k, show ? () => false : named);
+      const { shown, rest: notShown } = kept(ranked, k, show ? () => false : named);
+      const rest = notShown + leftOut;
       const items = [...(show ? shown.map(show) : shown), ...(rest > 0 ? [`… and ${rest} more ${noun}`] : [])];
       if (items.length > 0) lines.push(`${label}: ${items.join(", ")}`);
     };
@@ -162,9 +139,10 @@ export function rankedIndexFitter({ index, lists }: RankedArtifacts, alreadyName
       lines.push(`${label}${shown.length < total ? ` (${shown.length} of ${total})` : ""}:`);
       for (const entry of shown) lines.push(`- ${entry}`);
     };
-    list("files created", lists.created, "files");
-    list("files modified", lists.modified, "files");
-    list("files read", lists.read, "files");
+    // Files the index itself left out (its `filesLeftOut`) count in the rest too.
+    list("files created", lists.created, "files", undefined, leftOutOf(index, "created"));
+    list("files modified", lists.modified, "files", undefined, leftOutOf(index, "modified"));
+    list("files read", lists.read, "files", undefined, leftOutOf(index, "read"));
     list("tools used", lists.tools, "tools", (name) => `${name} (${index.tools[name]})`);
     list("identifiers", lists.identifiers, "identifiers");
     list("urls", lists.urls, "urls");
@@ -193,7 +171,7 @@ export function rankedIndexFitter({ index, lists }: RankedArtifacts, alreadyName
  * Commands show the newest `commandsShown`. With `maxCharacters`, each list keeps its first entries
  * by rank (files: the newest and the most used in turn, see `ArtifactIndex.fileUses`; the other
  * lists: the newest; tools: the most called), shown in their stored order with a count of the rest
- * (`… and 5980 more files`; `commands run (3 of 40):`).
+ * (`… and 5980 more files`, the files the index itself left out included; `commands run (3 of 40):`).
  *
  * @example
  * renderArtifacts(index); // every entry

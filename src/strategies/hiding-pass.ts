@@ -1,6 +1,6 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { assistantCalls, type AssistantCall } from "../messages/assistant-calls.js";
-import { extractArtifacts } from "../messages/artifact-index.js";
+import { extractArtifacts, isEmptyArtifactIndex } from "../messages/artifact-index.js";
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isToolResultMessage } from "../messages/message-types.js";
@@ -198,7 +198,8 @@ export class HidingPass {
       strategy: settings.strategyName,
       hidden: true,
       originalTokens: before,
-      ...(markerArtifacts ? { artifacts: markerArtifacts } : {}),
+      // An empty index is not kept: a summary reads a hidden result without one as empty.
+      ...(markerArtifacts && !isEmptyArtifactIndex(markerArtifacts) ? { artifacts: markerArtifacts } : {}),
       batch,
       ...(supersession ? { supersededBy: supersession.callId } : {}),
     };

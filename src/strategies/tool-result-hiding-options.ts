@@ -88,7 +88,7 @@ export interface ToolResultHidingOptions extends BaseStrategyOptions {
    * `DEFAULT_RECEIPT_FILES` (8) paths and `DEFAULT_RECEIPT_ERRORS` (3) error lines, each cut to
    * `RECEIPT_LINE_MAX` (200) code units, quoted as they are; `false`: the placeholder alone. The same
    * result always gets the same receipt. With receipts, the hidden result's marker also keeps the
-   * original's artifact index (`artifacts`), which a later summary merges into its own. @default true
+   * original's artifact index (`artifacts`) when it holds anything, which a later summary merges into its own. @default true
    */
   receipts?: boolean | HidingReceiptOptions;
   /** Content that replaces a hidden result. Keep it stable: it is part of the cached prefix. @default DEFAULT_HIDDEN_RESULT_PLACEHOLDER */

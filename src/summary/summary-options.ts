@@ -62,7 +62,7 @@ export interface SummaryStrategyOptions extends BaseStrategyOptions {
    * fullSummary({ model, summaryPrefix: "Here is a summary of the conversation to date:" }); // LangChain's
    */
   summaryPrefix?: string;
-  /** How many commands, identifiers, URLs and error lines the artifact index keeps (every file is kept; the message shows what fits, see `summaryMaxTokens`). */
+  /** How many files, commands, identifiers, URLs and error lines the artifact index keeps (the message shows what fits, see `summaryMaxTokens`). */
   artifactLimits?: ArtifactIndexLimits;
   /**
    * How the summary call sends the conversation.
@@ -127,6 +127,7 @@ export const summaryOptionsShape = {
   summaryRequest: summaryRequestSchema.optional(),
   artifactLimits: z
     .object({
+      files: z.number().int().nonnegative().optional(),
       commands: z.number().int().nonnegative().optional(),
       identifiers: z.number().int().nonnegative().optional(),
       urls: z.number().int().nonnegative().optional(),

@@ -95,7 +95,7 @@ describe("extractArtifacts", () => {
     expect(extractArtifacts([summary]).filesRead).toEqual([]);
   });
 
-  it("keeps only the newest commands beyond the limit, but every file", () => {
+  it("keeps only the newest commands beyond the limit, files up to their own (100)", () => {
     const messages = Array.from({ length: 5 }, (_, n) => [bash(`c${n}`, `cat f${n}.py`), toolResult(`t${n}`, `c${n}`)]).flat();
     const index = extractArtifacts(messages, [], { commands: 2 });
     expect(index.commands).toEqual(["cat f3.py", "cat f4.py"]);
@@ -194,5 +194,44 @@ describe("fileUses", () => {
     expect(first.fileUses).toEqual({ "a.py": 2 });
     expect(extractArtifacts(read("4", "b.py"), [first]).fileUses).toEqual({ "a.py": 2, "b.py": 2 });
     expect("fileUses" in extractArtifacts(read("5", "c.py"))).toBe(false);
+  });
+});
+
+describe("the file cap: an index keeps at most limits.files files per list, whatever its age", () => {
+  const read = (n: number, path = `src/f${n}.ts`) => [assistant(`a${n}`, "", [{ id: `c${n}`, name: "read_file", args: { path } }]), toolResult(`t${n}`, `c${n}`, "x", "read_file")];
+  const reads = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => read(from + k)).flat();
+
+  it("keeps the newest and the most used 100, in their stored order, and counts the files it left out", () => {
+    // src/hot.ts is read five times first, then 150 other files once each.
+    const messages = [...[0, 1, 2, 3, 4].flatMap((n) => read(1000 + n, "src/hot.ts")), ...reads(0, 150)];
+    const index = extractArtifacts(messages);
+    expect(index.filesRead).toHaveLength(100);
+    expect(index.filesRead[0]).toBe("src/hot.ts");
+    expect(index.filesRead.at(-1)).toBe("src/f149.ts");
+    expect(index.filesLeftOut).toEqual({ read: 51 });
+    expect(index.fileUses).toEqual({ "src/hot.ts": 5 });
+    expect("filesLeftOut" in extractArtifacts(reads(0, 100))).toBe(false);
+  });
+
+  it("a chain of summaries stays within the cap: each merge adds what it left out to the count", () => {
+    const first = extractArtifacts(reads(0, 150));
+    const second = extractArtifacts(reads(150, 300), [first]);
+    const third = extractArtifacts(reads(300, 450), [second]);
+    expect(third.filesRead).toEqual(Array.from({ length: 100 }, (_, k) => `src/f${350 + k}.ts`));
+    expect(third.filesLeftOut).toEqual({ read: 350 });
+    expect(JSON.stringify(third).length).toBeLessThanOrEqual(JSON.stringify(first).length + 100);
+  });
+
+  it("honours limits.files for every file list", () => {
+    const messages = [bash("e1", "echo a > new1.txt; echo b > new2.txt; sed -i s/a/b/ m1.py m2.py; cat r1.py r2.py"), toolResult("te1", "e1")];
+    const index = extractArtifacts(messages, [], { files: 1 });
+    expect([index.filesCreated, index.filesModified, index.filesRead]).toEqual([["new2.txt"], ["m2.py"], ["r2.py"]]);
+    expect(index.filesLeftOut).toEqual({ created: 1, modified: 1, read: 1 });
+  });
+
+  it("the rendered index counts the files it left out with the ones it does not show", () => {
+    const index = extractArtifacts(reads(0, 103));
+    expect(renderArtifacts(index)).toBe(`<artifact_index>\nfiles read: ${index.filesRead.join(", ")}, … and 3 more files\ntools used: read_file (103)\n</artifact_index>`);
+    expect(renderArtifacts(index, { maxCharacters: 110 })).toBe("<artifact_index>\nfiles read: src/f102.ts, … and 102 more files\ntools used: read_file (103)\n</artifact_index>");
   });
 });

@@ -41,8 +41,16 @@ const summaryOf = (messages: readonly BaseMessage[]) => messages.find((message) 
 /** A model's summary of about 2,400 tokens: over the cap on its own. */
 const longAnswer = (tag: string) => new AIMessage(`<${tag}>\n${Array.from({ length: 300 }, (_, n) => `- finding ${n}: module ${n} is fine`).join("\n")}\n</${tag}>`);
 
-/** The summary message of `result` is within `cap` and its index names the newest file and counts the rest. */
-async function expectCapped(result: CompactionResult, cap: number, tokenCounter: TokenCounter = counter): Promise<string> {
+/** How many files the messages a summary replaced read: one per `read_file` step, two messages a step after the user's. */
+function summarizedFiles(summary: BaseMessage): number {
+  return (compactionMarkerOf(summary)!.summarizedMessages! - 1) / 2;
+}
+
+/**
+ * The summary message of `result` is within `cap` and its index names the newest file and counts the
+ * rest; `whole`: the index (100 files) fits beside the summary's text, else it is cut.
+ */
+async function expectCapped(result: CompactionResult, cap: number, whole: boolean, tokenCounter: TokenCounter = counter): Promise<string> {
   expect(result.status, result.reason).toBe("summarized");
   const summary = summaryOf(result.messages);
   expect(await tokenCounter.countMessage(summary)).toBeLessThanOrEqual(cap);
@@ -51,11 +59,22 @@ async function expectCapped(result: CompactionResult, cap: number, tokenCounter:
   const [before, index] = [text.slice(0, start), text.slice(start)];
   const shown = /^files read: (.*)$/m.exec(index)![1]!.split(", ");
   const rest = Number(/… and (\d+) more files$/.exec(shown.pop()!)![1]);
-  // Every file read is listed, named by the summary before the index, or counted in the rest.
-  const filesRead = compactionMarkerOf(summary)!.artifacts!.filesRead;
-  const namedBefore = filesRead.filter((file) => before.includes(`"${file}"`) || before.includes(`${file}\n`) || before.includes(`${file} `));
-  expect(shown.filter((file) => namedBefore.includes(file))).toEqual([]);
-  expect(shown.length + namedBefore.length + rest).toBe(filesRead.length);
+  // The marker's index keeps 100 files read and counts the others it left out; every file read is
+  // listed, named by the summary before the index, or counted in the rest.
+  const artifacts = compactionMarkerOf(summary)!.artifacts!;
+  const filesRead = artifacts.filesRead;
+  expect(filesRead.length).toBe(100);
+  expect(filesRead.length + artifacts.filesLeftOut!.read!).toBe(summarizedFiles(summary));
+  if (whole) {
+    // The kept index fits whole beside the text: all of it, and the count of what it left out.
+    expect(shown).toEqual(filesRead);
+    expect(rest).toBe(artifacts.filesLeftOut!.read!);
+  } else {
+    // Cut to fit, it leaves out what the text names.
+    const namedBefore = filesRead.filter((file) => before.includes(`"${file}"`) || before.includes(`${file}\n`) || before.includes(`${file} `));
+    expect(shown.filter((file) => namedBefore.includes(file))).toEqual([]);
+    expect(shown.length + namedBefore.length + rest).toBe(filesRead.length + artifacts.filesLeftOut!.read!);
+  }
   // The newest file is in the message.
   expect(text).toContain(filesRead.at(-1)!);
   return text;
@@ -65,33 +84,33 @@ describe("summaryMaxTokens caps the whole summary message on a 6,000-file histor
   it.each([16_000, 32_000, 64_000, 128_000, 200_000])("autoCompaction at a %i-token window: the summary within its 2000 tokens, the rest of the window free", async (window) => {
     const result = await autoCompaction({ contextWindow: window, tokenCounter: counter }).compact(history);
     expect(DEFAULT_AUTO_SUMMARY_MAX_TOKENS).toBe(2000);
-    await expectCapped(result, DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
+    await expectCapped(result, DEFAULT_AUTO_SUMMARY_MAX_TOKENS, true);
     expect(result.tokensAfter).toBeLessThanOrEqual(window / 4);
   });
 
   it("stateSnapshotSummary without a model, at another cap", async () => {
     const result = await stateSnapshotSummary({ contextWindow: 128_000, tokenCounter: counter, summaryMaxTokens: 2000 }).compact(history, { force: true });
-    const text = await expectCapped(result, 2000);
+    const text = await expectCapped(result, 2000, true);
     expect(text).toContain("</state_snapshot>");
   });
 
   it("stateSnapshotSummary with a model whose snapshot is over the cap: the snapshot is cut, the index keeps its share", async () => {
     const model = fakeModel().respond(longAnswer("state_snapshot"));
     const result = await stateSnapshotSummary({ model, contextWindow: 128_000, tokenCounter: counter }).compact(history, { force: true });
-    const text = await expectCapped(result, 1000);
+    const text = await expectCapped(result, 1000, false);
     expect(text).toContain("\n[summary cut at 1000 tokens]\n\n<artifact_index>\n");
     expect(await counter.countText(text.slice(text.lastIndexOf("\n\n<artifact_index>\n")))).toBeGreaterThanOrEqual(200);
   });
 
   it("fullSummary with a model", async () => {
     const model = fakeModel().respond(longAnswer("summary"));
-    await expectCapped(await fullSummary({ model, keepRecent: 2, tokenCounter: counter }).compact(history), 1000);
+    await expectCapped(await fullSummary({ model, keepRecent: 2, tokenCounter: counter }).compact(history), 1000, false);
   });
 
   it("summarizationMiddleware's summary (LangChain's prefix and format)", async () => {
     const model = fakeModel().respond(new AIMessage("A summary as LangChain writes it. ".repeat(200)));
     const strategy = new LangChainSummary({ model, keep: { messages: 2 }, summaryPrefix: "Here is a summary of the conversation to date:", tokenCounter: counter });
-    const text = await expectCapped(await strategy.compact(history), 1000);
+    const text = await expectCapped(await strategy.compact(history), 1000, false);
     expect(text.startsWith("Here is a summary of the conversation to date:\n\nA summary as LangChain writes it.")).toBe(true);
   });
 
@@ -104,7 +123,7 @@ describe("summaryMaxTokens caps the whole summary message on a 6,000-file histor
     const started = await policy.compact(early);
     expect(started.reason).toContain("is being prepared");
     await policy.settled();
-    await expectCapped(await policy.compact(history), DEFAULT_AUTO_SUMMARY_MAX_TOKENS);
+    await expectCapped(await policy.compact(history), DEFAULT_AUTO_SUMMARY_MAX_TOKENS, false);
   });
 
   it("CompactingChatMessageHistory (LCEL) with autoCompaction", async () => {
