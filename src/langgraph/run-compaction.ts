@@ -116,8 +116,9 @@ export function runGraphCompaction(run: GraphCompactionRun): Promise<CompactionS
     return Promise.reject(error);
   }
   const decided = settledValue(begun.compacting);
-  // A summary the app overwrote since the last step: one lookup, most often finding it in place.
-  const check = checkLiveSummaries(begun.messages, run.summaries);
+  // A summary the app overwrote since the last step: one lookup, most often finding it in place
+  // (already made by `writeBackSummaries` when writing back, which found nothing to write back).
+  const check = run.writeBack === true ? undefined : checkLiveSummaries(begun.messages, run.summaries);
   const noop = decided?.value?.status === "noop" && !begun.repair;
   const chained = chainSummaryCheck(check, run.log);
   if (chained === undefined) {
