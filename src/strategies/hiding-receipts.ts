@@ -1,8 +1,8 @@
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import type { AssistantCall } from "../messages/assistant-calls.js";
 import type { Supersession } from "../messages/supersession.js";
-import { extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
+import { callArtifacts, extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
 import { headOf } from "../text/code-points.js";
 
 /**
@@ -63,8 +63,7 @@ export function receiptLimits(option: boolean | HidingReceiptOptions | undefined
  *   hidden result's marker.
  */
 export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: ArtifactIndex, limits: ReceiptLimits): string {
-  const callMessages = call !== undefined && limits.files > 0 ? [callMessage(call)] : [];
-  const files = (limits.files > 0 ? filesOf(extractArtifacts(callMessages, [resultArtifacts])) : [])
+  const files = (limits.files > 0 ? filesOf(call === undefined ? resultArtifacts : callArtifacts(call, [resultArtifacts])) : [])
     .slice(0, limits.files)
     .map((path) => headOf(path, RECEIPT_LINE_MAX));
   // Quoted as they are (no escaping), so a receipt holds the very line a search for it would find.
@@ -73,11 +72,6 @@ export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: 
   if (files.length > 0) parts.push(`files: ${files.join(", ")}`);
   if (errors.length > 0) parts.push(`errors: ${errors.join(" | ")}`);
   return parts.length === 0 ? "" : `(${parts.join("; ")})`;
-}
-
-/** An assistant message holding `call` alone, for the artifact index to read the call's arguments. @internal */
-export function callMessage(call: AssistantCall): AIMessage {
-  return new AIMessage({ content: "", tool_calls: [{ id: call.id ?? "", name: call.name, args: call.args, type: "tool_call" }] });
 }
 
 /** The artifact index of a `tool_result` block: the block read as its own one-block human message. @internal */
@@ -135,7 +129,7 @@ export function receiptOf(
   // marker, where a later summary's artifact index merges them.
   const artifacts = limits === undefined ? undefined : extractArtifacts([result]);
   // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
-  const markerArtifacts = artifacts && hideToolInputs && call ? extractArtifacts([callMessage(call)], [artifacts]) : artifacts;
+  const markerArtifacts = artifacts && hideToolInputs && call ? callArtifacts(call, [artifacts]) : artifacts;
   const receipt: Receipt = { assistant, callId: call?.id, artifacts, markerArtifacts, receipt: artifacts === undefined ? "" : hidingReceipt(call, artifacts, limits!) };
   if (artifacts !== undefined) made?.set(result, receipt);
   return receipt;

@@ -1,0 +1,233 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
+import { headOf } from "../text/code-points.js";
+import { messageText } from "./message-text.js";
+import { filesOfCommand, type FileTouch } from "./shell-files.js";
+import { newestAndMostUsed } from "./artifact-rank.js";
+import type { ArtifactIndex, ArtifactIndexLimits } from "./artifact-index.js";
+
+/** The accumulation of an artifact index from messages, calls and earlier indexes. @internal */
+
+/** The default limits of an index's lists. @internal */
+export const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, commands: 40, identifiers: 200, urls: 50, errors: 30 };
+
+/** Longest command or error line kept, in UTF-16 code units (cut with `headOf`: never half a pair). */
+const LINE_LIMIT = 200;
+
+const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
+/** Lines that report an error: exception names, tracebacks, test failures, shell and compiler errors. */
+const ERROR_LINE =
+  /\b[A-Z]\w*(?:Error|Exception)\b|^Traceback \(most recent call last\)|\b(?:error|fatal|panic)\s*:|\bFAIL(?:ED|URE)?\b|\bfailed\b|No such file or directory|command not found|^E\s{2,}/;
+/**
+ * What every error line holds, and some other lines too: each alternative of {@link ERROR_LINE}
+ * reduced to a literal (`rror` for `Error` and `error`), without its anchors and word checks, so that
+ * the scan of a whole text looks for a few literals instead of trying every capitalized word.
+ */
+const ERROR_LINE_IN_TEXT = /rror|Exception|Traceback \(most recent call last\)|fatal|panic|FAIL|failed|No such file or directory|command not found|E\s\s/g;
+
+/**
+ * The error lines of a text, trimmed, in order: its `\n`-separated lines that, trimmed, are not a
+ * diff line and match {@link ERROR_LINE}. One scan of the text for what error lines hold; only the
+ * lines it finds are split out and checked.
+ */
+function errorLinesOf(text: string): string[] {
+  const lines: string[] = [];
+  const pattern = new RegExp(ERROR_LINE_IN_TEXT);
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const start = match.index === 0 ? 0 : text.lastIndexOf("\n", match.index - 1) + 1;
+    const newline = text.indexOf("\n", match.index);
+    const trimmed = text.slice(start, newline === -1 ? text.length : newline).trim();
+    if (trimmed !== "" && !DIFF_LINE.test(trimmed) && ERROR_LINE.test(trimmed)) lines.push(trimmed);
+    if (newline === -1) break;
+    pattern.lastIndex = newline + 1;
+  }
+  return lines;
+}
+/** Diff lines (`+ ...`, `- ...`) quote code, not errors. */
+const DIFF_LINE = /^[+-](?![+-])/;
+const IDENTIFIER_KEY = /(?:^|_)(?:id|ids|number|code|uuid|key)$/i;
+const PATH_KEY = /^(?:path|paths|file|files|file_path|filepath|filename|target_file|source|destination_path|dir|directory)$/i;
+const URL_KEY = /^(?:url|urls|href|link)$/i;
+const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
+
+/** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
+export class ArtifactCollector {
+  readonly #created = new Map<string, true>();
+  readonly #modified = new Map<string, true>();
+  readonly #read = new Map<string, true>();
+  readonly #fileUses = new Map<string, number>();
+  readonly #commands = new Map<string, true>();
+  readonly #tools = new Map<string, number>();
+  readonly #identifiers = new Map<string, true>();
+  readonly #urls = new Map<string, true>();
+  readonly #errors = new Map<string, true>();
+  readonly #leftOut = { created: 0, modified: 0, read: 0 };
+
+  constructor(readonly limits: Required<ArtifactIndexLimits>) {}
+
+  /** Adds a value as the newest of its list. */
+  static #touch(list: Map<string, true>, value: string): void {
+    list.delete(value);
+    list.set(value, true);
+  }
+
+  addIndex(index: ArtifactIndex): void {
+    for (const path of index.filesCreated) ArtifactCollector.#touch(this.#created, path);
+    for (const path of index.filesModified) ArtifactCollector.#touch(this.#modified, path);
+    for (const path of index.filesRead) ArtifactCollector.#touch(this.#read, path);
+    for (const path of filesOf(index)) this.#use(path, usesOf(index, path));
+    for (const command of index.commands) ArtifactCollector.#touch(this.#commands, command);
+    for (const [tool, count] of Object.entries(index.tools)) this.#tools.set(tool, (this.#tools.get(tool) ?? 0) + count);
+    for (const identifier of index.identifiers) ArtifactCollector.#touch(this.#identifiers, identifier);
+    for (const url of index.urls) ArtifactCollector.#touch(this.#urls, url);
+    for (const error of index.errors) ArtifactCollector.#touch(this.#errors, error);
+    for (const kind of FILE_KINDS) {
+      const count = index.filesLeftOut?.[kind];
+      if (typeof count === "number" && count > 0) this.#leftOut[kind] += count;
+    }
+  }
+
+  addFile(touch: FileTouch): void {
+    const list = touch.kind === "created" ? this.#created : touch.kind === "modified" ? this.#modified : this.#read;
+    ArtifactCollector.#touch(list, touch.path);
+    this.#use(touch.path, 1);
+  }
+
+  #use(path: string, uses: number): void {
+    this.#fileUses.set(path, (this.#fileUses.get(path) ?? 0) + uses);
+  }
+
+  addMessage(message: BaseMessage): void {
+    const calls: unknown = isAssistantMessage(message) ? message.tool_calls : undefined;
+    for (const call of Array.isArray(calls) ? calls : []) {
+      if (typeof call !== "object" || call === null || typeof call.name !== "string") continue;
+      this.addCall(call.name, call.args);
+    }
+    const text = messageText(message);
+    if (text === "") return;
+    if (text.includes("http")) for (const url of text.match(URL_PATTERN) ?? []) ArtifactCollector.#touch(this.#urls, url.replace(/[.,;:]+$/, ""));
+    // Error lines come from what tools and people reported, not from the agent's own plans.
+    if (isToolResultMessage(message) || message.type === "human") {
+      for (const line of errorLinesOf(text)) ArtifactCollector.#touch(this.#errors, headOf(line, LINE_LIMIT));
+    }
+  }
+
+  /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
+  addCall(name: string, args: unknown): void {
+    this.#tools.set(name, (this.#tools.get(name) ?? 0) + 1);
+    this.#addArguments(name, args, "");
+  }
+
+  #addArguments(toolName: string, value: unknown, key: string): void {
+    if (typeof value === "string") {
+      if (COMMAND_KEY.test(key)) {
+        ArtifactCollector.#touch(this.#commands, headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
+        for (const touch of filesOfCommand(value)) this.addFile(touch);
+      } else if (PATH_KEY.test(key)) {
+        this.addFile({ path: value, kind: fileKindOfTool(toolName) });
+      } else if (URL_KEY.test(key)) {
+        ArtifactCollector.#touch(this.#urls, value);
+      } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
+        ArtifactCollector.#touch(this.#identifiers, value);
+      }
+      return;
+    }
+    if (typeof value === "number" && IDENTIFIER_KEY.test(key)) {
+      ArtifactCollector.#touch(this.#identifiers, String(value));
+      return;
+    }
+    if (Array.isArray(value)) {
+      // A list under a path or id key holds paths or ids.
+      for (const item of value) this.#addArguments(toolName, item, key);
+      return;
+    }
+    if (typeof value === "object" && value !== null) {
+      const record = value as Record<string, unknown>;
+      // str_replace_editor-style tools say what they do in a `command` argument.
+      const action =
+        typeof record["command"] === "string" && Object.keys(record).some((childKey) => PATH_KEY.test(childKey)) ? record["command"] : undefined;
+      for (const [childKey, child] of Object.entries(record)) {
+        if (action && childKey === "command") continue;
+        if (action && PATH_KEY.test(childKey) && typeof child === "string") {
+          this.addFile({ path: child, kind: fileKindOfTool(action) });
+          continue;
+        }
+        this.#addArguments(toolName, child, childKey);
+      }
+    }
+  }
+
+  /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */
+  #cappedFiles(list: Map<string, true>): { files: string[]; leftOut: number } {
+    const entries = list.size === 0 ? [] : [...list.keys()];
+    const limit = this.limits.files;
+    if (entries.length <= limit) return { files: entries, leftOut: 0 };
+    const kept = newestAndMostUsed(entries, (path) => this.#fileUses.get(path) ?? 1)
+      .slice(0, limit)
+      .sort((a, b) => a - b);
+    return { files: kept.map((position) => entries[position]!), leftOut: entries.length - limit };
+  }
+
+  /** `fileUses`: the listed files touched more than once, when there are any. */
+  #repeatedUses(listed: readonly (readonly string[])[]): Record<string, number> | undefined {
+    let repeated: Record<string, number> | undefined;
+    let kept: Set<string> | undefined;
+    for (const [path, uses] of this.#fileUses) {
+      if (uses <= 1) continue;
+      if (kept === undefined && (listed[0]!.length < this.#created.size || listed[1]!.length < this.#modified.size || listed[2]!.length < this.#read.size)) kept = new Set(listed.flat());
+      if (kept !== undefined && !kept.has(path)) continue;
+      (repeated ??= {})[path] = uses;
+    }
+    return repeated;
+  }
+
+  freeze(): ArtifactIndex {
+    const created = this.#cappedFiles(this.#created);
+    const modified = this.#cappedFiles(this.#modified);
+    const read = this.#cappedFiles(this.#read);
+    let leftOut: Record<string, number> | undefined;
+    if (this.#leftOut.created + created.leftOut > 0) (leftOut ??= {})["created"] = this.#leftOut.created + created.leftOut;
+    if (this.#leftOut.modified + modified.leftOut > 0) (leftOut ??= {})["modified"] = this.#leftOut.modified + modified.leftOut;
+    if (this.#leftOut.read + read.leftOut > 0) (leftOut ??= {})["read"] = this.#leftOut.read + read.leftOut;
+    const fileUses = this.#repeatedUses([created.files, modified.files, read.files]);
+    return {
+      filesCreated: created.files,
+      filesModified: modified.files,
+      filesRead: read.files,
+      ...(fileUses === undefined ? {} : { fileUses }),
+      ...(leftOut === undefined ? {} : { filesLeftOut: leftOut }),
+      commands: newest(this.#commands, this.limits.commands),
+      tools: Object.fromEntries(this.#tools),
+      identifiers: newest(this.#identifiers, this.limits.identifiers),
+      urls: newest(this.#urls, this.limits.urls),
+      errors: newest(this.#errors, this.limits.errors),
+    };
+  }
+}
+
+const FILE_KINDS = ["created", "modified", "read"] as const;
+
+/** The newest `limit` entries of a list, oldest first. */
+function newest(list: Map<string, true>, limit: number): string[] {
+  if (list.size === 0) return [];
+  const entries = [...list.keys()];
+  return entries.length <= limit ? entries : entries.slice(-limit);
+}
+
+/** How a file tool touches its file, from the tool's (or its `command` argument's) name. */
+function fileKindOfTool(name: string): FileTouch["kind"] {
+  if (/create|write|new|touch|mkdir/i.test(name)) return "created";
+  if (/edit|replace|patch|insert|update|modify|append|delete|remove|rename|move|undo/i.test(name)) return "modified";
+  return "read";
+}
+
+/** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */
+export function usesOf(index: ArtifactIndex, path: string): number {
+  const uses = index.fileUses?.[path];
+  return typeof uses === "number" && uses > 0 ? uses : 1;
+}
+
+/** All file paths of an index, in the order created, modified, read, without repeats. */
+export function filesOf(index: ArtifactIndex): string[] {
+  return [...new Set([...index.filesCreated, ...index.filesModified, ...index.filesRead])];
+}
