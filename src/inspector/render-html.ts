@@ -23,7 +23,8 @@ export interface RenderHtmlOptions {
  * entries with id `compaction-<n>` and `data-compaction-id`, each with a `details[data-kind="replaced"]`
  * of its originals, then a `data-kind="context"` heading and the current messages. Messages carry
  * `data-kind` (`message`, `summary`, `hidden`, `replacement`), `data-message-id` and, when a
- * compaction made them, `data-compaction-id`. A plain-sentence reason keeps the record's own in
+ * compaction made them, `data-compaction-id`; a recall's result carries `data-recall` (its
+ * number; the first one also `id="recall-<n>"`) and `data-recall-ref`. A plain-sentence reason keeps the record's own in
  * `data-reason`. Header figures carry `data-total="<InspectionTotals key>"`; the chart's figures
  * carry `data-chart="<name>"` (see docs/inspector.md).
  *
