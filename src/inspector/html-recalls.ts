@@ -17,7 +17,8 @@ export interface RecallMarks {
 /** What a recall asked for and read, in a sentence of HTML. */
 function recallNote(recall: RecallView, numbers: ReadonlyMap<string, number>): string {
   const part = recall.parts !== null && recall.parts > 1 ? `, part ${recall.part} of ${recall.parts}` : recall.part > 1 ? `, part ${recall.part}` : "";
-  const asked = `recall ${recall.number} of <code>${escapeHtml(recall.ref)}</code>${part}`;
+  const find = recall.find === null ? "" : ` finding <code>${escapeHtml(recall.find)}</code>`;
+  const asked = `recall ${recall.number} of <code>${escapeHtml(recall.ref)}</code>${find}${part}`;
   if (recall.compactionIds.length === 0) return `${asked}: nothing archived under it · ${plural(recall.tokens, "token")} returned`;
   const links = recall.compactionIds.map((id) => {
     const number = numbers.get(id);

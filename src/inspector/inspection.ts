@@ -97,6 +97,8 @@ export interface RecallView {
   readonly number: number;
   /** The reference the call asked for (its `ref` argument, as given). */
   readonly ref: string;
+  /** The text it looked for in the originals (its `find` argument); null when it asked for them all. */
+  readonly find: string | null;
   /** The part it asked for (its `part` argument; 1 when absent). */
   readonly part: number;
   /** How many parts its result says the recalled text has; null when it returned no text (nothing found, no result yet). */

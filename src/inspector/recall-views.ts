@@ -39,15 +39,16 @@ export function recallParts(text: string): number | null {
  */
 export function recallViews(sources: RecallSources): RecallView[] {
   const { restored, tokensOf, anchors, archives, steps } = sources;
-  const calls: { callId: string; callMessageId: string | null; callStep: number; ref: string; part: number }[] = [];
+  const calls: { callId: string; callMessageId: string | null; callStep: number; ref: string; find: string | null; part: number }[] = [];
   const resultOf = new Map<string, { message: ToolMessage; step: number }>();
   restored.forEach((message, step) => {
     if (AIMessage.isInstance(message)) {
       for (const call of message.tool_calls ?? []) {
         if (call.name !== RECALL_TOOL_NAME || typeof call.id !== "string") continue;
-        const args = (call.args ?? {}) as { ref?: unknown; part?: unknown };
+        const args = (call.args ?? {}) as { ref?: unknown; find?: unknown; part?: unknown };
+        const find = typeof args.find === "string" && args.find.trim() !== "" ? args.find : null;
         const part = typeof args.part === "number" && Number.isInteger(args.part) && args.part >= 1 ? args.part : 1;
-        calls.push({ callId: call.id, callMessageId: typeof message.id === "string" ? message.id : null, callStep: step, ref: String(args.ref ?? "").trim(), part });
+        calls.push({ callId: call.id, callMessageId: typeof message.id === "string" ? message.id : null, callStep: step, ref: String(args.ref ?? "").trim(), find, part });
       }
     } else if (ToolMessage.isInstance(message) && !resultOf.has(message.tool_call_id)) {
       resultOf.set(message.tool_call_id, { message, step });
@@ -105,6 +106,7 @@ export function recallViews(sources: RecallSources): RecallView[] {
     return {
       number: index + 1,
       ref: call.ref,
+      find: call.find,
       part: call.part,
       parts: result ? recallParts(messageText(result.message)) : null,
       tokens: result ? (tokensOf.get(result.message) ?? 0) : 0,

@@ -48,7 +48,7 @@ function recallLine(recall: RecallView, numbers: ReadonlyMap<string, number>): s
     recall.compactionIds.length === 0
       ? "nothing archived under it"
       : `${number(recall.originalIds.length)} original${recall.originalIds.length === 1 ? "" : "s"} archived by ${recall.compactionIds.map((id) => (numbers.has(id) ? `#${numbers.get(id)}` : "?")).join(", ")}`;
-  return [`recall ${recall.number}`, `ref ${recall.ref}`, part, read, `${number(recall.tokens)} tokens returned`].join("  ");
+  return [`recall ${recall.number}`, `ref ${recall.ref}`, ...(recall.find === null ? [] : [`find ${JSON.stringify(recall.find)}`]), part, read, `${number(recall.tokens)} tokens returned`].join("  ");
 }
 
 /**

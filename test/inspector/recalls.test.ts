@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { recallRef } from "../../src/langgraph/recall-refs.js";
 import { buildInspection, renderInspectionHtml, renderInspectionText, type Inspection, type MessageView, type TimelineNode } from "../../src/inspector/index.js";
-import { FOREIGN_REF, hiddenThreadWithRecall, summarizedThreadWithRecalls } from "./support/recalled-thread.js";
+import { FOREIGN_REF, HIDDEN_FIND, hiddenThreadWithRecall, summarizedThreadWithRecalls } from "./support/recalled-thread.js";
 
 /** The restored history's messages as the inspection shows them (the timeline's leaves). */
 function leafViews(nodes: readonly TimelineNode[]): MessageView[] {
@@ -49,9 +49,9 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
     const [r1, r2, r3] = ["r1", "r2", "r3"].map((callId) => resultOf(leaves, callId));
     const summarized = ["h1", "a1", "t-c1", "a2", "t-c2"];
     expect(inspection.recalls).toEqual([
-      { number: 1, ref, part: 1, parts: 4, tokens: r1!.view.tokens, callId: "r1", callMessageId: "a4", callStep: step("a4"), resultMessageId: r1!.view.id, resultStep: r1!.step, compactionIds: [first!.record.id], originalIds: summarized },
-      { number: 2, ref, part: 2, parts: 4, tokens: r2!.view.tokens, callId: "r2", callMessageId: "a5", callStep: step("a5"), resultMessageId: r2!.view.id, resultStep: r2!.step, compactionIds: [first!.record.id], originalIds: summarized },
-      { number: 3, ref: FOREIGN_REF, part: 1, parts: null, tokens: r3!.view.tokens, callId: "r3", callMessageId: "a6", callStep: step("a6"), resultMessageId: r3!.view.id, resultStep: r3!.step, compactionIds: [], originalIds: [] },
+      { number: 1, ref, find: null, part: 1, parts: 4, tokens: r1!.view.tokens, callId: "r1", callMessageId: "a4", callStep: step("a4"), resultMessageId: r1!.view.id, resultStep: r1!.step, compactionIds: [first!.record.id], originalIds: summarized },
+      { number: 2, ref, find: null, part: 2, parts: 4, tokens: r2!.view.tokens, callId: "r2", callMessageId: "a5", callStep: step("a5"), resultMessageId: r2!.view.id, resultStep: r2!.step, compactionIds: [first!.record.id], originalIds: summarized },
+      { number: 3, ref: FOREIGN_REF, find: null, part: 1, parts: null, tokens: r3!.view.tokens, callId: "r3", callMessageId: "a6", callStep: step("a6"), resultMessageId: r3!.view.id, resultStep: r3!.step, compactionIds: [], originalIds: [] },
     ]);
     // Each step is where the message is in the restored history; the results follow their calls.
     expect([r1!.step, r2!.step, r3!.step]).toEqual([step("a4") + 1, step("a5") + 1, step("a6") + 1]);
@@ -94,18 +94,20 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
 });
 
 describe("a recall of a hidden tool result", () => {
-  it("resolves the placeholder's reference to the one original the hiding archived", async () => {
+  it("resolves the placeholder's reference to the one original the hiding archived, and shows the text it looked for", async () => {
     const { thread, ref } = await hiddenThreadWithRecall();
     const inspection = await buildInspection(thread);
     expect(ref).toBe(recallRef("t-c1"));
     const [r1] = inspection.recalls!;
-    expect({ ref: r1!.ref, parts: r1!.parts, compactionIds: r1!.compactionIds, originalIds: r1!.originalIds }).toEqual({
+    expect({ ref: r1!.ref, find: r1!.find, parts: r1!.parts, compactionIds: r1!.compactionIds, originalIds: r1!.originalIds }).toEqual({
       ref,
+      find: HIDDEN_FIND,
       parts: 1,
       compactionIds: [inspection.compactions[0]!.record.id],
       originalIds: ["t-c1"],
     });
     expect(inspection.recalls).toHaveLength(1);
-    expect(renderInspectionText(inspection)).toContain(`recall 1  ref ${ref}  part 1  1 original archived by #1  ${r1!.tokens} tokens returned\n`);
+    expect(renderInspectionHtml(inspection)).toContain(`recall 1 of <code>${ref}</code> finding <code>${HIDDEN_FIND}</code>: 1 original archived by <a href="#compaction-1">#1</a>`);
+    expect(renderInspectionText(inspection)).toContain(`recall 1  ref ${ref}  find ${JSON.stringify(HIDDEN_FIND)}  part 1  1 original archived by #1  ${r1!.tokens} tokens returned\n`);
   }, 60_000);
 });

@@ -17,6 +17,8 @@ import { user } from "../../support/builders.js";
 import { lookupTool } from "../../langgraph/support/lookup-tool.js";
 
 export const SECRET = "the launch code is 7431, keep it in mind";
+/** The text the hidden result's recall looks for (its `find` argument). */
+export const HIDDEN_FIND = "result for c1";
 /** A reference no message of the thread has. */
 export const FOREIGN_REF = "12345678";
 
@@ -63,7 +65,7 @@ export async function summarizedThreadWithRecalls(threadId = "recalled", maxToke
   return { thread: await exportThread(checkpointer, threadId, { store }), ref };
 }
 
-/** A thread whose older lookup results are hidden, and whose agent recalls the first (`t-c1`) by its placeholder's reference. */
+/** A thread whose older lookup results are hidden, and whose agent recalls the first (`t-c1`) by its placeholder's reference, looking for {@link HIDDEN_FIND}. */
 export async function hiddenThreadWithRecall(threadId = "recalled-hidden"): Promise<RecalledThread> {
   const model = fakeModel();
   for (let n = 1; n <= 3; n++) model.respond(lookupCall(n));
@@ -71,7 +73,7 @@ export async function hiddenThreadWithRecall(threadId = "recalled-hidden"): Prom
   model.respond((messages: BaseMessage[]) => {
     const hidden = messages.find((message) => message.id === "t-c1")!;
     ref = newestRef([hidden]);
-    return recallCall("a4", "r1", { ref });
+    return recallCall("a4", "r1", { ref, find: HIDDEN_FIND });
   });
   model.respond(new AIMessage({ id: "final", content: "done" }));
   const store = new InMemoryStore();
