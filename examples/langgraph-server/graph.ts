@@ -4,6 +4,8 @@
  * model call. The server gives the graph its checkpointer and its store; the compaction node
  * archives everything it takes out of the context in that store, per thread, so the client can
  * restore the whole history (client.ts) and the inspector can show it (`inspect --langgraph-url`).
+ * Recall is on: every message a compaction rewrites names a reference (`[recall 88946234]`), and the
+ * agent's `recall` tool reads the originals back from the server's store, its own thread only.
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -11,6 +13,7 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph, type LangGraphR
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
 import { CompactionState, autoCompaction, createCompactionNode } from "../../src/index.js";
+import { recallTool } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "./scripted-model.js";
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...CompactionState.spec });
@@ -38,12 +41,15 @@ export const readFile = tool(
  */
 export const compaction = autoCompaction({ contextWindow: 12_000, trigger: { tokens: 4_000 }, keepRecent: 4, hiding: { keepRecentGroups: 1, clearAtLeast: 200 } });
 
-const model = new ScriptedChatModel().bindTools([readFile]);
+/** Reads archived originals back: the store and the thread come from the run (the server's store, this thread). */
+const recall = recallTool();
+const tools = [readFile, recall];
+const model = new ScriptedChatModel().bindTools(tools);
 
 export const graph = new StateGraph(State)
-  .addNode("compact", createCompactionNode(compaction))
+  .addNode("compact", createCompactionNode(compaction, { recall: true }))
   .addNode("model", async (state: typeof State.State, config: LangGraphRunnableConfig) => ({ messages: [await model.invoke(state.messages, config)] }))
-  .addNode("tools", new ToolNode([readFile]))
+  .addNode("tools", new ToolNode(tools))
   .addEdge(START, "compact")
   .addEdge("compact", "model")
   .addConditionalEdges("model", (state) => ((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ? "tools" : END), ["tools", END])

@@ -8,6 +8,7 @@ import type { ArchivedCompaction } from "../compaction-record.js";
 import { ArchiveAnchors, type Anchor } from "../langgraph/archive-anchors.js";
 import { modelCallFigures } from "./model-calls.js";
 import { changedContext, chartOf } from "./inspection-chart.js";
+import { recallViews } from "./recall-views.js";
 import { parseThreadExport, toMessages } from "./thread-export.js";
 import { messageView, type BuildNode, type HiddenNode, type RemovedNode, type ReplacementNode, type SummaryNode, type Work } from "./timeline-nodes.js";
 import type { ChartPoint, CompactionView, Inspection, InspectionTotals, MessageView, ThreadExport, TimelineNode } from "./inspection.js";
@@ -227,6 +228,13 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     originals: (archiveOf.get(record.id)?.originals ?? []).map(viewOf),
     step: chart.steps[sequence]!,
   }));
+  const recalls = recallViews({
+    restored,
+    tokensOf,
+    anchors,
+    archives: log.map((record) => ({ compactionId: record.id, originals: archiveOf.get(record.id)?.originals })),
+    steps: chart.steps,
+  });
   const sumTokens = (messages: readonly BaseMessage[]) => messages.reduce((sum, message) => sum + (tokensOf.get(message) ?? 0), 0);
   const totals: InspectionTotals = {
     originalMessages: restored.length,
@@ -248,6 +256,7 @@ export async function buildInspection(thread: ThreadExport, options: BuildInspec
     totals,
     timeline: timeline as TimelineNode[],
     compactions,
+    recalls,
     chart: chart.points,
     limits: { contextWindow: parsedOptions.contextWindow ?? null, triggerTokens: parsedOptions.triggerTokens ?? null },
     warnings,

@@ -83,6 +83,8 @@ details.archived[open]>summary{margin-bottom:4px}
 .compaction.failed{border-color:#ffb3b8;border-left-color:var(--removed);background:#fff5f5}
 .compaction .explain{margin:4px 0 2px}
 .compaction .time{color:var(--muted)}
+.recall-note{color:var(--ok)}
+.recalled-by{margin:4px 0 2px;color:var(--muted)}
 .context-heading{margin-top:14px;display:flex;align-items:baseline;gap:10px}
 .context-heading h3{font-size:15px;margin:0}
 .flash{outline:3px solid #ffd33d;outline-offset:2px}

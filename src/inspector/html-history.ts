@@ -2,6 +2,7 @@
 // each with the originals it replaced collapsed once under it, then the current context.
 import { escapeHtml, formatDuration, formatNumber, formatTime, messagesChange, plural, tokensChange } from "./html-format.js";
 import { messageArticle } from "./html-message.js";
+import { recallMarks, type RecallMarks } from "./html-recalls.js";
 import type { CompactionView, Inspection, MessageView, TimelineNode } from "./inspection.js";
 import { compactionDid, plainReason } from "./plain-reason.js";
 
@@ -39,23 +40,25 @@ export function renderHistory(inspection: Inspection): string {
     for (const writer of list ?? []) if (writer.number < number) found = writer;
     return found;
   };
+  const marks = recallMarks(inspection);
   const original = (message: MessageView, number: number) => {
     const writer = writerBefore(message.id, number);
-    if (writer === undefined) return messageArticle(message, "message", null, "");
+    if (writer === undefined) return messageArticle(message, "message", null, "", true, marks.forMessage(message));
     const compactionId = inspection.compactions[writer.number - 1]!.record.id;
-    return messageArticle(message, writer.summary ? "summary" : "hidden", compactionId, `${writer.summary ? "written" : "rewritten"} ${byLink(writer.number)}`);
+    const note = `${writer.summary ? "written" : "rewritten"} ${byLink(writer.number)}`;
+    return messageArticle(message, writer.summary ? "summary" : "hidden", compactionId, note, true, marks.forMessage(message));
   };
-  const parts = inspection.compactions.map((view) => compactionEntry(view, (message) => original(message, view.number)));
+  const parts = inspection.compactions.map((view) => compactionEntry(view, (message) => original(message, view.number), marks));
   const current = inspection.timeline.filter((node): node is Exclude<TimelineNode, { kind: "removed" }> => node.kind !== "removed");
   parts.push(
     `<div class="context-heading" data-kind="context"><h3>The current context</h3> <span class="muted">${plural(current.length, "message")}, ` +
       `${plural(inspection.totals.contextTokens, "token")}: what the model is sent now</span></div>`,
   );
-  for (const node of current) parts.push(currentArticle(node, numbers));
+  for (const node of current) parts.push(currentArticle(node, numbers, marks));
   return parts.join("");
 }
 
-function compactionEntry(view: CompactionView, original: (message: MessageView) => string): string {
+function compactionEntry(view: CompactionView, original: (message: MessageView) => string, marks: RecallMarks): string {
   const { record } = view;
   const id = escapeHtml(record.id);
   const status = escapeHtml(record.status);
@@ -77,14 +80,15 @@ function compactionEntry(view: CompactionView, original: (message: MessageView) 
     `<p class="explain"${record.reason ? ` data-reason="${escapeHtml(record.reason)}"` : ""}>${escapeHtml(explanation(view))}</p>` +
     summary +
     replaced +
+    marks.forCompaction(record.id) +
     `</section>`
   );
 }
 
-function currentArticle(node: Exclude<TimelineNode, { kind: "removed" }>, numbers: ReadonlyMap<string, number>): string {
-  if (node.kind === "message") return messageArticle(node.message, "message", null, "");
+function currentArticle(node: Exclude<TimelineNode, { kind: "removed" }>, numbers: ReadonlyMap<string, number>, marks: RecallMarks): string {
+  if (node.kind === "message") return messageArticle(node.message, "message", null, "", true, marks.forMessage(node.message));
   const by = byLink(numbers.get(node.compactionId));
   const note = node.kind === "summary" ? `written ${by}` : node.kind === "hidden" ? `rewritten ${by}` : `put in place ${by}`;
-  return messageArticle(node.message, node.kind, node.compactionId, note);
+  return messageArticle(node.message, node.kind, node.compactionId, note, true, marks.forMessage(node.message));
 }
 

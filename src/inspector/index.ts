@@ -9,6 +9,7 @@ export {
   type InspectionLimits,
   type InspectionTotals,
   type MessageView,
+  type RecallView,
   type ThreadExport,
   type TimelineNode,
 } from "./inspection.js";

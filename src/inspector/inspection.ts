@@ -88,6 +88,38 @@ export interface CompactionView {
 }
 
 /**
+ * One call of the recall tool (`recallTool`, the middleware's `recall` option) in the thread's
+ * history, with its result: which reference it asked for, what that reference stood for in the
+ * archives of the compactions that ran before it, and what it returned.
+ */
+export interface RecallView {
+  /** 1-based number, in the order of the calls, as the page labels it (`recall 2`). */
+  readonly number: number;
+  /** The reference the call asked for (its `ref` argument, as given). */
+  readonly ref: string;
+  /** The text it looked for in the originals (its `find` argument); null when it asked for them all. */
+  readonly find: string | null;
+  /** The part it asked for (its `part` argument; 1 when absent). */
+  readonly part: number;
+  /** How many parts its result says the recalled text has; null when it returned no text (nothing found, no result yet). */
+  readonly parts: number | null;
+  /** Tokens of its result (the inspector's counter); 0 without a result. */
+  readonly tokens: number;
+  /** The tool call's id, and the assistant message that made it. */
+  readonly callId: string;
+  readonly callMessageId: string | null;
+  /** Index of the assistant message in the restored history (the chart's step). */
+  readonly callStep: number;
+  /** The result's message id and step; null when the call has no result in the thread. */
+  readonly resultMessageId: string | null;
+  readonly resultStep: number | null;
+  /** The compactions whose archives hold the originals it resolved to, in log order (empty: the reference named nothing archived). */
+  readonly compactionIds: readonly string[];
+  /** The ids of the originals it resolved to, in history order. */
+  readonly originalIds: readonly string[];
+}
+
+/**
  * One point of the context-size chart: after each original message entered the history.
  *
  * Tokens are sums of per-message counts (the inspector's counter), like the header's totals: where a
@@ -158,6 +190,8 @@ export interface Inspection {
   readonly totals: InspectionTotals;
   readonly timeline: readonly TimelineNode[];
   readonly compactions: readonly CompactionView[];
+  /** The recall tool's calls, in order; empty (or absent, in an inspection made by hand) for a thread that never recalled. */
+  readonly recalls?: readonly RecallView[];
   readonly chart: readonly ChartPoint[];
   /** The window and the trigger the chart draws; absent or null when unknown. */
   readonly limits?: InspectionLimits;

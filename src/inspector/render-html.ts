@@ -2,7 +2,7 @@ import { SCRIPT, SCRIPT_HASH, STYLE } from "./html-assets.js";
 import { renderChart } from "./html-chart.js";
 import { escapeHtml, formatDuration, formatNumber, formatTime, messagesChange, tokensChange } from "./html-format.js";
 import { explanation, renderHistory } from "./html-history.js";
-import type { CompactionView, Inspection, InspectionTotals } from "./inspection.js";
+import type { CompactionView, Inspection, InspectionTotals, RecallView } from "./inspection.js";
 
 export { escapeHtml } from "./html-format.js";
 
@@ -23,7 +23,8 @@ export interface RenderHtmlOptions {
  * entries with id `compaction-<n>` and `data-compaction-id`, each with a `details[data-kind="replaced"]`
  * of its originals, then a `data-kind="context"` heading and the current messages. Messages carry
  * `data-kind` (`message`, `summary`, `hidden`, `replacement`), `data-message-id` and, when a
- * compaction made them, `data-compaction-id`. A plain-sentence reason keeps the record's own in
+ * compaction made them, `data-compaction-id`; a recall's result carries `data-recall` (its
+ * number; the first one also `id="recall-<n>"`) and `data-recall-ref`. A plain-sentence reason keeps the record's own in
  * `data-reason`. Header figures carry `data-total="<InspectionTotals key>"`; the chart's figures
  * carry `data-chart="<name>"` (see docs/inspector.md).
  *
@@ -47,7 +48,7 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     '<header class="page-header">',
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="meta">Thread <code data-thread-id>${escapeHtml(inspection.threadId)}</code> · generated ${escapeHtml(formatTime(inspection.generatedAt))}</p>`,
-    renderTotals(inspection.totals),
+    renderTotals(inspection.totals, inspection.recalls ?? []),
     "</header><main>",
     renderWarnings(inspection.warnings),
     renderChart(inspection.chart, inspection.compactions, listed, { ...inspection.totals, limits: inspection.limits }),
@@ -83,11 +84,22 @@ const TOTALS: readonly { readonly key: HeaderFigure; readonly label: string; rea
   { key: "compactionMs", label: "spent compacting", format: (value) => formatDuration(value) },
 ];
 
-function renderTotals(totals: InspectionTotals): string {
+const RECALLS_NOTE = "calls of the recall tool: the agent read archived originals back";
+
+function renderTotals(totals: InspectionTotals, recalls: readonly RecallView[]): string {
+  const cell = (key: string, value: string, label: string, note: string | undefined, bad = false) =>
+    `<div${note ? ` title="${escapeHtml(note)}"` : ""} class="total${bad ? " bad" : ""}"><span class="figure" data-total="${key}">${escapeHtml(value)}</span><span class="label">${label}</span></div>`;
   const cells = TOTALS.map(({ key, label, note, format }) => {
     const value = totals[key];
-    return `<div${note ? ` title="${escapeHtml(note)}"` : ""} class="total${key === "failedCompactions" && value > 0 ? " bad" : ""}"><span class="figure" data-total="${key}">${escapeHtml(format ? format(value) : formatNumber(value))}</span><span class="label">${label}</span></div>`;
+    return cell(key, format ? format(value) : formatNumber(value), label, note, key === "failedCompactions" && value > 0);
   });
+  // Only a thread that recalled shows its recalls (and the tokens they returned).
+  if (recalls.length > 0) {
+    cells.push(
+      cell("recalls", formatNumber(recalls.length), "recalls", RECALLS_NOTE),
+      cell("recalledTokens", formatNumber(recalls.reduce((sum, recall) => sum + recall.tokens, 0)), "tokens recalled", RECALLS_NOTE),
+    );
+  }
   return `<div class="totals">${cells.join("")}</div>`;
 }
 

@@ -1,6 +1,6 @@
 import { NO_MODEL_SNAPSHOT_NOTE } from "../summary/no-model-summarizer.js";
 import { SUMMARY_MESSAGE_PREFIX } from "../summary/prompts.js";
-import type { CompactionView, Inspection } from "./inspection.js";
+import type { CompactionView, Inspection, RecallView } from "./inspection.js";
 
 /** Longest summary or reason shown on a compaction's line, in characters. */
 const EXCERPT_LENGTH = 80;
@@ -42,10 +42,21 @@ function compactionLine(view: CompactionView): string {
   ].join("  ");
 }
 
+function recallLine(recall: RecallView, numbers: ReadonlyMap<string, number>): string {
+  const part = recall.parts !== null && recall.parts > 1 ? `part ${recall.part} of ${recall.parts}` : `part ${recall.part}`;
+  const read =
+    recall.compactionIds.length === 0
+      ? "nothing archived under it"
+      : `${number(recall.originalIds.length)} original${recall.originalIds.length === 1 ? "" : "s"} archived by ${recall.compactionIds.map((id) => (numbers.has(id) ? `#${numbers.get(id)}` : "?")).join(", ")}`;
+  return [`recall ${recall.number}`, `ref ${recall.ref}`, ...(recall.find === null ? [] : [`find ${JSON.stringify(recall.find)}`]), part, read, `${number(recall.tokens)} tokens returned`].join("  ");
+}
+
 /**
  * A plain-text summary of an {@link Inspection} for a terminal (`inspect --format text`): the
  * totals (messages stored, the current context, model calls and the peak context sent in one), one line per compaction (number, time, strategy, status, tokens and messages before → after,
- * and the first line of its summary, or of its reason when it failed) and the warnings. Control
+ * and the first line of its summary, or of its reason when it failed), the recalls if the agent
+ * recalled (one line each: reference, part, the originals and compactions it read, tokens returned)
+ * and the warnings. Control
  * characters (terminal escape sequences) in the thread's text are printed as U+FFFD.
  *
  * @example
@@ -68,6 +79,11 @@ export function renderInspectionText(inspection: Inspection): string {
       `${number(totals.tokensSaved)} tokens saved in ${totals.compactionMs.toFixed(1)} ms`,
     ...inspection.compactions.map(compactionLine),
   ];
+  const recalls = inspection.recalls ?? [];
+  if (recalls.length > 0) {
+    const numbers = new Map(inspection.compactions.map((view) => [view.record.id, view.number]));
+    lines.push(`Recalls: ${number(recalls.length)}, ${number(recalls.reduce((sum, recall) => sum + recall.tokens, 0))} tokens returned`, ...recalls.map((recall) => recallLine(recall, numbers)));
+  }
   if (inspection.warnings.length > 0) lines.push("Warnings:", ...inspection.warnings.map((warning) => `- ${warning}`));
   return `${lines.map(printable).join("\n")}\n`;
 }

@@ -191,6 +191,7 @@ describe("buildInspection", () => {
         { kind: "message", message: { id: "a2", type: "ai", text: "done", toolCalls: [], toolCallId: null, toolName: null, tokens: 10 } },
       ],
       compactions: [],
+      recalls: [],
       chart: chartOf(10, 20, 30, 40),
       limits: { contextWindow: null, triggerTokens: null },
       warnings: [],

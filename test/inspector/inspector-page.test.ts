@@ -24,6 +24,7 @@ import { renderInspectionHtml } from "../../src/inspector/render-html.js";
 import { loadThreadFromSqlite } from "../../src/inspector/thread-databases.js";
 import { exportThread } from "../../src/inspector/thread-sources.js";
 import { AIRLINE_SESSION_ID, loadReplay, replayThread } from "./support/recorded-thread.js";
+import { FOREIGN_REF, SECRET, summarizedThreadWithRecalls } from "./support/recalled-thread.js";
 
 const CHROMIUM_PATH = "/usr/bin/chromium";
 const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -400,6 +401,52 @@ describeWithChromium("inspector page in Chromium", () => {
       expect(await page.locator('[data-kind="compaction"], svg .chart-marker, #timeline details').count()).toBe(0);
       expect(await page.locator('[data-kind="no-compactions"]').isVisible()).toBe(true);
       expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
+    });
+  });
+
+  describe("a thread whose agent recalled its summary (createAgent, recall on, a scripted model)", () => {
+    let recalled: { inspection: Inspection; url: string; ref: string };
+
+    beforeAll(async () => {
+      const { thread, ref } = await summarizedThreadWithRecalls("recalled-page");
+      const inspection = await buildInspection(thread);
+      recalled = { inspection, ref, url: writePage("recalled-thread.html", renderInspectionHtml(inspection)) };
+    }, SETUP_TIMEOUT);
+
+    it("opened at a recall, shows its result, collapsed under a later summary, with what it read; its link leads to the compaction whose archive it read, and back", async () => {
+      const { page, blocked, errors } = await open(`${recalled.url}#recall-1`);
+      const first = page.locator("#recall-1");
+      await first.waitFor({ state: "visible" });
+      const [r1] = recalled.inspection.recalls!;
+      expect(await first.evaluate((element) => ({ flashed: element.classList.contains("flash"), kind: element.getAttribute("data-kind"), inside: element.closest('[data-kind="compaction"]')?.id }))).toEqual({
+        flashed: true,
+        kind: "message",
+        inside: "compaction-2",
+      });
+      expect(await first.locator(".recall-note").textContent()).toBe(`recall 1 of ${recalled.ref}, part 1 of 4: 5 originals archived by #1 · ${r1!.tokens} tokens returned`);
+      expect(await first.locator("pre.text").textContent()).toContain(SECRET);
+      // To the compaction whose archive it read, and from there back to the other recall of it.
+      await first.locator('.recall-note a[href="#compaction-1"]').click();
+      const entry = page.locator("#compaction-1");
+      await entry.waitFor({ state: "visible" });
+      expect(await entry.evaluate((element) => element.classList.contains("flash"))).toBe(true);
+      expect(await entry.locator('[data-kind="recalled-by"]').textContent()).toBe("Its archive was read back by recall 1, recall 2.");
+      await entry.locator('[data-kind="recalled-by"] a[href="#recall-2"]').click();
+      const second = page.locator("#recall-2");
+      await second.waitFor({ state: "visible" });
+      expect(await second.evaluate((element) => ({ flashed: element.classList.contains("flash"), top: element.parentElement?.id }))).toEqual({ flashed: true, top: "timeline" });
+      expect({ blocked, errors }).toEqual({ blocked: [], errors: [] });
+    });
+
+    it("marks every recall in the current context and counts them in the header", async () => {
+      const { page } = await open(recalled.url);
+      expect(await page.locator('[data-total="recalls"]').textContent()).toBe("3");
+      const marked = await page.locator("#timeline > [data-recall]").evaluateAll((nodes) => nodes.map((node) => [node.getAttribute("data-recall"), node.getAttribute("data-recall-ref")]));
+      expect(marked).toEqual([
+        ["2", recalled.ref],
+        ["3", FOREIGN_REF],
+      ]);
+      expect(await page.locator("#recall-3 .recall-note").textContent()).toBe(`recall 3 of ${FOREIGN_REF}: nothing archived under it · ${recalled.inspection.recalls![2]!.tokens} tokens returned`);
     });
   });
 

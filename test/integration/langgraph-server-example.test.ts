@@ -12,9 +12,9 @@ import { pathToFileURL } from "node:url";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runClient, userMessage, type ClientReport } from "../../examples/langgraph-server/client.js";
+import { recallMessage, runClient, userMessage, type ClientReport } from "../../examples/langgraph-server/client.js";
 import { fileContents } from "../../examples/langgraph-server/graph.js";
-import { ScriptedChatModel, scriptedReply } from "../../examples/langgraph-server/scripted-model.js";
+import { ScriptedChatModel, firstLineOf, scriptedReply } from "../../examples/langgraph-server/scripted-model.js";
 import { InvalidOptionError, type CompactionRecord } from "../../src/index.js";
 import { buildInspection, loadThreadFromLangGraph, renderInspectionText, type Inspection, type ThreadExport } from "../../src/inspector/index.js";
 import { caught } from "../support/errors.js";
@@ -46,6 +46,11 @@ const stored = (message: BaseMessage) => JSON.parse(JSON.stringify(message.toDic
 /** The ids of every message turn `turn` adds: the user's, the calls, their two results, the answer. */
 const turnIds = (turn: number) => [`user-${turn}`, `user-${turn}-ai`, `user-${turn}-call-1-result`, `user-${turn}-call-2-result`, `user-${turn}-answer`];
 const summaryOf = (log: readonly CompactionRecord[]) => log.map((record) => `${record.status}/${record.archive}`);
+/** The recall turn after the reading turns: the user's message, the recall call, its result (the tool node names it), the answer. */
+const RECALL_TURN = TURNS + 1;
+const recallTurnIds = (resultId: string) => [`user-${RECALL_TURN}`, `user-${RECALL_TURN}-ai`, resultId, `user-${RECALL_TURN}-answer`];
+/** Messages of the thread: five per reading turn, four for the recall turn. */
+const MESSAGES = TURNS * 5 + 4;
 
 describe("the example's scripted model", () => {
   it("answers a user message with one read_file call per file it names, and their results with an answer, run after run", async () => {
@@ -84,24 +89,44 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
     await server?.stop();
   });
 
+  /** The id the tool node gave the recall's result. */
+  const recallResultId = () => report.sent.find((message) => ToolMessage.isInstance(message) && message.name === "recall")!.id!;
+
   it("streams every message of every run; message chunks come from the model and tool nodes only, none from the compaction", () => {
-    expect(report.sent.map((message) => message.id)).toEqual(Array.from({ length: TURNS }, (_, turn) => turnIds(turn + 1)).flat());
+    expect(recallResultId()).toMatch(new RegExp(`-tool-user-${RECALL_TURN}-recall-1$`, "u"));
+    expect(report.sent.map((message) => message.id)).toEqual([...Array.from({ length: TURNS }, (_, turn) => turnIds(turn + 1)).flat(), ...recallTurnIds(recallResultId())]);
     expect(report.streamedTokenNodes).toEqual(["model", "tools"]);
   });
 
   it("compacts in the server: hides older tool results, then summarizes (summaries of summaries), every archive in the server's store", () => {
     const log = report.state.compactionLog ?? [];
-    expect(summaryOf(log)).toEqual(["compacted/store", "summarized/store", "summarized/store", "summarized/store", "summarized/store"]);
+    expect(summaryOf(log)).toEqual(["compacted/store", "summarized/store", "summarized/store", "summarized/store", "summarized/store", "summarized/store"]);
     expect(report.state.compactionArchive ?? []).toEqual([]);
-    expect(report.state.messages.map((message) => (message as { id?: string }).id)).toEqual([log.at(-1)!.summaryId, ...turnIds(TURNS).slice(1)]);
+    expect(report.state.messages.map((message) => (message as { id?: string }).id)).toEqual([log.at(-1)!.summaryId, ...recallTurnIds(recallResultId()).slice(1)]);
+  });
+
+  it("recall: the agent reads a file of the first turn, summarized long ago, back from the server's store, and the client reads the same through the SDK", () => {
+    const path = "src/module_1_a.ts";
+    expect(recallMessage(RECALL_TURN).content).toContain(path);
+    // The summary at the top of the context named the reference the agent passed.
+    const call = report.sent.find((message) => message.id === `user-${RECALL_TURN}-ai`) as AIMessage;
+    expect(call.tool_calls!.map((each) => [each.name, each.args])).toEqual([["recall", { ref: report.recalled!.ref }]]);
+    const { inServer, throughSdk } = report.recalled!;
+    // The exact original tool result, fenced, in the first part.
+    expect(inServer.startsWith(`<recalled ref="${report.recalled!.ref}"`)).toBe(true);
+    expect(inServer).toContain(`[tool read_file #user-1-call-1]\n${fileContents(path).split("\n").slice(0, 3).join("\n")}`);
+    expect(report.sent.at(-1)!.content).toBe(`From the archive, ${path} starts with: ${firstLineOf(path)}`);
+    expect(throughSdk).toBe(inServer);
+    expect(printed.at(-2)).toBe(`recall through the SDK: the same text the agent got for ${report.recalled!.ref}`);
   });
 
   it("restoreThreadHistory gives back every message that entered the thread, field for field, and the client says so", () => {
     expect(report.complete).toBe(true);
     expect(report.history.map(stored)).toEqual(report.sent.map(stored));
-    expect(printed.slice(-3)).toEqual([
-      `state: 5 messages in context, 5 compactions (compacted, summarized, summarized, summarized, summarized)`,
-      `restoreThreadHistory: ${TURNS * 5} messages, the ${TURNS * 5} that entered the thread, in order`,
+    expect(printed.slice(-4)).toEqual([
+      `state: 4 messages in context, 6 compactions (compacted, summarized, summarized, summarized, summarized, summarized)`,
+      `restoreThreadHistory: ${MESSAGES} messages, the ${MESSAGES} that entered the thread, in order`,
+      `recall through the SDK: the same text the agent got for ${report.recalled!.ref}`,
       `inspect it: npm run inspect -- --langgraph-url ${server.url} --thread ${report.threadId}`,
     ]);
   });
@@ -109,11 +134,12 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
   it("runs as a user runs it (npx tsx examples/langgraph-server/client.ts --url <server> --turns 2), on a new thread of the same server", async () => {
     const run = await runTs("examples/langgraph-server/client.ts", ["--url", server.url, "--turns", "2"]);
     const lines = run.stdout.trimEnd().split("\n");
-    expect({ code: run.code, stderr: run.stderr, first: lines[1], restored: lines.at(-2) }).toEqual({
+    expect({ code: run.code, stderr: run.stderr, first: lines[1], restored: lines.at(-3), recalled: lines.at(-2)?.replace(/ for \d+$/u, "") }).toEqual({
       code: 0,
       stderr: "",
       first: `> ${userMessage(1).content}`,
-      restored: "restoreThreadHistory: 10 messages, the 10 that entered the thread, in order",
+      restored: "restoreThreadHistory: 14 messages, the 14 that entered the thread, in order",
+      recalled: "recall through the SDK: the same text the agent got",
     });
   });
 
@@ -132,9 +158,20 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
       expect(thread.archives.map((archive) => archive.compactionId)).toEqual(report.state.compactionLog!.map((record) => record.id));
     });
 
-    it("its inspection holds the thread's whole history, without warnings", () => {
+    it("its inspection holds the thread's whole history, without warnings, and shows the agent's recall", () => {
       expect(inspection.warnings).toEqual([]);
-      expect(inspection.totals.originalMessages).toBe(TURNS * 5);
+      expect(inspection.totals.originalMessages).toBe(MESSAGES);
+      const [recall] = inspection.recalls!;
+      expect(inspection.recalls).toHaveLength(1);
+      expect({ ref: recall!.ref, callId: recall!.callId, resultMessageId: recall!.resultMessageId, resultStep: recall!.resultStep }).toEqual({
+        ref: report.recalled!.ref,
+        callId: `user-${RECALL_TURN}-recall-1`,
+        resultMessageId: recallResultId(),
+        resultStep: MESSAGES - 2,
+      });
+      // It read the summaries' archives: every original of the first turns, the first file's result among them.
+      expect(recall!.originalIds.slice(0, 3)).toEqual(turnIds(1).slice(0, 3));
+      expect(recall!.compactionIds).toEqual(inspection.compactions.slice(0, recall!.compactionIds.length).map((view) => view.record.id));
       expect(inspection.compactions.map((view) => view.record.status)).toEqual(report.state.compactionLog!.map((record) => record.status));
     });
 
@@ -153,7 +190,7 @@ describe("examples/langgraph-server served by langgraphjs dev, driven by its cli
       try {
         const out = join(directory, "thread.html");
         const run = await runTs("src/cli.ts", ["inspect", "--langgraph-url", server.url, "--thread", report.threadId, "--out", out]);
-        expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: 0, stderr: "", stdout: `wrote ${out}: ${TURNS * 5} messages, 5 compactions, 0 warnings\n` });
+        expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: 0, stderr: "", stdout: `wrote ${out}: ${MESSAGES} messages, 6 compactions, 0 warnings\n` });
         expect(readFileSync(out, "utf8")).toContain(`<code data-thread-id>${report.threadId}</code>`);
       } finally {
         rmSync(directory, { recursive: true, force: true });
