@@ -5,9 +5,8 @@ import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
-import { HidingPass, isHiddenResult, type HiddenCopy, type HidingSettings, type Receipt, type ResultPositions } from "./hiding-pass.js";
-import { syncMessageCounter } from "./bounded-noop.js";
-import type { Supersession } from "../messages/supersession.js";
+import { HidingPass, isHiddenResult, type HiddenCopy, type HidingSettings, type Receipt } from "./hiding-pass.js";
+import { NOTHING_LEFT, reasonIfCannotFire, tooLittleReason } from "./hiding-noop.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersessionReader } from "./superseded-results.js";
 import { HidingLedgers } from "./hiding-ledger.js";
@@ -37,7 +36,6 @@ export {
 } from "./tool-result-hiding-options.js";
 export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
-const NOTHING_LEFT = "no tool result older than the kept groups is left to hide";
 
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
@@ -61,6 +59,9 @@ const NOTHING_LEFT = "no tool result older than the kept groups is left to hide"
  * Superseded results go first, in the same batch (see `supersession`, on by default): a result a
  * later call superseded is hidden even inside the kept groups, by a note naming that call, when the
  * superseding result stays in full after the firing; its marker records the call (`supersededBy`).
+ *
+ * A run over the trigger that cannot fire (the results it would hide hold fewer than `clearAtLeast`
+ * tokens in all) makes no hidden copy; its result's `reason` is computed when first read.
  *
  * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
  * trigger only: `clearAtLeast` still applies.
@@ -142,7 +143,7 @@ export class ToolResultHiding extends CompactionStrategy {
     const unsettled = ledger.unsettled(messages, last);
     const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
     if (this.clearAtLeastMode === "skip" && !this.hideToolInputs) {
-      const lateReason = this.#cannotFire(messages, tokens.perMessage, ledger, unsettled, older, superseded);
+      const lateReason = reasonIfCannotFire(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled, older, superseded });
       if (lateReason !== undefined) return { status: "noop", trigger, lateReason };
     }
     const pass = new HidingPass(this.#passSettings, messages, tokens.perMessage);
@@ -221,48 +222,8 @@ export class ToolResultHiding extends CompactionStrategy {
     return !isHiddenResult(message) && !(this.excludeTools.size > 0 && message.name !== undefined && this.excludeTools.has(message.name));
   }
 
-  /**
-   * When a skip-mode run cannot fire, since the results it would hide (all tool messages) hold fewer
-   * than `clearAtLeast` tokens in all: the reason of its no-op, for later (no hidden copy is made
-   * now, see `StrategyOutcome.lateReason`). `undefined` when it may fire, or the counter cannot count
-   * synchronously.
-   */
-  #cannotFire(
-    messages: readonly BaseMessage[],
-    perMessage: readonly number[],
-    { resultIndices, assistantIndices }: ResultPositions,
-    unsettled: readonly number[],
-    older: number,
-    superseded: ReadonlyMap<number, Supersession> | undefined,
-  ): StrategyOutcome["lateReason"] {
-    const count = syncMessageCounter(this.tokenCounter);
-    if (count === undefined) return undefined;
-    const candidates: { resultIndex: number; assistantIndex: number; supersession: Supersession | undefined }[] = [];
-    let freeable = 0;
-    for (const position of unsettled) {
-      const resultIndex = resultIndices[position]!;
-      const supersession = superseded?.get(resultIndex);
-      if (position >= older && supersession === undefined) continue;
-      const message = messages[resultIndex]!;
-      // A human message's tool_result blocks are counted asynchronously.
-      if (!isToolResultMessage(message)) return undefined;
-      candidates.push({ resultIndex, assistantIndex: assistantIndices[position]!, supersession });
-      if (this.#mayFree(message)) freeable += perMessage[resultIndex]!;
-      if (freeable >= this.clearAtLeast) return undefined;
-    }
-    if (freeable >= this.clearAtLeast) return undefined;
-    return (input) => {
-      // The pass the run skipped, on the same messages: the same hidden copies, the same savings.
-      const pass = new HidingPass(this.#passSettings, input, perMessage);
-      for (const { resultIndex, assistantIndex, supersession } of candidates) {
-        if (!pass.settled(resultIndex, assistantIndex)) pass.hideResultNow(resultIndex, assistantIndex, supersession, count);
-      }
-      return pass.replacements.size === 0 ? NOTHING_LEFT : this.#tooLittle(pass.saved);
-    };
-  }
-
   #tooLittle(saved: number): string {
-    return `hiding would free ${saved} tokens, less than clearAtLeast (${this.clearAtLeast})`;
+    return tooLittleReason(saved, this.clearAtLeast);
   }
 
   /** What a hiding pass needs from this strategy. */
