@@ -61,6 +61,20 @@ export function boundedNoopResult(
   };
 }
 
+/** A measurement of no message: the counts of single messages are taken from it. */
+const NOTHING_MEASURED: TokenMeasurement = { perMessage: [], estimated: 0, calibrationAnchors: [], calibrationOffset: 0, total: 0 };
+
+/**
+ * The counter's exact count of a message, synchronously (its bound's exact measurement, see
+ * `TokenUpperBound.measure`), for messages that are not assistant messages (no usage record to
+ * calibrate from); `undefined` when the counter cannot count synchronously (no `upperBound`, or its
+ * encoding is not loaded yet). @internal
+ */
+export function syncMessageCounter(counter: TokenCounter): ((message: BaseMessage) => number) | undefined {
+  if (counter.upperBound?.(NOTHING_MEASURED, []) === undefined) return undefined;
+  return (message) => counter.upperBound!(NOTHING_MEASURED, [message])!.measure().perMessage[0]!;
+}
+
 /**
  * Count `messages` exactly after the current step, off its path (a timer: the agent's model call is
  * under way then), so that the run which needs their exact counts (the one that fires) finds them in

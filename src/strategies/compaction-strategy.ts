@@ -221,7 +221,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     }
     else after = await analyse(snapshot, undefined, this.tokenCounter);
     this.#memo = after;
-    return {
+    const result: CompactionResult = {
       messages: output,
       status: repair && unchanged ? "repaired" : outcome.status,
       strategy: this.strategyName,
@@ -238,6 +238,11 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
       ...(outcome.summaryError !== undefined ? { summaryError: outcome.summaryError } : {}),
       ...(repair ? { repair } : {}),
     };
+    const { lateReason } = outcome;
+    if (lateReason === undefined || outcome.reason !== undefined || !unchanged) return result;
+    // Computed when read, from the memo's own copy of the input (the caller may change its arrays).
+    let reason: string | undefined;
+    return Object.defineProperty(result, "reason", { get: () => (reason ??= lateReason(snapshot)), enumerable: true, configurable: true });
   }
 
   /**

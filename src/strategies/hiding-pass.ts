@@ -54,6 +54,15 @@ export interface HiddenCopy {
   readonly after: BaseMessage;
 }
 
+/** A tool message's hidden copy, before it is counted. */
+interface ToolCopy {
+  readonly result: ToolMessage;
+  readonly resultIndex: number;
+  readonly assistantIndex: number;
+  readonly before: number;
+  readonly after: BaseMessage;
+}
+
 /** The calls of an assistant message by id. */
 function callsById(assistant: AIMessage): Map<string | undefined, AssistantCall> {
   return new Map(assistantCalls(assistant).map((call) => [call.id, call]));
@@ -136,14 +145,33 @@ export class HidingPass {
       }
       return;
     }
-    const result: ToolMessage = message;
+    const copy = this.#toolCopy(message, resultIndex, assistantIndex, supersession);
+    if (copy !== undefined) this.#settleCopy(copy, await settings.tokenCounter.countMessage(copy.after));
+  }
+
+  /**
+   * `hideResult` for a tool message, its hidden copy counted by `count` (synchronous): the same
+   * replacements and savings. `false`, doing nothing, for a result that is not a tool message.
+   */
+  hideResultNow(resultIndex: number, assistantIndex: number, supersession: Supersession | undefined, count: (message: BaseMessage) => number): boolean {
+    const message = this.messages[resultIndex]!;
+    if (!isToolResultMessage(message)) return false;
+    const copy = this.#toolCopy(message, resultIndex, assistantIndex, supersession);
+    if (copy !== undefined) this.#settleCopy(copy, count(copy.after));
+    return true;
+  }
+
+  /** The hidden copy of a tool message, or `undefined` when it is not to be hidden (hidden already, not worth it, excluded). */
+  #toolCopy(result: ToolMessage, resultIndex: number, assistantIndex: number, supersession: Supersession | undefined): ToolCopy | undefined {
+    const { settings } = this;
     if (isHiddenResult(result)) {
       this.#noteHidden(assistantIndex, [result.tool_call_id]);
-      return;
+      return undefined;
     }
-    if (settings.notWorthHiding.has(result)) return;
+    if (settings.notWorthHiding.has(result)) return undefined;
+    const needCalls = settings.excludeTools.size > 0 || settings.receipts !== undefined;
     const call = needCalls ? this.#callsOf(assistantIndex).get(result.tool_call_id) : undefined;
-    if (settings.excludeTools.size > 0 && settings.excludeTools.has(result.name ?? call?.name ?? "")) return;
+    if (settings.excludeTools.size > 0 && settings.excludeTools.has(result.name ?? call?.name ?? "")) return undefined;
     const before = this.perMessage[resultIndex]!;
     const assistant = this.messages[assistantIndex]!;
     // The run's batch: its oldest hidden result, this one while none is hidden yet (results go oldest first).
@@ -153,10 +181,14 @@ export class HidingPass {
     const reusable = made !== undefined && made.assistant === assistant && made.before === before && made.note === note && compactionMarkerOf(made.after)?.batch === batch;
     const after = reusable ? made.after : this.#hiddenCopy(result, call, assistant, before, batch, supersession, note);
     if (after !== made?.after) settings.hiddenCopies.set(result, { assistant, before, note, after });
-    const afterTokens = await settings.tokenCounter.countMessage(after);
+    return { result, resultIndex, assistantIndex, before, after };
+  }
+
+  /** Record a tool message's hidden copy, counted: a copy not smaller than the result is not worth hiding. */
+  #settleCopy({ result, resultIndex, assistantIndex, before, after }: ToolCopy, afterTokens: number): void {
     // A result shorter than its hidden form stays: hiding it would cost tokens.
     if (afterTokens >= before) {
-      settings.notWorthHiding.add(result);
+      this.settings.notWorthHiding.add(result);
       return;
     }
     this.#noteHidden(assistantIndex, [result.tool_call_id]);
@@ -279,22 +311,5 @@ export class HidingPass {
       return undefined;
     }
     return { callIds, after, saved: before - afterTokens };
-  }
-
-  /**
-   * Every result message's index and its group's assistant index, in history order (groups are in
-   * the order of their assistant messages, so their results are too): two parallel arrays, no object
-   * per result.
-   */
-  static results(index: ToolCallIndex): ResultPositions {
-    const resultIndices: number[] = [];
-    const assistantIndices: number[] = [];
-    for (const group of index.groups) {
-      for (const resultIndex of group.resultIndices) {
-        resultIndices.push(resultIndex);
-        assistantIndices.push(group.assistantIndex);
-      }
-    }
-    return { resultIndices, assistantIndices };
   }
 }

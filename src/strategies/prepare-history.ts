@@ -35,7 +35,9 @@ export interface PreparedInput {
 /** True when `messages` starts with exactly the message objects of `previous`. */
 function extendsHistory(messages: readonly BaseMessage[], previous: readonly BaseMessage[]): boolean {
   if (messages.length < previous.length) return false;
-  for (let position = 0; position < previous.length; position++) if (messages[position] !== previous[position]) return false;
+  // `Object.is`, not `!==`: the same answer for objects, but compiled to a reference comparison
+  // that does not read each message (a long history's messages lie scattered in memory).
+  for (let position = 0; position < previous.length; position++) if (!Object.is(messages[position], previous[position])) return false;
   return true;
 }
 

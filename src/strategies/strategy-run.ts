@@ -29,6 +29,11 @@ export interface StrategyOutcome {
   readonly removed?: readonly RemovedMessage[];
   readonly replaced?: readonly ReplacedMessage[];
   readonly reason?: string;
+  /**
+   * For a no-op, in place of `reason`: the reason, computed from a copy of the input when the
+   * result's `reason` is first read.
+   */
+  readonly lateReason?: (messages: readonly BaseMessage[]) => string;
   /** What fired the compaction, for strategies that trigger by themselves; `"forced"` when told to run. */
   readonly trigger?: string;
   /** Which model wrote a summary (`"none"` for the no-model summarizer). */

@@ -5,7 +5,8 @@ import type { ReplacedMessage } from "../types.js";
 import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
-import { HidingPass, isHiddenResult, type HiddenCopy, type Receipt } from "./hiding-pass.js";
+import { HidingPass, isHiddenResult, type HiddenCopy, type HidingSettings, type Receipt } from "./hiding-pass.js";
+import { NOTHING_LEFT, reasonIfCannotFire, tooLittleReason } from "./hiding-noop.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersessionReader } from "./superseded-results.js";
 import { HidingLedgers } from "./hiding-ledger.js";
@@ -35,6 +36,7 @@ export {
 } from "./tool-result-hiding-options.js";
 export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
+
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
  * `contextWindow` or 30,000 tokens, whichever is less; 10,000 tokens without a window), a run is a no-op and the history is returned
@@ -57,6 +59,9 @@ export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./supers
  * Superseded results go first, in the same batch (see `supersession`, on by default): a result a
  * later call superseded is hidden even inside the kept groups, by a note naming that call, when the
  * superseding result stays in full after the firing; its marker records the call (`supersededBy`).
+ *
+ * A run over the trigger that cannot fire (the results it would hide hold fewer than `clearAtLeast`
+ * tokens in all) makes no hidden copy; its result's `reason` is computed when first read.
  *
  * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
  * trigger only: `clearAtLeast` still applies.
@@ -86,6 +91,7 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly #receiptsMade = new WeakMap<BaseMessage, Receipt>();
   /** What the last history of each line held (results, settled ones, supersessions): a run reads only what changed. */
   readonly #ledgers: HidingLedgers;
+  #settings: HidingSettings | undefined;
 
   constructor(options: ToolResultHidingOptions = {}) {
     const parsed = parseOptions("toolResultHiding", toolResultHidingSchema, options) as ToolResultHidingOptions;
@@ -130,28 +136,18 @@ export class ToolResultHiding extends CompactionStrategy {
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const ledger = this.#ledgers.of(messages, index);
     const kept = this.#keptResults(ledger.resultIndices, index, tokens.perMessage);
-    const pass = new HidingPass(
-      {
-        strategyName: this.strategyName,
-        placeholder: this.placeholder,
-        excludeTools: this.excludeTools,
-        hideToolInputs: this.hideToolInputs,
-        receipts: this.receipts,
-        tokenCounter: this.tokenCounter,
-        notWorthHiding: this.#notWorthHiding,
-        hiddenCopies: this.#hiddenCopies,
-        receiptsMade: this.#receiptsMade,
-      },
-      messages,
-      tokens.perMessage,
-    );
-    let previousAssistant = -1;
     const { resultIndices, assistantIndices } = ledger;
     const older = resultIndices.length - kept;
     // Older results all go; kept ones only when superseded, by a result the firing keeps in full.
     const last = this.supersession ? resultIndices.length : older;
     const unsettled = ledger.unsettled(messages, last);
     const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
+    if (this.clearAtLeastMode === "skip" && !this.hideToolInputs) {
+      const lateReason = reasonIfCannotFire(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled, older, superseded });
+      if (lateReason !== undefined) return { status: "noop", trigger, lateReason };
+    }
+    const pass = new HidingPass(this.#passSettings, messages, tokens.perMessage);
+    let previousAssistant = -1;
     // Settled results need no work; with hideToolInputs each still marks its call's input to hide.
     for (const position of this.hideToolInputs ? Array.from({ length: last }, (_, position) => position) : unsettled) {
       const resultIndex = resultIndices[position]!;
@@ -180,10 +176,8 @@ export class ToolResultHiding extends CompactionStrategy {
       }
     }
     const { replacements, saved } = pass;
-    if (replacements.size === 0) return { status: "noop", trigger, reason: "no tool result older than the kept groups is left to hide" };
-    if (this.clearAtLeastMode === "skip" && saved < this.clearAtLeast) {
-      return { status: "noop", trigger, reason: `hiding would free ${saved} tokens, less than clearAtLeast (${this.clearAtLeast})` };
-    }
+    if (replacements.size === 0) return { status: "noop", trigger, reason: NOTHING_LEFT };
+    if (this.clearAtLeastMode === "skip" && saved < this.clearAtLeast) return { status: "noop", trigger, reason: this.#tooLittle(saved) };
     pass.stampBatch();
     const output = [...messages];
     const replaced: ReplacedMessage[] = [];
@@ -211,21 +205,40 @@ export class ToolResultHiding extends CompactionStrategy {
     const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
     let freeable = 0;
     let candidates = 0;
-    // Settled results (hidden already, or not worth hiding) free nothing.
     for (const position of unsettled) {
       const resultIndex = resultIndices[position]!;
       if (position >= older && !superseded!.has(resultIndex)) continue;
-      const message = messages[resultIndex]!;
-      if (this.#notWorthHiding.has(message)) continue;
-      // As the pass reads them: a tool message already hidden, or of an excluded tool, frees nothing.
-      if (isToolResultMessage(message)) {
-        if (isHiddenResult(message)) continue;
-        if (this.excludeTools.size > 0 && message.name !== undefined && this.excludeTools.has(message.name)) continue;
-      }
+      if (!this.#mayFree(messages[resultIndex]!)) continue;
       freeable += tokens.perMessage[resultIndex]!;
       candidates++;
     }
     return { tokens: freeable, candidates };
+  }
+
+  /** Whether hiding a result may free tokens: settled results (hidden already, or not worth hiding) and, as the pass reads them, tool messages of an excluded tool free nothing. */
+  #mayFree(message: BaseMessage): boolean {
+    if (this.#notWorthHiding.has(message)) return false;
+    if (!isToolResultMessage(message)) return true;
+    return !isHiddenResult(message) && !(this.excludeTools.size > 0 && message.name !== undefined && this.excludeTools.has(message.name));
+  }
+
+  #tooLittle(saved: number): string {
+    return tooLittleReason(saved, this.clearAtLeast);
+  }
+
+  /** What a hiding pass needs from this strategy. */
+  get #passSettings(): HidingSettings {
+    return (this.#settings ??= {
+      strategyName: this.strategyName,
+      placeholder: this.placeholder,
+      excludeTools: this.excludeTools,
+      hideToolInputs: this.hideToolInputs,
+      receipts: this.receipts,
+      tokenCounter: this.tokenCounter,
+      notWorthHiding: this.#notWorthHiding,
+      hiddenCopies: this.#hiddenCopies,
+      receiptsMade: this.#receiptsMade,
+    });
   }
 
   /**
