@@ -4,55 +4,18 @@ import { extractArtifacts, isEmptyArtifactIndex } from "../messages/artifact-ind
 import { cloneMessage } from "../messages/clone-message.js";
 import { editToolCalls } from "../messages/edit-tool-calls.js";
 import { isToolResultMessage } from "../messages/message-types.js";
-import type { ToolCallIndex } from "../messages/tool-call-groups.js";
 import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
-import type { TokenCounter } from "../tokens/token-counter.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 import type { Supersession } from "../messages/supersession.js";
 import { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, langChainClearedInputs } from "./hidden-markers.js";
-import { blockArtifacts, hiddenContent, hidingReceipt, isHiddenContent, receiptOf, supersededNote, type Receipt, type ReceiptLimits } from "./hiding-receipts.js";
+import { blockArtifacts, hiddenContent, hidingReceipt, isHiddenContent, receiptOf, supersededNote } from "./hiding-receipts.js";
 
 export type { Receipt } from "./hiding-receipts.js";
 
 export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, isLangChainCleared, langChainClearedInputs } from "./hidden-markers.js";
 
-/** The results of a history: `resultIndices[n]` answers the assistant message at `assistantIndices[n]`. @internal */
-export interface ResultPositions {
-  readonly resultIndices: readonly number[];
-  readonly assistantIndices: readonly number[];
-}
-
-/** What a hiding pass needs from its strategy. @internal */
-export interface HidingSettings {
-  readonly strategyName: string;
-  readonly placeholder: string;
-  readonly excludeTools: ReadonlySet<string>;
-  readonly hideToolInputs: boolean;
-  readonly receipts: ReceiptLimits | undefined;
-  readonly tokenCounter: TokenCounter;
-  /** Results judged not worth hiding; messages are immutable, so the verdict stands. */
-  readonly notWorthHiding: WeakSet<BaseMessage>;
-  /** Hidden copies made so far, by original result (see {@link HiddenCopy}). */
-  readonly hiddenCopies: WeakMap<BaseMessage, HiddenCopy>;
-  /** Receipts made so far, by original result. */
-  readonly receiptsMade?: WeakMap<BaseMessage, Receipt>;
-}
-
-
-/**
- * A result's hidden copy, made once: a later run (the firing after a dry run, a run whose hiding did
- * not free enough) hides the same result of the same call message at the same count the same way,
- * so it takes the copy again instead of reading the result for its receipt again. @internal
- */
-export interface HiddenCopy {
-  /** The assistant message whose call the result answers (its call makes the receipt). */
-  readonly assistant: BaseMessage;
-  /** The result's own tokens, recorded in the copy's marker. */
-  readonly before: number;
-  /** For a superseded result: the note that replaced it (a result hidden either way is hidden alike again). */
-  readonly note: string | undefined;
-  readonly after: BaseMessage;
-}
+export type { HiddenCopy, HidingSettings, ResultPositions } from "./hiding-settings.js";
+import type { HidingSettings } from "./hiding-settings.js";
 
 /** A tool message's hidden copy, before it is counted. */
 interface ToolCopy {
