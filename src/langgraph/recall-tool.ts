@@ -8,6 +8,7 @@ import { formatHistory } from "../summary/format-history.js";
 import { defaultTokenCounter, tokenCounterSchema } from "../tokens/token-counter.js";
 import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
+import { findLines, findTerms } from "./recall-find.js";
 import { recallOriginals } from "./recall-lookup.js";
 import { pagesOf } from "./recall-pages.js";
 import { RECALL_REF_PATTERN, RECALL_TOOL_NAME } from "./recall-refs.js";
@@ -52,7 +53,7 @@ const argsSchema = {
 } as const;
 
 /** The tool's description: short, since its tokens go with every model call. */
-const RECALL_DESCRIPTION = "Reads back what a [recall ref] note stands for; find: only messages containing it.";
+const RECALL_DESCRIPTION = "Read back a [recall ref] note's originals; find keeps lines with a|b.";
 
 /** What a tool run by LangGraph gets as its second argument, as far as recall goes. */
 interface RecallRunConfig {
@@ -66,8 +67,9 @@ interface RecallRunConfig {
  * given a reference that a hidden result, superseded note, summary or truncated message names
  * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
- * (`part` asks for the next); with `find`, only the originals whose rendered text contains it
- * (case-insensitive), newest first, so one call reaches a message of a long summarized span. An agent asks for
+ * (`part` asks for the next). With `find` (texts separated by `|`, case-insensitive), only the lines
+ * that hold one, newest message first, each under its message's header: one short call reaches a
+ * word of a long summarized span or of a large hidden result. An agent asks for
  * several references at once as parallel tool calls. The thread comes from the run's `configurable.thread_id` and the
  * state from the running task (a `ToolNode`'s `state`), never from the arguments: another thread's
  * archive is never read. What the app redacted or removed is recalled redacted or not at all (as
@@ -96,11 +98,10 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
         throw error;
       }
       if (originals.length === 0) return `Nothing archived under ${JSON.stringify(ref)}.`;
-      const wantedText = typeof find === "string" ? find.trim().toLowerCase() : "";
-      // With find, the matches newest first: the latest mention is usually the one wanted.
-      const kept = wantedText === "" ? originals : originals.filter((message) => formatHistory([message], { dropUnansweredCalls: false }).toLowerCase().includes(wantedText)).reverse();
-      if (kept.length === 0) return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
-      const pages = await pagesOf(fenceData(formatHistory(kept, { dropUnansweredCalls: false }), FENCE_TAGS), maxTokens, parsed.tokenCounter ?? defaultTokenCounter());
+      const terms = typeof find === "string" ? findTerms(find) : [];
+      const text = terms.length === 0 ? formatHistory(originals, { dropUnansweredCalls: false }) : findLines(originals, terms);
+      if (text === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
+      const pages = await pagesOf(fenceData(text, FENCE_TAGS), maxTokens, parsed.tokenCounter ?? defaultTokenCounter());
       const number = Number.isInteger(part) && part! >= 1 ? part! : 1;
       if (number > pages.length) return `${wanted} has ${pages.length} part${pages.length === 1 ? "" : "s"}.`;
       const more = number < pages.length ? `\nPart ${number} of ${pages.length}; next: part ${number + 1}.` : "";
