@@ -19,6 +19,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
 import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
+import { pagesOf } from "../../src/langgraph/recall-pages.js";
+import type { TokenCounter } from "../../src/index.js";
 
 /** The most tokens of originals one recall call returns (the tool's `maxTokens` default): longer ones are read in parts. */
 export const RECALL_PAGE_TOKENS = 2_000;
@@ -97,20 +99,18 @@ export interface RecallCalls {
 }
 
 /**
- * The recall calls that read one step's requests, `requests[i]` tokens of originals each, as
- * parallel tool calls: round `k` asks every request with a `k`-th part for it in one model call, so
- * the step takes as many calls as its longest request has parts
- * (ceil(tokens / {@link RECALL_PAGE_TOKENS}), one at least). A call's input is the context and the
- * rounds before it (cached), then its tool calls and their parts with frames (uncached); its output
- * is its tool calls, {@link RECALL_CALL_TOKENS} each.
+ * The recall calls that read one step's requests, `requests[i]` the token sizes of the parts request
+ * `i` reads, as parallel tool calls: round `k` asks every request with a `k`-th part for it in one
+ * model call, so the step takes as many calls as its longest request reads parts. A call's input is
+ * the context and the rounds before it (cached), then its tool calls and their parts with frames
+ * (uncached); its output is its tool calls, {@link RECALL_CALL_TOKENS} each.
  *
  * @example
- * recallCallsOf([3_000], 10_000, 16_000); // 2 calls: cached 10,000 + 12,080, uncached 2,080 + 1,080, output 100
- * recallCallsOf([500, 700], 10_000, 16_000); // 1 call: cached 10,000, uncached 1,260 + 60, output 100
+ * recallCallsOf([[2_000, 1_000]], 10_000, 16_000); // 2 calls: cached 10,000 + 12,080, uncached 2,080 + 1,080, output 100
+ * recallCallsOf([[500], [700]], 10_000, 16_000); // 1 call: cached 10,000, uncached 1,260 + 60, output 100
  */
-export function recallCallsOf(requests: readonly number[], contextTokens: number, window: number): RecallCalls {
-  const parts = requests.map((tokens) => Math.max(1, Math.ceil(tokens / RECALL_PAGE_TOKENS)));
-  const calls = requests.length === 0 ? 0 : Math.max(...parts);
+export function recallCallsOf(requests: readonly (readonly number[])[], contextTokens: number, window: number): RecallCalls {
+  const calls = requests.reduce((most, parts) => Math.max(most, parts.length), 0);
   let cachedTokens = 0;
   let uncachedTokens = 0;
   let outputTokens = 0;
@@ -120,13 +120,13 @@ export function recallCallsOf(requests: readonly number[], contextTokens: number
   let callsOverWindow = 0;
   for (let round = 0; round < calls; round++) {
     let added = 0;
-    requests.forEach((tokens, index) => {
-      if (parts[index]! <= round) return;
-      const size = Math.max(0, Math.min(RECALL_PAGE_TOKENS, tokens - round * RECALL_PAGE_TOKENS)) + RECALL_FRAME_TOKENS;
+    for (const parts of requests) {
+      if (parts.length <= round) continue;
+      const size = parts[round]! + RECALL_FRAME_TOKENS;
       added += RECALL_CALL_TOKENS + size;
       returnedTokens += size;
       outputTokens += RECALL_CALL_TOKENS;
-    });
+    }
     const input = contextTokens + before + added;
     cachedTokens += contextTokens + before;
     uncachedTokens += added;
@@ -190,7 +190,7 @@ export class RecallArchive {
  * @example
  * const ledger = new RecallLedger();
  * if (step.compacted) ledger.newEpoch();
- * const recall = await ledger.charge(misses, { archive, input, contextTokens, window, messageOf, countMessage, countText });
+ * const recall = await ledger.charge(misses, { archive, input, contextTokens, window, messageOf, countMessage, tokenCounter });
  */
 export class RecallLedger {
   #recalled = new Set<string>();
@@ -205,10 +205,11 @@ export class RecallLedger {
   /**
    * The recovery of one step's misses. `input` is the model's input, `contextTokens` its tokens with
    * the schema and the references, `messageOf` the recording's message of an id, `countMessage` the
-   * tokens of a re-read result, `countText` of a recall's text. Per reference that reaches a missed
+   * tokens of a re-read result, `tokenCounter` the tool's pages. Per reference that reaches a missed
    * word not recalled yet in the epoch, one request with `find` naming those words (`a|b`), priced
-   * at the tokens of what the tool returns for it ({@link findLines}); every request of the step
-   * goes out in parallel (see {@link recallCallsOf}).
+   * at the tokens of what the tool returns for it ({@link findLines}), in the tool's parts, read up
+   * to the last part a word first shows in; every request of the step goes out in parallel (see
+   * {@link recallCallsOf}).
    */
   async charge(
     misses: GroundingMisses,
@@ -219,7 +220,7 @@ export class RecallLedger {
       window: number;
       messageOf: (id: string) => BaseMessage | undefined;
       countMessage: (message: BaseMessage) => Promise<number>;
-      countText: (text: string) => Promise<number>;
+      tokenCounter: TokenCounter;
     },
   ): Promise<StepRecall> {
     if (misses.missing.size === 0) return NO_RECALL;
@@ -251,10 +252,16 @@ export class RecallLedger {
       request.words.push(word);
     }
     if (wanted.size === 0) return recall;
-    const requests: number[] = [];
+    const requests: number[][] = [];
     for (const { reads, words } of wanted.values()) {
       const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
-      requests.push(await step.countText(findLines(originals, findTerms(words.join("|")))));
+      const pages = await pagesOf(findLines(originals, findTerms(words.join("|"))), RECALL_PAGE_TOKENS, step.tokenCounter);
+      // The agent reads parts until it has every word it asked for: up to the last page a word first shows in.
+      const lower = pages.map((page) => page.toLowerCase());
+      const read = Math.max(1, ...words.map((word) => lower.findIndex((page) => page.includes(word.toLowerCase())) + 1));
+      const sizes: number[] = [];
+      for (const page of pages.slice(0, read)) sizes.push(await step.tokenCounter.countText(page));
+      requests.push(sizes);
     }
     const calls = recallCallsOf(requests, step.contextTokens, step.window);
     recall.recalls = requests.length;

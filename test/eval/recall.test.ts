@@ -139,8 +139,8 @@ describe("recall in the replay", () => {
 });
 
 describe("recallCallsOf", () => {
-  it("reads a request in parts of at most the cap, each call carrying the parts before it as cached input", () => {
-    expect(recallCallsOf([3_000], 10_000, 12_100)).toEqual({
+  it("reads a request part by part, each call carrying the parts before it as cached input", () => {
+    expect(recallCallsOf([[2_000, 1_000]], 10_000, 12_100)).toEqual({
       calls: 2,
       returnedTokens: 3_000 + 2 * RECALL_FRAME_TOKENS,
       cachedTokens: 10_000 + (10_000 + 2_080),
@@ -153,7 +153,7 @@ describe("recallCallsOf", () => {
   });
 
   it("sends a step's requests as parallel tool calls: one model call per round of parts", () => {
-    expect(recallCallsOf([500, 2_500, 700], 10_000, 100_000)).toEqual({
+    expect(recallCallsOf([[500], [2_000, 500], [700]], 10_000, 100_000)).toEqual({
       calls: 2,
       returnedTokens: 500 + 2_500 + 700 + 4 * RECALL_FRAME_TOKENS,
       // Round 1: three calls and parts; round 2: the second request's second part.
