@@ -17,10 +17,12 @@ import {
   RECALL_REFERENCE_TOKENS,
   RECALL_SCHEMA_TOKENS,
   RecallArchive,
+  RecallLedger,
   recallCallsOf,
 } from "../../bench/eval/recall.js";
 import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
 import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
+import { pagesOf } from "../../src/langgraph/recall-pages.js";
 import { rereadCost } from "../../bench/eval/rereads.js";
 import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
 import { recallVerdict } from "../../bench/eval/report-recall.js";
@@ -208,5 +210,35 @@ describe("recallVerdict", () => {
     const dearer = recallVerdict(window({ "ours + recall": 101, "cheap but over": 50, inside: 100, "dear inside": 200 }, rows), "ours + recall")!;
     const lower = recallVerdict(window({ "ours + recall": 90, "cheap but over": 50, inside: 100, "dear inside": 200 }, [row("ours + recall", "ours", 0.92, 0, 2), ...rows.slice(1)]), "ours + recall")!;
     expect([dearer.met.cost, lower.met.cost, lower.met.lostWords]).toEqual([false, false, false]);
+  });
+});
+
+describe("RecallLedger.charge", () => {
+  const line = (word: string) => `${word} ${"y ".repeat(60)}`;
+  // One hidden result whose find output takes several parts: ALPHA_WORD on the first line, OMEGA_WORD on the last.
+  const big = toolResult("t9", "c9", [line("ALPHA_WORD"), ...Array.from({ length: 120 }, () => line("BETA_WORD")), line("OMEGA_WORD")].join("\n"));
+  const charge = async (words: string[]) => {
+    const archive = new RecallArchive();
+    archive.add({ ids: ["t9"] });
+    const missing = new Map(words.map((word) => [word, { kind: "tool" as const, message: big }]));
+    const step = { archive, input: [hidden(big)], contextTokens: 1_000, window: 100_000, messageOf: (id: string) => (id === "t9" ? big : undefined), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
+    return new RecallLedger().charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
+  };
+
+  it("reads a find's parts only up to the last part a missed word first shows in, one request per reference", async () => {
+    const pages = await pagesOf(findLines([big], findTerms("BETA_WORD|ALPHA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
+    expect(pages.length).toBeGreaterThan(2);
+    // Both words are in the first part: one call, that part only.
+    const first = await charge(["BETA_WORD", "ALPHA_WORD"]);
+    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await tokenCounter.countText(pages[0]!)) + RECALL_FRAME_TOKENS]);
+    // Lines of only ALPHA_WORD and OMEGA_WORD: one short part.
+    const last = await charge(["ALPHA_WORD", "OMEGA_WORD"]);
+    expect((await pagesOf(findLines([big], findTerms("ALPHA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter)).length).toBe(1);
+    expect([last.recalls, last.recallCalls]).toEqual([1, 1]);
+    // OMEGA_WORD first shows in the last part of BETA_WORD's lines: every part, one call (round) each.
+    const both = await charge(["BETA_WORD", "OMEGA_WORD"]);
+    const bothPages = await pagesOf(findLines([big], findTerms("BETA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
+    expect(bothPages.at(-1)!.includes("OMEGA_WORD") && !bothPages.slice(0, -1).some((page) => page.includes("OMEGA_WORD"))).toBe(true);
+    expect([both.recalls, both.recallCalls]).toEqual([1, bothPages.length]);
   });
 });
