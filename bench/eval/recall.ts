@@ -4,19 +4,23 @@
  * (a hidden tool result, the agent's own words, the user's words a summary replaced) is charged as a
  * recall instead of a re-read or a loss. The agent passes the reference its context shows for the
  * source: the source's own, where a rewritten copy of it (a placeholder, a trimmed reply) is in the
- * input; else that of the summary that stands for it, whose originals are read in history order up
- * to the part that holds the source. The recall returns at most {@link RECALL_PAGE_TOKENS} tokens of
- * originals a part, one call per part. Each call is priced as a re-read is (rereads.ts): its input is
- * the step's input (with the tool's schema and the references), all of it a cached prefix, plus the
- * parts already returned (cached: they were just sent), then the agent's call and the new part
- * with its frame, uncached; its output is the agent's call. Each reference is read once per
- * compaction epoch (a later miss in the epoch reads only parts not yet read). A miss no reference
- * in the context reaches is recovered as without recall: a tool result is re-read, the agent's or
- * the user's words are lost.
+ * input; else that of the summary that stands for it. Per reference, one request whose `find` names
+ * the step's missed words it reaches, priced at the tokens of exactly what the tool returns for it
+ * (the matching lines, src/langgraph/recall-find.ts). A step's requests go out as parallel tool
+ * calls: one model call per round of parts (at most {@link RECALL_PAGE_TOKENS} tokens a part), each
+ * priced as a re-read is (rereads.ts): its input is the step's input (with the tool's schema and the
+ * references), all of it a cached prefix, plus the rounds already returned (cached: they were just
+ * sent), then the agent's calls and the new parts with their frames, uncached; its output is the
+ * agent's calls. A word recalled once is not recalled again in the compaction epoch. A miss no
+ * reference in the context reaches is recovered as without recall: a tool result is re-read, the
+ * agent's or the user's words are lost.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
+import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
+import { pagesOf } from "../../src/langgraph/recall-pages.js";
+import type { TokenCounter } from "../../src/index.js";
 
 /** The most tokens of originals one recall call returns (the tool's `maxTokens` default): longer ones are read in parts. */
 export const RECALL_PAGE_TOKENS = 2_000;
@@ -81,7 +85,7 @@ export const NO_RECALL: StepRecall = Object.freeze({
   lostUserWords: 0,
 });
 
-/** The recall calls that read `tokens` tokens of originals, part by part, on top of a context of `contextTokens`. */
+/** The recall calls of one step, on top of a context of `contextTokens`. */
 export interface RecallCalls {
   readonly calls: number;
   /** Tokens the calls returned: the parts and their frames. */
@@ -95,30 +99,42 @@ export interface RecallCalls {
 }
 
 /**
- * The recall calls that read `tokens` tokens of originals: ceil(tokens / {@link RECALL_PAGE_TOKENS})
- * of them (one at least), part `k`'s input the context and the `k - 1` calls and parts before it
- * (cached), then its call and its part with the frame (uncached).
+ * The recall calls that read one step's requests, `requests[i]` the token sizes of the parts request
+ * `i` reads, as parallel tool calls: round `k` asks every request with a `k`-th part for it in one
+ * model call, so the step takes as many calls as its longest request reads parts. A call's input is
+ * the context and the rounds before it (cached), then its tool calls and their parts with frames
+ * (uncached); its output is its tool calls, {@link RECALL_CALL_TOKENS} each.
  *
  * @example
- * recallCallsOf(3_000, 10_000, 16_000); // 2 calls: cached 10,000 + 12,080, uncached 2,080 + 1,080, output 100
+ * recallCallsOf([[2_000, 1_000]], 10_000, 16_000); // 2 calls: cached 10,000 + 12,080, uncached 2,080 + 1,080, output 100
+ * recallCallsOf([[500], [700]], 10_000, 16_000); // 1 call: cached 10,000, uncached 1,260 + 60, output 100
  */
-export function recallCallsOf(tokens: number, contextTokens: number, window: number): RecallCalls {
-  const calls = Math.max(1, Math.ceil(tokens / RECALL_PAGE_TOKENS));
+export function recallCallsOf(requests: readonly (readonly number[])[], contextTokens: number, window: number): RecallCalls {
+  const calls = requests.reduce((most, parts) => Math.max(most, parts.length), 0);
   let cachedTokens = 0;
   let uncachedTokens = 0;
+  let outputTokens = 0;
+  let returnedTokens = 0;
   let before = 0;
   let peakCallTokens = 0;
   let callsOverWindow = 0;
-  for (let part = 0; part < calls; part++) {
-    const size = Math.max(0, Math.min(RECALL_PAGE_TOKENS, tokens - part * RECALL_PAGE_TOKENS)) + RECALL_FRAME_TOKENS;
-    const input = contextTokens + before + RECALL_CALL_TOKENS + size;
+  for (let round = 0; round < calls; round++) {
+    let added = 0;
+    for (const parts of requests) {
+      if (parts.length <= round) continue;
+      const size = parts[round]! + RECALL_FRAME_TOKENS;
+      added += RECALL_CALL_TOKENS + size;
+      returnedTokens += size;
+      outputTokens += RECALL_CALL_TOKENS;
+    }
+    const input = contextTokens + before + added;
     cachedTokens += contextTokens + before;
-    uncachedTokens += RECALL_CALL_TOKENS + size;
+    uncachedTokens += added;
     peakCallTokens = Math.max(peakCallTokens, input);
     if (input > window) callsOverWindow++;
-    before += RECALL_CALL_TOKENS + size;
+    before += added;
   }
-  return { calls, returnedTokens: tokens + calls * RECALL_FRAME_TOKENS, cachedTokens, uncachedTokens, outputTokens: calls * RECALL_CALL_TOKENS, peakCallTokens, callsOverWindow };
+  return { calls, returnedTokens, cachedTokens, uncachedTokens, outputTokens, peakCallTokens, callsOverWindow };
 }
 
 /** What a compaction wrote to the thread's archive (see `SystemStep.archive`). */
@@ -153,60 +169,47 @@ export class RecallArchive {
   }
 
   /**
-   * The reference the context `inputIds` shows for the original `id`, and the originals it reads up
-   * to and with `id`: its own (a rewritten copy under its id is in the context), else the newest
-   * summary that stands for it and is in the context; undefined when none is.
+   * The reference the context `inputIds` shows for the original `id`, and the originals it stands
+   * for, in history order: its own (a rewritten copy under its id is in the context), which stands
+   * for `id`; else the newest summary that stands for it and is in the context, which stands for its
+   * span. Undefined when no reference in the context reaches `id`.
    */
   referenceFor(id: string, inputIds: ReadonlySet<string>): { readonly ref: string; readonly reads: readonly string[] } | undefined {
     if (!this.#ids.has(id)) return undefined;
     if (inputIds.has(id) && !this.#spans.has(id)) return { ref: id, reads: [id] };
     const summary = this.#summaryOf.get(id);
     if (summary === undefined || !inputIds.has(summary)) return undefined;
-    const span = this.#spans.get(summary)!;
-    return { ref: summary, reads: span.slice(0, span.indexOf(id) + 1) };
+    return { ref: summary, reads: this.#spans.get(summary)! };
   }
 }
 
 /**
- * The recalls of one replay: which references this compaction epoch has read, and how far, and
- * which unreachable tool results it has re-read.
+ * The recalls of one replay: which missed words this compaction epoch has recalled (they are in the
+ * context until the next compaction), and which unreachable tool results it has re-read.
  *
  * @example
  * const ledger = new RecallLedger();
  * if (step.compacted) ledger.newEpoch();
- * const recall = await ledger.charge(misses, { archive, input, contextTokens, window, messageOf, countMessage });
+ * const recall = await ledger.charge(misses, { archive, input, contextTokens, window, messageOf, countMessage, tokenCounter });
  */
 export class RecallLedger {
-  #read = new Map<string, number>();
+  #recalled = new Set<string>();
   #reread = new Set<BaseMessage>();
-
-  /** Tokens of the originals a reference reads, by reference and how many it reads (a span only grows at its end). */
-  readonly #tokens = new Map<string, number>();
 
   /** A compaction: the next miss of any source is charged again. */
   newEpoch(): void {
-    this.#read = new Map();
+    this.#recalled = new Set();
     this.#reread = new Set();
-  }
-
-  async #tokensOf(reference: { readonly ref: string; readonly reads: readonly string[] }, step: { messageOf: (id: string) => BaseMessage | undefined; countMessage: (message: BaseMessage) => Promise<number> }): Promise<number> {
-    const key = `${reference.ref}\u0000${reference.reads.length}\u0000${reference.reads[reference.reads.length - 1]}\u0000${reference.reads[0]}`;
-    let tokens = this.#tokens.get(key);
-    if (tokens === undefined) {
-      tokens = 0;
-      for (const id of reference.reads) {
-        const original = step.messageOf(id);
-        if (original) tokens += await step.countMessage(original);
-      }
-      this.#tokens.set(key, tokens);
-    }
-    return tokens;
   }
 
   /**
    * The recovery of one step's misses. `input` is the model's input, `contextTokens` its tokens with
    * the schema and the references, `messageOf` the recording's message of an id, `countMessage` the
-   * tokens of an original as the recall returns it.
+   * tokens of a re-read result, `tokenCounter` the tool's pages. Per reference that reaches a missed
+   * word not recalled yet in the epoch, one request with `find` naming those words (`a|b`), priced
+   * at the tokens of what the tool returns for it ({@link findLines}), in the tool's parts, read up
+   * to the last part a word first shows in; every request of the step goes out in parallel (see
+   * {@link recallCallsOf}).
    */
   async charge(
     misses: GroundingMisses,
@@ -217,12 +220,15 @@ export class RecallLedger {
       window: number;
       messageOf: (id: string) => BaseMessage | undefined;
       countMessage: (message: BaseMessage) => Promise<number>;
+      tokenCounter: TokenCounter;
     },
   ): Promise<StepRecall> {
     if (misses.missing.size === 0) return NO_RECALL;
     const recall: { -readonly [K in keyof StepRecall]: StepRecall[K] } = { ...NO_RECALL };
     const inputIds = new Set(step.input.flatMap((message) => (message.id === undefined ? [] : [message.id])));
-    for (const source of misses.missing.values()) {
+    /** Per reference, the originals it stands for and the words to find in them. */
+    const wanted = new Map<string, { readonly reads: readonly string[]; readonly words: string[] }>();
+    for (const [word, source] of misses.missing) {
       const reference = source.message.id === undefined ? undefined : step.archive.referenceFor(source.message.id, inputIds);
       if (reference === undefined) {
         if (source.kind === "own") recall.lostOwnWords++;
@@ -239,22 +245,33 @@ export class RecallLedger {
         continue;
       }
       recall.recalledWords++;
-      const tokens = await this.#tokensOf(reference, step);
-      // Parts already read in this epoch are in the context: read only those after them.
-      const wanted = Math.max(1, Math.ceil(tokens / RECALL_PAGE_TOKENS));
-      const read = this.#read.get(reference.ref) ?? 0;
-      if (wanted <= read) continue;
-      this.#read.set(reference.ref, wanted);
-      const calls = recallCallsOf(Math.max(0, tokens - read * RECALL_PAGE_TOKENS), step.contextTokens, step.window);
-      recall.recalls++;
-      recall.recallCalls += calls.calls;
-      recall.returnedTokens += calls.returnedTokens;
-      recall.cachedTokens += calls.cachedTokens;
-      recall.uncachedTokens += calls.uncachedTokens;
-      recall.outputTokens += calls.outputTokens;
-      recall.peakCallTokens = Math.max(recall.peakCallTokens, calls.peakCallTokens);
-      recall.callsOverWindow += calls.callsOverWindow;
+      if (this.#recalled.has(word)) continue;
+      this.#recalled.add(word);
+      let request = wanted.get(reference.ref);
+      if (request === undefined) wanted.set(reference.ref, (request = { reads: reference.reads, words: [] }));
+      request.words.push(word);
     }
+    if (wanted.size === 0) return recall;
+    const requests: number[][] = [];
+    for (const { reads, words } of wanted.values()) {
+      const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
+      const pages = await pagesOf(findLines(originals, findTerms(words.join("|"))), RECALL_PAGE_TOKENS, step.tokenCounter);
+      // The agent reads parts until it has every word it asked for: up to the last page a word first shows in.
+      const lower = pages.map((page) => page.toLowerCase());
+      const read = Math.max(1, ...words.map((word) => lower.findIndex((page) => page.includes(word.toLowerCase())) + 1));
+      const sizes: number[] = [];
+      for (const page of pages.slice(0, read)) sizes.push(await step.tokenCounter.countText(page));
+      requests.push(sizes);
+    }
+    const calls = recallCallsOf(requests, step.contextTokens, step.window);
+    recall.recalls = requests.length;
+    recall.recallCalls = calls.calls;
+    recall.returnedTokens = calls.returnedTokens;
+    recall.cachedTokens = calls.cachedTokens;
+    recall.uncachedTokens = calls.uncachedTokens;
+    recall.outputTokens = calls.outputTokens;
+    recall.peakCallTokens = calls.peakCallTokens;
+    recall.callsOverWindow = calls.callsOverWindow;
     return recall;
   }
 }

@@ -176,7 +176,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       if (index < prefix) referencedCached++;
     });
     const contextTokens = measurement.total + RECALL_SCHEMA_TOKENS + RECALL_REFERENCE_TOKENS * referenced;
-    const recall = await recalls.charge(misses, { archive, input: result.input, contextTokens, window: options.window, messageOf, countMessage });
+    const recall = await recalls.charge(misses, { archive, input: result.input, contextTokens, window: options.window, messageOf, countMessage, tokenCounter });
     const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
     const [anchoredCachedTokens, anchoredModelRead] = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
     steps.push({

@@ -8,6 +8,7 @@ import { formatHistory } from "../summary/format-history.js";
 import { defaultTokenCounter, tokenCounterSchema } from "../tokens/token-counter.js";
 import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
+import { findLines, findTerms } from "./recall-find.js";
 import { recallOriginals } from "./recall-lookup.js";
 import { pagesOf } from "./recall-pages.js";
 import { RECALL_REF_PATTERN, RECALL_TOOL_NAME } from "./recall-refs.js";
@@ -47,9 +48,12 @@ const optionsSchema = z
 /** The arguments' schema, as plain JSON Schema: a zod schema's conversion adds `$schema` and bounds, tokens sent at every call. */
 const argsSchema = {
   type: "object",
-  properties: { ref: { type: "string" }, part: { type: "integer", minimum: 1 } },
+  properties: { ref: { type: "string" }, find: { type: "string" }, part: { type: "integer" } },
   required: ["ref"],
 } as const;
+
+/** The tool's description: short, since its tokens go with every model call. */
+const RECALL_DESCRIPTION = "Read back a [recall ref] note's originals; find keeps lines with a|b.";
 
 /** What a tool run by LangGraph gets as its second argument, as far as recall goes. */
 interface RecallRunConfig {
@@ -63,7 +67,10 @@ interface RecallRunConfig {
  * given a reference that a hidden result, superseded note, summary or truncated message names
  * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
- * (`part` asks for the next). The thread comes from the run's `configurable.thread_id` and the
+ * (`part` asks for the next). With `find` (texts separated by `|`, case-insensitive), only the lines
+ * that hold one, newest message first, each under its message's header: one short call reaches a
+ * word of a long summarized span or of a large hidden result. An agent asks for
+ * several references at once as parallel tool calls. The thread comes from the run's `configurable.thread_id` and the
  * state from the running task (a `ToolNode`'s `state`), never from the arguments: another thread's
  * archive is never read. What the app redacted or removed is recalled redacted or not at all (as
  * `restoreHistory` gives it). Never writes. The middleware's `recall` option adds it to an agent.
@@ -78,7 +85,7 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
   const store = asBaseStore("recallTool", parsed.store);
   const maxTokens = parsed.maxTokens ?? DEFAULT_RECALL_MAX_TOKENS;
   return tool(
-    async ({ ref, part }: { ref: string; part?: number }, runtime: ToolRuntime) => {
+    async ({ ref, find, part }: { ref: string; find?: string; part?: number }, runtime: ToolRuntime) => {
       const config = runtime as unknown as RecallRunConfig;
       const state = (config?.state ?? config?.configurable?.__pregel_scratchpad?.currentTaskInput) as RestorableState | undefined;
       const wanted = String(ref).trim();
@@ -91,12 +98,15 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
         throw error;
       }
       if (originals.length === 0) return `Nothing archived under ${JSON.stringify(ref)}.`;
-      const pages = await pagesOf(fenceData(formatHistory(originals, { dropUnansweredCalls: false }), FENCE_TAGS), maxTokens, parsed.tokenCounter ?? defaultTokenCounter());
-      const number = part ?? 1;
+      const terms = typeof find === "string" ? findTerms(find) : [];
+      const text = terms.length === 0 ? formatHistory(originals, { dropUnansweredCalls: false }) : findLines(originals, terms);
+      if (text === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
+      const pages = await pagesOf(fenceData(text, FENCE_TAGS), maxTokens, parsed.tokenCounter ?? defaultTokenCounter());
+      const number = Number.isInteger(part) && part! >= 1 ? part! : 1;
       if (number > pages.length) return `${wanted} has ${pages.length} part${pages.length === 1 ? "" : "s"}.`;
       const more = number < pages.length ? `\nPart ${number} of ${pages.length}; next: part ${number + 1}.` : "";
       return `<recalled ref="${wanted}"${pages.length > 1 ? ` part="${number}"` : ""}>\n${pages[number - 1]!}\n</recalled>${more}`;
     },
-    { name: RECALL_TOOL_NAME, description: "Read back compacted context: the ref of a [recall ref] note; part pages a long one.", schema: argsSchema },
+    { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: argsSchema },
   ) as DynamicStructuredTool;
 }

@@ -1,8 +1,9 @@
 /**
  * Recall priced on a small hand-built history replayed through a scripted system that archives what
- * it hides: a miss whose source the archive holds costs one recall call of the source's tokens, a
- * source longer than a part costs two, a miss no archive holds stays lost; the row with recall on
- * adds the recall calls, the tool's schema and the references to the cost.
+ * it hides: a miss whose source the archive holds costs one recall call of the lines the tool's
+ * `find` returns for the missed word (even in a source longer than a part), a step's requests go out
+ * as parallel calls, a miss no archive holds stays lost; the row with recall on adds the recall
+ * calls, the tool's schema and the references to the cost.
  */
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
@@ -16,9 +17,12 @@ import {
   RECALL_REFERENCE_TOKENS,
   RECALL_SCHEMA_TOKENS,
   RecallArchive,
+  RecallLedger,
   recallCallsOf,
 } from "../../bench/eval/recall.js";
 import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
+import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
+import { pagesOf } from "../../src/langgraph/recall-pages.js";
 import { rereadCost } from "../../bench/eval/rereads.js";
 import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
 import { recallVerdict } from "../../bench/eval/report-recall.js";
@@ -81,44 +85,31 @@ async function replayed() {
 }
 
 describe("recall in the replay", () => {
-  it("charges a miss the archive holds as one recall call of the source's tokens, two for a source over a part, and leaves a miss no archive holds lost", async () => {
+  it("charges a miss the archive holds as one recall call of the lines its find returns, even in a source over a part, and leaves a miss no archive holds lost", async () => {
     const { replay, inputTokens } = await replayed();
-    const smallTokens = await tokenCounter.countMessage(small);
     const largeTokens = await tokenCounter.countMessage(large);
-    expect([smallTokens < RECALL_PAGE_TOKENS, largeTokens > RECALL_PAGE_TOKENS && largeTokens <= 2 * RECALL_PAGE_TOKENS]).toEqual([true, true]);
+    expect(largeTokens).toBeGreaterThan(RECALL_PAGE_TOKENS);
+    // What the tool returns for `find` of the missed word: the matching line under its header.
+    const smallFound = findLines([small], findTerms("ALLOWED_HOSTS"));
+    const largeFound = findLines([large], findTerms("BIGWORD_TOKEN"));
+    expect([smallFound, largeFound]).toEqual(["[tool bash #c1]\nALLOWED_HOSTS = ['example']", "[tool bash #c2]\nBIGWORD_TOKEN"]);
+    const smallTokens = await tokenCounter.countText(smallFound);
+    const largeLineTokens = await tokenCounter.countText(largeFound);
     // The context of a recall: the step's input, the schema, and a reference per placeholder.
     const context2 = inputTokens[2]! + RECALL_SCHEMA_TOKENS + RECALL_REFERENCE_TOKENS;
     const context3 = inputTokens[3]! + RECALL_SCHEMA_TOKENS + 2 * RECALL_REFERENCE_TOKENS;
-    const firstPart = RECALL_CALL_TOKENS + RECALL_PAGE_TOKENS + RECALL_FRAME_TOKENS;
-    const secondPart = RECALL_CALL_TOKENS + (largeTokens - RECALL_PAGE_TOKENS) + RECALL_FRAME_TOKENS;
-    expect(replay.steps.map((step) => step.recall)).toEqual([
-      NO_RECALL,
-      NO_RECALL,
-      {
-        ...NO_RECALL,
-        recalls: 1,
-        recallCalls: 1,
-        returnedTokens: smallTokens + RECALL_FRAME_TOKENS,
-        cachedTokens: context2,
-        uncachedTokens: RECALL_CALL_TOKENS + smallTokens + RECALL_FRAME_TOKENS,
-        outputTokens: RECALL_CALL_TOKENS,
-        peakCallTokens: context2 + RECALL_CALL_TOKENS + smallTokens + RECALL_FRAME_TOKENS,
-        recalledWords: 1,
-      },
-      {
-        ...NO_RECALL,
-        recalls: 1,
-        recallCalls: 2,
-        returnedTokens: largeTokens + 2 * RECALL_FRAME_TOKENS,
-        // The second part's call carries the first part, cached.
-        cachedTokens: context3 + (context3 + firstPart),
-        uncachedTokens: firstPart + secondPart,
-        outputTokens: 2 * RECALL_CALL_TOKENS,
-        peakCallTokens: context3 + firstPart + secondPart,
-        recalledWords: 1,
-      },
-      { ...NO_RECALL, lostUserWords: 1 },
-    ]);
+    const oneCall = (context: number, tokens: number) => ({
+      ...NO_RECALL,
+      recalls: 1,
+      recallCalls: 1,
+      returnedTokens: tokens + RECALL_FRAME_TOKENS,
+      cachedTokens: context,
+      uncachedTokens: RECALL_CALL_TOKENS + tokens + RECALL_FRAME_TOKENS,
+      outputTokens: RECALL_CALL_TOKENS,
+      peakCallTokens: context + RECALL_CALL_TOKENS + tokens + RECALL_FRAME_TOKENS,
+      recalledWords: 1,
+    });
+    expect(replay.steps.map((step) => step.recall)).toEqual([NO_RECALL, NO_RECALL, oneCall(context2, smallTokens), oneCall(context3, largeLineTokens), { ...NO_RECALL, lostUserWords: 1 }]);
     // Without recall the same misses are two re-reads and the same lost word.
     expect(replay.steps.map((step) => [step.recovery.rereads, step.recovery.lostUserWords])).toEqual([[0, 0], [0, 0], [1, 0], [1, 0], [0, 1]]);
   });
@@ -150,8 +141,8 @@ describe("recall in the replay", () => {
 });
 
 describe("recallCallsOf", () => {
-  it("reads an original in parts of at most the cap, each call carrying the parts before it as cached input", () => {
-    expect(recallCallsOf(3_000, 10_000, 12_100)).toEqual({
+  it("reads a request part by part, each call carrying the parts before it as cached input", () => {
+    expect(recallCallsOf([[2_000, 1_000]], 10_000, 12_100)).toEqual({
       calls: 2,
       returnedTokens: 3_000 + 2 * RECALL_FRAME_TOKENS,
       cachedTokens: 10_000 + (10_000 + 2_080),
@@ -162,22 +153,36 @@ describe("recallCallsOf", () => {
       callsOverWindow: 1,
     });
   });
+
+  it("sends a step's requests as parallel tool calls: one model call per round of parts", () => {
+    expect(recallCallsOf([[500], [2_000, 500], [700]], 10_000, 100_000)).toEqual({
+      calls: 2,
+      returnedTokens: 500 + 2_500 + 700 + 4 * RECALL_FRAME_TOKENS,
+      // Round 1: three calls and parts; round 2: the second request's second part.
+      cachedTokens: 10_000 + (10_000 + 3 * 80 + 500 + 2_000 + 700),
+      uncachedTokens: 3 * 80 + 500 + 2_000 + 700 + (80 + 500),
+      outputTokens: 4 * RECALL_CALL_TOKENS,
+      peakCallTokens: 10_000 + 3 * 80 + 3_200 + 80 + 500,
+      callsOverWindow: 0,
+    });
+    expect(recallCallsOf([], 10_000, 100_000).calls).toBe(0);
+  });
 });
 
 describe("RecallArchive.referenceFor", () => {
-  it("reaches an original by its own reference, else through the newest summary in the context, read up to it; nothing else", () => {
+  it("reaches an original by its own reference, else through the newest summary in the context, which stands for its span; nothing else", () => {
     const archive = new RecallArchive();
     archive.add({ ids: ["t0"] });
     archive.add({ ids: ["u1", "a1", "t1"], summary: { id: "a1", covers: ["u1", "a1", "t1"] } });
     expect([archive.referenceFor("t0", new Set(["s", "t0", "a1"])), archive.referenceFor("t1", new Set(["s", "a1"])), archive.referenceFor("u1", new Set(["s", "a1"]))]).toEqual([
       { ref: "t0", reads: ["t0"] },
       { ref: "a1", reads: ["u1", "a1", "t1"] },
-      { ref: "a1", reads: ["u1"] },
+      { ref: "a1", reads: ["u1", "a1", "t1"] },
     ]);
     // A later summary replaces the first: its originals come first in the span.
     archive.add({ ids: ["a2", "t2"], summary: { id: "a2", covers: ["a1", "a2", "t2"] } });
     expect([archive.referenceFor("t1", new Set(["s", "a2"])), archive.referenceFor("t2", new Set(["s", "a2"])), archive.referenceFor("t1", new Set(["s"])), archive.referenceFor("t9", new Set(["s", "t9"]))]).toEqual([
-      { ref: "a2", reads: ["u1", "a1", "t1"] },
+      { ref: "a2", reads: ["u1", "a1", "t1", "a2", "t2"] },
       { ref: "a2", reads: ["u1", "a1", "t1", "a2", "t2"] },
       undefined,
       undefined,
@@ -205,5 +210,35 @@ describe("recallVerdict", () => {
     const dearer = recallVerdict(window({ "ours + recall": 101, "cheap but over": 50, inside: 100, "dear inside": 200 }, rows), "ours + recall")!;
     const lower = recallVerdict(window({ "ours + recall": 90, "cheap but over": 50, inside: 100, "dear inside": 200 }, [row("ours + recall", "ours", 0.92, 0, 2), ...rows.slice(1)]), "ours + recall")!;
     expect([dearer.met.cost, lower.met.cost, lower.met.lostWords]).toEqual([false, false, false]);
+  });
+});
+
+describe("RecallLedger.charge", () => {
+  const line = (word: string) => `${word} ${"y ".repeat(60)}`;
+  // One hidden result whose find output takes several parts: ALPHA_WORD on the first line, OMEGA_WORD on the last.
+  const big = toolResult("t9", "c9", [line("ALPHA_WORD"), ...Array.from({ length: 120 }, () => line("BETA_WORD")), line("OMEGA_WORD")].join("\n"));
+  const charge = async (words: string[]) => {
+    const archive = new RecallArchive();
+    archive.add({ ids: ["t9"] });
+    const missing = new Map(words.map((word) => [word, { kind: "tool" as const, message: big }]));
+    const step = { archive, input: [hidden(big)], contextTokens: 1_000, window: 100_000, messageOf: (id: string) => (id === "t9" ? big : undefined), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
+    return new RecallLedger().charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
+  };
+
+  it("reads a find's parts only up to the last part a missed word first shows in, one request per reference", async () => {
+    const pages = await pagesOf(findLines([big], findTerms("BETA_WORD|ALPHA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
+    expect(pages.length).toBeGreaterThan(2);
+    // Both words are in the first part: one call, that part only.
+    const first = await charge(["BETA_WORD", "ALPHA_WORD"]);
+    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await tokenCounter.countText(pages[0]!)) + RECALL_FRAME_TOKENS]);
+    // Lines of only ALPHA_WORD and OMEGA_WORD: one short part.
+    const last = await charge(["ALPHA_WORD", "OMEGA_WORD"]);
+    expect((await pagesOf(findLines([big], findTerms("ALPHA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter)).length).toBe(1);
+    expect([last.recalls, last.recallCalls]).toEqual([1, 1]);
+    // OMEGA_WORD first shows in the last part of BETA_WORD's lines: every part, one call (round) each.
+    const both = await charge(["BETA_WORD", "OMEGA_WORD"]);
+    const bothPages = await pagesOf(findLines([big], findTerms("BETA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
+    expect(bothPages.at(-1)!.includes("OMEGA_WORD") && !bothPages.slice(0, -1).some((page) => page.includes("OMEGA_WORD"))).toBe(true);
+    expect([both.recalls, both.recallCalls]).toEqual([1, bothPages.length]);
   });
 });

@@ -170,6 +170,50 @@ describe("recall tool in createAgent", () => {
     expect(parts.join("")).toBe(body);
     expect(await paged.invoke({ ref: recallRef("a2"), part: total + 1 }, config)).toBe(`${recallRef("a2")} has ${total} parts.`);
   });
+  it("with find, returns only the lines that hold one of the texts (case-insensitive, a|b), newest message first, under their headers", async () => {
+    const store = new InMemoryStore();
+    const { values } = await runRecallingAgent(store, "find");
+    const config = { configurable: { thread_id: "find" }, state: values } as never;
+    const tool = recallTool({ store, maxTokens: 60 });
+    const ref = recallRef("a2");
+    // The whole span takes 7 parts of 60 tokens; the user's words are one line, one call.
+    expect(await tool.invoke({ ref, find: "LAUNCH CODE" }, config)).toBe(`<recalled ref="${ref}">\n[user]\n${SECRET}. Look things up.\n</recalled>`);
+    expect(await tool.invoke({ ref, find: '"q2"' }, config)).toBe(`<recalled ref="${ref}">\n[assistant]\n-> lookup({"query":"q2"}) #c2\n</recalled>`);
+    expect(await tool.invoke({ ref, find: '"q1" | launch' }, config)).toBe(`<recalled ref="${ref}">\n[assistant]\n-> lookup({"query":"q1"}) #c1\n\n[user]\n${SECRET}. Look things up.\n</recalled>`);
+    // A long line is cut to 150 characters on each side of its first match (here at 7).
+    expect(lookupOutput("c2").length).toBeGreaterThan(400);
+    expect(await recallTool({ store }).invoke({ ref, find: "result for c2" }, config)).toBe(`<recalled ref="${ref}">\n[tool lookup #c2]\n${lookupOutput("c2").slice(0, 7 + 150)}…\n</recalled>`);
+    expect(await tool.invoke({ ref, find: "not in the span" }, config)).toBe(`Nothing under ${ref} holds "not in the span".`);
+    // An empty find reads the whole span, as without it.
+    expect(await recallTool({ store }).invoke({ ref, find: " | " }, config)).toBe(await recallTool({ store }).invoke({ ref }, config));
+  });
+
+  it("parallel recall calls in one assistant message are answered together, before the next model call", async () => {
+    const model = fakeModel();
+    for (let n = 1; n <= 3; n++) model.respond(lookupCall("", n));
+    model.respond((messages: BaseMessage[]) => {
+      const ref = REF_NOTE.exec(textOf(messages))![1]!;
+      return new AIMessage({
+        id: "a4",
+        content: "",
+        tool_calls: [
+          { id: "r1", name: "recall", args: { ref, find: "launch code" }, type: "tool_call" },
+          { id: "r2", name: "recall", args: { ref, find: '"q1"' }, type: "tool_call" },
+        ],
+      });
+    });
+    model.respond(new AIMessage({ id: "final", content: "done" }));
+    const agent = createAgent({ model, tools: [lookupTool()], middleware: [summarizing()], checkpointer: new MemorySaver(), store: new InMemoryStore() });
+    await agent.invoke({ messages: [user("h1", `${SECRET}. Look things up.`)] }, thread("parallel"));
+    // One model call after the recalls, which got both results.
+    expect(model.calls).toHaveLength(5);
+    const results = (model.calls[4]!.messages as BaseMessage[]).slice(-2).map((message) => String(message.content));
+    expect(results).toEqual([
+      `<recalled ref="${recallRef("a2")}">\n[user]\n${SECRET}. Look things up.\n</recalled>`,
+      `<recalled ref="${recallRef("a2")}">\n[assistant]\n-> lookup({"query":"q1"}) #c1\n</recalled>`,
+    ]);
+  });
+
   it("a recalled result is a tool result like any other: hidden later, its note points at the original", async () => {
     const model = fakeModel();
     for (let n = 1; n <= 2; n++) model.respond(lookupCall("", n));

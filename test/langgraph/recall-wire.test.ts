@@ -19,7 +19,7 @@ import { lookupOutput, lookupTool } from "./support/lookup-tool.js";
 
 const SECRET = "the launch code is 7431";
 const REF_NOTE = /\[recall ([0-9]{8})\]/u;
-const RECALL_PARAMETERS = { type: "object", properties: { ref: { type: "string" }, part: { type: "integer", minimum: 1 } }, required: ["ref"] };
+const RECALL_PARAMETERS = { type: "object", properties: { ref: { type: "string" }, find: { type: "string" }, part: { type: "integer" } }, required: ["ref"] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const middleware = () => [compactionMiddleware(fullSummary({ keepRecent: 2, trigger: { messages: 6 } }), { recall: true })];
 
