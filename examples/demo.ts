@@ -17,8 +17,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
-import { autoCompaction, readCompactionLog, restoreHistory, validateToolPairing } from "../src/index.js";
-import { archiveNamespace } from "../src/extend/index.js";
+import { autoCompaction, readCompactionLog, restoreHistory, validateToolPairing, type ArchivedCompaction } from "../src/index.js";
+import { archiveNamespace, unpackArchive } from "../src/extend/index.js";
 import { buildInspection, loadThreadFromSqlite, type InspectionTotals } from "../src/inspector/index.js";
 import { SqliteBlobSaver, SqliteStore } from "../src/store/index.js";
 import { ReactAgentState, buildReactAgent } from "./react-agent.js";
@@ -135,7 +135,7 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
   const state = (await agent.getState(config)).values as typeof ReactAgentState.State;
   // The whole log (the state keeps its newest records; the rest is in the store beside the archive).
   const log = await readCompactionLog(state, { store, threadId });
-  const archive = (await store.search(archiveNamespace(threadId), { limit: Number.MAX_SAFE_INTEGER })).map((item) => item.value as (typeof state.compactionArchive)[number]);
+  const archive = (await store.search(archiveNamespace(threadId), { limit: Number.MAX_SAFE_INTEGER })).map((item) => item.value as ArchivedCompaction);
   const restoredIds = (await restoreHistory(state, { store, threadId })).map((message) => message.id);
   const stored = restoredIds.length;
   return {
@@ -148,7 +148,7 @@ async function run(label: string, compacting: boolean): Promise<RunFigures> {
     // A hiding also trims older assistant texts: its tool results are the replaced tool messages.
     hiddenResults: log.reduce((sum, record) => sum + (record.summaryId === null ? record.replacedIds.filter((id) => toolResultIds.has(id)).length : 0), 0),
     // The store's log records sit beside the archive entries: only entries hold messages.
-    archived: [...(state.compactionArchive ?? []), ...archive].reduce((sum, entry) => sum + (entry.messages?.length ?? 0), 0),
+    archived: [...(state.compactionArchive ?? []).map(unpackArchive), ...archive].reduce((sum, entry) => sum + (entry.messages?.length ?? 0), 0),
     stored,
     inContext: state.messages.length,
     restored: JSON.stringify(restoredIds) === JSON.stringify(replay.expectedHistory.map((message) => message.id)),

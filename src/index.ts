@@ -98,6 +98,7 @@ export {
 export { type AdapterInvalidHistoryHandling } from "./langgraph/invalid-history.js";
 export { type CompactionUpdate, type CompactionUpdateOptions } from "./langgraph/compaction-update.js";
 export { CompactionArchiveError } from "./langgraph/compaction-archive.js";
+export { type PackedArchivedCompaction, type StateArchivedCompaction } from "./langgraph/packed-archive.js";
 export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./langgraph/restore-history.js";
 export { restoreThreadHistory, type RestoreThreadHistoryOptions, type SdkThreadClient } from "./langgraph/restore-thread.js";
 export { readCompactionLog, type CompactionLogState, type ReadCompactionLogOptions } from "./langgraph/compaction-log.js";

@@ -43,6 +43,7 @@ export { DEFAULT_PREPARED_NAMESPACE, preparedSummariesNamespace } from "../polic
 export { mergeCompactionArchive, mergeCompactionLog } from "../langgraph/compaction-state.js";
 export { compactionUpdate } from "../langgraph/compaction-update.js";
 export { archiveNamespace, DEFAULT_ARCHIVE_NAMESPACE } from "../langgraph/compaction-archive.js";
+export { unpackArchive, type PackedArchivedCompaction, type StateArchivedCompaction } from "../langgraph/packed-archive.js";
 export { compactionLogNamespace } from "../langgraph/compaction-log.js";
 export { SdkStore } from "../langgraph/sdk-store.js";
 export { recallTool, type RecallToolOptions } from "../langgraph/recall-tool.js";

@@ -5,6 +5,7 @@ import { InvalidHistoryError } from "../errors.js";
 import { invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../langgraph/compaction-archive.js";
+import { unpackArchive, type StateArchivedCompaction } from "../langgraph/packed-archive.js";
 import { collectCompactionLog } from "../langgraph/compaction-log.js";
 import { parseThreadExport } from "./thread-export.js";
 import { existingThreads } from "./thread-list.js";
@@ -22,7 +23,7 @@ export interface ThreadStoreOptions {
 export interface ThreadState {
   messages: readonly BaseMessage[];
   compactionLog?: readonly CompactionRecord[];
-  compactionArchive?: readonly ArchivedCompaction[];
+  compactionArchive?: readonly StateArchivedCompaction[];
 }
 
 /** Plain JSON: what the export holds is what a JSON file of it gives back. */
@@ -57,7 +58,10 @@ export async function exportThreadState(state: ThreadState, threadId: string, op
   const { records: log } = await collectCompactionLog("exportThreadState", state, store, threadId, options.namespace);
   const archived = new Set(inState.map((archive) => archive.compactionId));
   // The records in the state's archive entries are the log's: the export holds them once.
-  const archives: ArchivedCompaction[] = inState.map(({ record: _record, ...archive }) => archive);
+  const archives: ArchivedCompaction[] = inState.map((entry) => {
+    const { record: _record, ...archive } = unpackArchive(entry);
+    return archive;
+  });
   const wanted = log.filter((record) => record.archive === "store" && !archived.has(record.id));
   if (store && wanted.length > 0) {
     const namespace = archiveNamespace(threadId, options.namespace ?? DEFAULT_ARCHIVE_NAMESPACE);

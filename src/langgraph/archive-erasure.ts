@@ -1,6 +1,7 @@
 import type { BaseStore, Item } from "@langchain/langgraph";
 import { describeValue, invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction } from "../compaction-record.js";
+import { isPacked, type StateArchivedCompaction } from "./packed-archive.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, underlyingStore } from "./compaction-archive.js";
 import { STORE_TAKES, asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
@@ -117,11 +118,12 @@ export async function deleteThreadArchive(store: ArchiveStore, threadId: string,
  * const { values } = await graph.getState(config);
  * await graph.updateState(config, clearArchivedState(values));
  */
-export function clearArchivedState(state: { readonly compactionArchive?: readonly ArchivedCompaction[] | undefined }): { compactionArchive: ArchivedCompaction[] } {
+export function clearArchivedState(state: { readonly compactionArchive?: readonly StateArchivedCompaction[] | undefined }): { compactionArchive: ArchivedCompaction[] } {
   const archives = state?.compactionArchive ?? [];
   return {
     compactionArchive: archives
-      .filter((archive) => archive.messages.length > 0 || archive.dropped.length > 0)
+      // A packed entry holds originals (an archive without any is not packed).
+      .filter((archive) => isPacked(archive) || archive.messages.length > 0 || archive.dropped.length > 0)
       .map((archive) => ({ compactionId: archive.compactionId, messages: [], dropped: [], ...(archive.record !== undefined ? { record: archive.record } : {}) })),
   };
 }

@@ -1,6 +1,7 @@
 import type { StoredMessage } from "@langchain/core/messages";
 import { describeValue, invalidOption } from "../option-errors.js";
 import type { ArchivedCompaction, ArchivedMessage } from "../compaction-record.js";
+import { packArchive, unpackArchive, type StateArchivedCompaction } from "./packed-archive.js";
 import { hasLoneSurrogate } from "../text/code-points.js";
 import { CompactionArchiveError } from "./compaction-archive.js";
 import { MAX_ERASURE_PASSES, threadArchiveItems, threadArchiveScope, type ArchiveStore, type ThreadArchiveOptions } from "./archive-erasure.js";
@@ -249,11 +250,11 @@ export async function redactArchived(
  * @throws {InvalidOptionError} for message ids or a replacement that is not valid.
  */
 export function redactArchivedState(
-  state: { readonly compactionArchive?: readonly ArchivedCompaction[] | undefined },
+  state: { readonly compactionArchive?: readonly StateArchivedCompaction[] | undefined },
   messageIds: readonly string[],
   options: RedactArchivedOptions = {},
-): { compactionArchive: ArchivedCompaction[] } {
+): { compactionArchive: StateArchivedCompaction[] } {
   const redaction = redactionOf("redactArchivedState", messageIds, options);
-  const { changed } = redactArchives(state?.compactionArchive ?? [], redaction);
-  return { compactionArchive: [...changed.values()] };
+  const { changed } = redactArchives((state?.compactionArchive ?? []).map(unpackArchive), redaction);
+  return { compactionArchive: [...changed.values()].map(packArchive) };
 }

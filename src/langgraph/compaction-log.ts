@@ -1,6 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph";
 import { InvalidHistoryError } from "../errors.js";
-import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import type { CompactionRecord } from "../compaction-record.js";
+import type { StateArchivedCompaction } from "./packed-archive.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
@@ -53,7 +54,7 @@ export function inSequence(records: CompactionRecord[]): CompactionRecord[] {
 /** What {@link readCompactionLog} reads: the state's `compactionLog`, and its `compactionArchive`. */
 export interface CompactionLogState {
   compactionLog?: readonly CompactionRecord[];
-  compactionArchive?: readonly ArchivedCompaction[];
+  compactionArchive?: readonly StateArchivedCompaction[];
 }
 
 /** Options of {@link readCompactionLog}: where the thread's log records are when they are in a store. */

@@ -1,6 +1,7 @@
 import { Annotation, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import type { StateArchivedCompaction } from "./packed-archive.js";
 import { COMPACTION_STATUSES } from "../types.js";
 import { boundedLog, inSequence } from "./compaction-log.js";
 import type { LiveSummary } from "./live-summary.js";
@@ -48,10 +49,10 @@ export function mergeCompactionLog(left: readonly CompactionRecord[] | undefined
  * @example
  * mergeCompactionArchive([], [archive]); // [archive]
  */
-export function mergeCompactionArchive(
-  left: readonly ArchivedCompaction[] | undefined,
-  right: ArchivedCompaction | readonly ArchivedCompaction[] | undefined,
-): ArchivedCompaction[] {
+export function mergeCompactionArchive<Entry extends StateArchivedCompaction>(
+  left: readonly Entry[] | undefined,
+  right: Entry | readonly Entry[] | undefined,
+): Entry[] {
   return mergeByKey((archive) => archive.compactionId, left, right);
 }
 
@@ -67,6 +68,7 @@ export function mergeLiveSummaries(left: readonly LiveSummary[] | undefined, rig
  *   order, within a fixed size; `readCompactionLog` reads the whole log.
  * - `compactionArchive`: the originals that left the context, and the full log's records, when the
  *   graph has no store or no thread id to archive them in (see `createCompactionNode`'s `archive` option).
+ *   Each compaction's originals are packed in one string (see `unpackArchive`).
  * - `compactionSummary`: the newest summary (at most a few entries), so that one the app overwrites
  *   or removes by id is logged and written back (see `createCompactionNode`).
  *
@@ -86,7 +88,7 @@ export const CompactionState = Annotation.Root({
     reducer: mergeCompactionLog,
     default: () => [],
   }),
-  compactionArchive: Annotation<ArchivedCompaction[], ArchivedCompaction | ArchivedCompaction[]>({
+  compactionArchive: Annotation<StateArchivedCompaction[], StateArchivedCompaction | StateArchivedCompaction[]>({
     reducer: mergeCompactionArchive,
     default: () => [],
   }),
@@ -152,6 +154,17 @@ export const archivedCompactionSchema = z.object({
   record: compactionRecordSchema.optional(),
 }) as unknown as z.ZodType<ArchivedCompaction>;
 
+/** A `PackedArchivedCompaction`: its originals one string, which the schema does not walk. @internal */
+export const packedArchivedCompactionSchema = z.object({
+  compactionId: z.string(),
+  packed: z.string(),
+  dropped: z.array(z.string()),
+  record: compactionRecordSchema.optional(),
+});
+
+/** An entry of the `compactionArchive` channel: packed, or as written before 0.2.0. @internal */
+export const stateArchivedCompactionSchema = z.union([packedArchivedCompactionSchema, archivedCompactionSchema]) as unknown as z.ZodType<StateArchivedCompaction>;
+
 /** A {@link LiveSummary}, as the `compactionSummary` channel checks it. @internal */
 export const liveSummarySchema = z.object({
   id: z.string(),
@@ -178,8 +191,8 @@ export const CompactionStateSchema = new StateSchema({
     inputSchema: z.union([compactionRecordSchema, z.array(compactionRecordSchema)]).optional(),
     reducer: mergeCompactionLog,
   }),
-  compactionArchive: new ReducedValue(z.array(archivedCompactionSchema).default(() => []), {
-    inputSchema: z.union([archivedCompactionSchema, z.array(archivedCompactionSchema)]).optional(),
+  compactionArchive: new ReducedValue(z.array(stateArchivedCompactionSchema).default(() => []), {
+    inputSchema: z.union([stateArchivedCompactionSchema, z.array(stateArchivedCompactionSchema)]).optional(),
     reducer: mergeCompactionArchive,
   }),
   // The newest summary and the ones the app overwrote since (see `LiveSummary`); the middleware's.

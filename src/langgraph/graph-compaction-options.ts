@@ -2,7 +2,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { v4 as uuidv4, v5 as uuidv5 } from "@langchain/core/utils/uuid";
 import { z } from "zod/v4";
-import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import type { CompactionRecord } from "../compaction-record.js";
+import type { StateArchivedCompaction } from "./packed-archive.js";
 import { invalidOption } from "../option-errors.js";
 import type { Compactor } from "../strategies/compaction-strategy.js";
 import { lastIdOf } from "./compaction-update.js";
@@ -74,7 +75,7 @@ export const { recall: _recall, ...graphOptionsShapeWithoutRecall } = graphCompa
 export interface CompactionStateUpdate {
   messages?: BaseMessage[];
   compactionLog?: CompactionRecord[];
-  compactionArchive?: ArchivedCompaction[];
+  compactionArchive?: StateArchivedCompaction[];
   compactionSummary?: LiveSummary[];
 }
 

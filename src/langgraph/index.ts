@@ -21,6 +21,7 @@ export {
 export type { AdapterInvalidHistoryHandling } from "./invalid-history.js";
 export { assignMessageIds, compactionUpdate, type CompactionUpdate, type CompactionUpdateOptions } from "./compaction-update.js";
 export { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "./compaction-archive.js";
+export { unpackArchive, type PackedArchivedCompaction, type StateArchivedCompaction } from "./packed-archive.js";
 export { clearArchivedState, deleteThreadArchive, type ArchiveStore, type ThreadArchiveOptions } from "./archive-erasure.js";
 export { redactArchived, redactArchivedState, type RedactArchivedOptions, type RedactArchivedResult } from "./archive-redaction.js";
 export { restoreHistory, type RestorableState, type RestoreHistoryOptions } from "./restore-history.js";

@@ -1,6 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
 import { underlyingStore, writeArchive } from "./compaction-archive.js";
+import { packArchive } from "./packed-archive.js";
 import type { CompactionStateUpdate } from "./run-compaction.js";
 
 /**
@@ -25,7 +26,7 @@ export async function writeArchiveAndRecord(store: BaseStore, namespace: string[
 
 /**
  * The update of a record written to the thread's full log: `"state"`, in the `compactionArchive`
- * channel (in `archived`, its archive, or an entry of its own); a store, under the log namespace
+ * channel (in `archived`, its archive, packed, or an entry of its own); a store, under the log namespace
  * beneath `namespace`. A record the store could not take is returned unlogged: the `compactionLog`
  * channel then keeps it. @internal
  */
@@ -36,7 +37,7 @@ export async function logOnly(
 ): Promise<CompactionStateUpdate> {
   if (where === "state") {
     const logged: CompactionRecord = { ...record, logged: "state" };
-    return { compactionLog: [logged], compactionArchive: [{ ...(archived ?? { compactionId: record.id, messages: [], dropped: [] }), record: logged }] };
+    return { compactionLog: [logged], compactionArchive: [packArchive({ ...(archived ?? { compactionId: record.id, messages: [], dropped: [] }), record: logged })] };
   }
   const logged: CompactionRecord = { ...record, logged: "store" };
   try {

@@ -6,6 +6,7 @@ import { ArchiveAnchors } from "./archive-anchors.js";
 import { PLACE, appWritesOf, fingerprintOf } from "./app-writes.js";
 import { CompactionArchiveError, DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, readArchive } from "./compaction-archive.js";
 import type { ArchivedCompaction, CompactionRecord } from "../compaction-record.js";
+import { unpackArchive, type StateArchivedCompaction } from "./packed-archive.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 import { readLogFor } from "./compaction-log.js";
 import { writtenBackIds } from "./summary-write-back.js";
@@ -18,7 +19,7 @@ import { writtenBackIds } from "./summary-write-back.js";
 export interface RestorableState {
   messages: readonly MessageInput[];
   compactionLog?: readonly CompactionRecord[];
-  compactionArchive?: readonly ArchivedCompaction[];
+  compactionArchive?: readonly StateArchivedCompaction[];
 }
 
 /** Options of {@link restoreHistory}. */
@@ -46,8 +47,10 @@ async function archivesOf(
     const record = log[sequence]!;
     if (record.archive === "none") continue;
     let archive: ArchivedCompaction | undefined;
-    if (record.archive === "state") archive = inState.get(record.id);
-    else {
+    if (record.archive === "state") {
+      const entry = inState.get(record.id);
+      archive = entry === undefined ? undefined : unpackArchive(entry);
+    } else {
       if (!options.store || options.threadId === undefined) {
         throw new CompactionArchiveError(`restoreHistory: compaction ${record.id} archived its originals in a store; pass { store, threadId }`, {
           compactionId: record.id,

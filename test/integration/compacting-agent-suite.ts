@@ -6,7 +6,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCompactionLog, restoreHistory, type ArchivedCompaction, type CompactionRecord } from "../../src/index.js";
-import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace } from "../../src/extend/index.js";
+import { DEFAULT_ARCHIVE_NAMESPACE, archiveNamespace, unpackArchive } from "../../src/extend/index.js";
 import type { ReactAgentState } from "../../examples/react-agent.js";
 import { HOOK_TIMEOUT, ReplayWorker, SWE_SESSION_ID, TEST_WINDOW, describeMessage, loadReplay } from "./replay-driver.js";
 
@@ -37,7 +37,7 @@ async function persistedArchives(
 ): Promise<ArchivedCompaction[]> {
   const archives: ArchivedCompaction[] = [];
   for (const record of log) {
-    if (record.archive === "state") archives.push(state.compactionArchive.find((entry) => entry.compactionId === record.id)!);
+    if (record.archive === "state") archives.push(unpackArchive(state.compactionArchive.find((entry) => entry.compactionId === record.id)!));
     if (record.archive === "store") archives.push((await store!.get(archiveNamespace(threadId, DEFAULT_ARCHIVE_NAMESPACE), record.id))?.value as ArchivedCompaction);
   }
   return archives;

@@ -18,8 +18,10 @@ import {
   type ArchiveAnchor,
   type ArchivedCompaction,
   type CompactionRecord,
+  type StateArchivedCompaction,
   type RestorableState,
 } from "../../src/index.js";
+import { unpackArchive } from "../../src/extend/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { assistant, ids, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
@@ -159,7 +161,7 @@ function stateOf(messages: BaseMessage[], compactions: { id: string; originals: 
 }
 
 /** `state` with `update` applied as the channel's reducer does (by compaction id). */
-const applied = (state: RestorableState, update: { compactionArchive: ArchivedCompaction[] }): RestorableState => ({
+const applied = (state: RestorableState, update: { compactionArchive: StateArchivedCompaction[] }): RestorableState => ({
   ...state,
   compactionArchive: state.compactionArchive!.map((archive) => update.compactionArchive.find((entry) => entry.compactionId === archive.compactionId) ?? archive),
 });
@@ -188,7 +190,7 @@ describe("what remove takes out, on hand-built logs", () => {
     // k1 truncated h in place (the copy keeps its id and the start of its text).
     const state = stateOf([new HumanMessage({ id: "h", content: `my ${SECRET.slice(0, 6)}…` }), user("z")], [{ id: "k1", originals: [[user("h", `my ${SECRET}`), { kind: "replaced-by", id: "h" }]] }]);
     const update = redactArchivedState(state, ["h"], { remove: true });
-    expect(update.compactionArchive.map((archive) => [archive.messages.length, archive.dropped])).toEqual([[0, ["h"]]]);
+    expect(update.compactionArchive.map(unpackArchive).map((archive) => [archive.messages.length, archive.dropped])).toEqual([[0, ["h"]]]);
     expect(await restoredText(applied(state, update))).toEqual(["z:user z"]);
   });
 

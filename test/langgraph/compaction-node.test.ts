@@ -18,7 +18,7 @@ import {
   type CompactionContext,
   type CompactionResult,
 } from "../../src/index.js";
-import { CompactionStrategy, archiveNamespace } from "../../src/extend/index.js";
+import { CompactionStrategy, archiveNamespace, unpackArchive } from "../../src/extend/index.js";
 import type { PreparedHistory, StrategyOutcome } from "../../src/strategies/compaction-strategy.js";
 import { assistant, ids, system, toolResult, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
@@ -112,9 +112,11 @@ describe("createCompactionNode in a ReAct graph", () => {
   it("archives in the state when the graph has no store", async () => {
     const graph = reactGraph({ model: scriptedModel(2), tools: [lookupTool()], compaction: [createCompactionNode(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))] });
     const values = await graph.invoke({ messages: [user("h1")] });
-    expect(values.compactionArchive.map((archive) => [archive.compactionId, archive.messages.map((entry) => entry.message.data["id"])])).toEqual([
+    expect(values.compactionArchive.map(unpackArchive).map((archive) => [archive.compactionId, archive.messages.map((entry) => entry.message.data["id"])])).toEqual([
       [values.compactionLog[0]!.id, ["t-c1"]],
     ]);
+    // The originals are one string per compaction in the checkpoint: no message object to walk.
+    expect(values.compactionArchive.map((archive) => Object.keys(archive).sort())).toEqual([["compactionId", "dropped", "packed", "record"]]);
   });
 
   it("restoreHistory gives back the hidden results in place", async () => {

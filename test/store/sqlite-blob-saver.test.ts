@@ -11,9 +11,10 @@ import { HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/m
 import { Annotation, MemorySaver, MessagesAnnotation, START, StateGraph, emptyCheckpoint, type BaseCheckpointSaver, type BaseStore, type Checkpoint } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { CompactionError, InvalidOptionError, createTokenCounter, readCompactionLog, restoreHistory } from "../../src/index.js";
+import { CompactionError, InvalidOptionError, createTokenCounter, readCompactionLog, restoreHistory, type StateArchivedCompaction } from "../../src/index.js";
 import { exportThread, loadThreadFromSqlite } from "../../src/inspector/index.js";
 import { BLOB_REFERENCE_KEY, SqliteBlobSaver, SqliteStore } from "../../src/store/index.js";
+import { unpackArchive } from "../../src/extend/index.js";
 import { buildReactAgent, exampleCompaction } from "../../examples/react-agent.js";
 import { ReplayChatModel, ReplaySession, replayTools } from "../../examples/replay/index.js";
 import { BUNDLED_TRACES_PATH, loadTraceSessions } from "../../examples/traces.js";
@@ -58,7 +59,7 @@ describe.each([
     const log = await readCompactionLog(values, { ...(store ? { store } : {}), threadId: "t1" });
     expect(log.filter((record) => record.status !== "failed").length).toBe(23);
     // Without a store the channel holds the archive of every compaction, and the full log beside it.
-    expect(values.compactionArchive.filter((archive: { messages: unknown[] }) => archive.messages.length > 0)).toHaveLength(withStore ? 0 : 23);
+    expect((values.compactionArchive as StateArchivedCompaction[]).map(unpackArchive).filter((archive) => archive.messages.length > 0)).toHaveLength(withStore ? 0 : 23);
     expect(values.compactionLog.length).toBeLessThanOrEqual(8);
     const history = await restoreHistory(values, { ...(store ? { store } : {}), threadId: "t1" });
     expect(mapChatMessagesToStoredMessages(history)).toEqual(mapChatMessagesToStoredMessages([...replay.expectedHistory]));

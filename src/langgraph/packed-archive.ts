@@ -1,0 +1,88 @@
+import type { ArchivedCompaction, ArchivedMessage, CompactionRecord } from "../compaction-record.js";
+import { CompactionArchiveError } from "./compaction-archive.js";
+
+/**
+ * An {@link ArchivedCompaction} as the `compactionArchive` channel keeps it: its originals
+ * (`messages`), `written` and `neighbours` packed in one JSON string, so that a checkpoint writes,
+ * and a schema checks, one string per compaction. Read it with {@link unpackArchive}.
+ */
+export interface PackedArchivedCompaction {
+  /** The {@link CompactionRecord} id. */
+  readonly compactionId: string;
+  /** `JSON.stringify({ messages, written, neighbours })` of the archive. */
+  readonly packed: string;
+  readonly dropped: readonly string[];
+  readonly record?: CompactionRecord;
+}
+
+/**
+ * An entry of the `compactionArchive` channel: packed (what compactions write), or as written before
+ * 0.2.0 (and by `clearArchivedState`, with no originals). {@link unpackArchive} reads either.
+ */
+export type StateArchivedCompaction = ArchivedCompaction | PackedArchivedCompaction;
+
+/** What `packed` holds. */
+interface PackedFields {
+  messages: readonly ArchivedMessage[];
+  written?: ArchivedCompaction["written"];
+  neighbours?: ArchivedCompaction["neighbours"];
+}
+
+/** Archives already unpacked, by entry: each entry is parsed once. */
+const unpacked = new WeakMap<PackedArchivedCompaction, ArchivedCompaction>();
+
+/** Whether `entry` is a {@link PackedArchivedCompaction}. @internal */
+export function isPacked(entry: StateArchivedCompaction): entry is PackedArchivedCompaction {
+  return typeof (entry as Partial<PackedArchivedCompaction>).packed === "string";
+}
+
+/**
+ * The channel's entry for `archive`: its originals, `written` and `neighbours` packed in one
+ * string; an archive with no originals as it is. Does not change `archive`. @internal
+ */
+export function packArchive(archive: ArchivedCompaction): StateArchivedCompaction {
+  if (archive.messages.length === 0) return archive;
+  const { messages, written, neighbours, compactionId, dropped, record } = archive;
+  const fields: PackedFields = { messages, ...(written !== undefined ? { written } : {}), ...(neighbours !== undefined ? { neighbours } : {}) };
+  const entry: PackedArchivedCompaction = { compactionId, packed: JSON.stringify(fields), dropped, ...(record !== undefined ? { record } : {}) };
+  // The writer has the unpacked form already: a reader in the same process does not parse it again.
+  unpacked.set(entry, archive);
+  return entry;
+}
+
+/**
+ * The {@link ArchivedCompaction} an entry of the `compactionArchive` channel stands for: a packed
+ * entry parsed (once per entry object; the result is shared, do not change it), any other as it is.
+ *
+ * @example
+ * const originals = (values.compactionArchive ?? []).map(unpackArchive).flatMap((archive) => archive.messages);
+ * @throws {CompactionArchiveError} when a packed entry does not hold an archive's JSON.
+ */
+export function unpackArchive(entry: StateArchivedCompaction): ArchivedCompaction {
+  if (!isPacked(entry)) return entry;
+  const known = unpacked.get(entry);
+  if (known !== undefined) return known;
+  let fields: Partial<PackedFields> | null;
+  try {
+    fields = JSON.parse(entry.packed) as Partial<PackedFields> | null;
+  } catch (error) {
+    throw new CompactionArchiveError(`the archive of compaction ${entry.compactionId} in the state is not valid JSON: ${(error as Error).message}`, {
+      compactionId: entry.compactionId,
+      cause: error,
+    });
+  }
+  if (typeof fields !== "object" || fields === null || !Array.isArray(fields.messages)) {
+    throw new CompactionArchiveError(`the archive of compaction ${entry.compactionId} in the state holds no \`messages\` array`, { compactionId: entry.compactionId });
+  }
+  const { compactionId, dropped, record } = entry;
+  const archive: ArchivedCompaction = {
+    compactionId,
+    messages: fields.messages,
+    dropped,
+    ...(fields.written !== undefined ? { written: fields.written } : {}),
+    ...(fields.neighbours !== undefined ? { neighbours: fields.neighbours } : {}),
+    ...(record !== undefined ? { record } : {}),
+  };
+  unpacked.set(entry, archive);
+  return archive;
+}
