@@ -3,6 +3,7 @@
 // stood for when it ran.
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ArchiveAnchors } from "../langgraph/archive-anchors.js";
+import { reachedIds } from "../langgraph/recall-lookup.js";
 import { RECALL_TOOL_NAME, recallRef } from "../langgraph/recall-refs.js";
 import { messageText } from "../messages/message-text.js";
 import type { RecallView } from "./inspection.js";
@@ -86,20 +87,9 @@ export function recallViews(sources: RecallSources): RecallView[] {
     let bound = 0;
     while (bound < steps.length && (steps[bound] ?? -1) < at) bound++;
     const found = new Map<string, number>();
-    const pending = [...(idsOfRef.get(call.ref) ?? [])];
-    const visited = new Set(pending);
-    while (pending.length > 0) {
-      const id = pending.pop()!;
+    for (const id of reachedIds(anchors, idsOfRef.get(call.ref) ?? [], bound)) {
       const first = archivedIn.get(id)?.[0];
       if (first !== undefined && first < bound) found.set(id, first);
-      for (const anchor of anchors.anchorsOf(id)) {
-        if (anchor.sequence >= bound) continue;
-        for (const original of anchor.replacedBy ?? []) {
-          if (typeof original.id !== "string" || visited.has(original.id)) continue;
-          visited.add(original.id);
-          pending.push(original.id);
-        }
-      }
     }
     const originalIds = [...found.keys()].sort((left, right) => (positionOf.get(left) ?? Infinity) - (positionOf.get(right) ?? Infinity));
     const sequences = [...new Set(found.values())].sort((left, right) => left - right);

@@ -162,7 +162,7 @@ export const packedArchivedCompactionSchema = z.object({
   record: compactionRecordSchema.optional(),
 });
 
-/** An entry of the `compactionArchive` channel: packed, or as written before 0.2.0. @internal */
+/** An entry of the `compactionArchive` channel: packed, or unpacked as earlier versions wrote it. @internal */
 export const stateArchivedCompactionSchema = z.union([packedArchivedCompactionSchema, archivedCompactionSchema]) as unknown as z.ZodType<StateArchivedCompaction>;
 
 /** A {@link LiveSummary}, as the `compactionSummary` channel checks it. @internal */

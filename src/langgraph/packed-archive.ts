@@ -16,8 +16,8 @@ export interface PackedArchivedCompaction {
 }
 
 /**
- * An entry of the `compactionArchive` channel: packed (what compactions write), or as written before
- * 0.2.0 (and by `clearArchivedState`, with no originals). {@link unpackArchive} reads either.
+ * An entry of the `compactionArchive` channel: packed (what compactions write), or unpacked (as
+ * earlier versions wrote it, and `clearArchivedState` with no originals). {@link unpackArchive} reads either.
  */
 export type StateArchivedCompaction = ArchivedCompaction | PackedArchivedCompaction;
 

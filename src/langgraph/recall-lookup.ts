@@ -14,20 +14,18 @@ export interface RecallSource {
 }
 
 /**
- * The ids of the originals that `ref` stands for: every archived original or rewritten message
- * whose id has that reference, and, through each compaction that replaced one of them (a hidden
- * copy, a summary, a summary of summaries), the originals it replaced. Each id visited once.
+ * The ids reached from `start`: each of them and, through every anchor of a compaction before
+ * `before` that replaced one (a hidden copy, a summary, a summary of summaries), the originals it
+ * replaced, and so on. Each id visited once. @internal
  */
-function originalIds(anchors: ArchiveAnchors, ref: string): Set<string> {
-  const pending: string[] = [];
-  for (const id of anchors.anchoredIds()) if (recallRef(id) === ref) pending.push(id);
-  for (const id of anchors.originalAt.keys()) if (recallRef(id) === ref) pending.push(id);
-  const visited = new Set<string>(pending);
-  const found = new Set<string>();
+export function reachedIds(anchors: ArchiveAnchors, start: Iterable<string>, before = Infinity): Set<string> {
+  const visited = new Set<string>(start);
+  const pending = [...visited];
   while (pending.length > 0) {
     const id = pending.pop()!;
-    if (anchors.originalAt.has(id)) found.add(id);
     for (const anchor of anchors.anchorsOf(id)) {
+      // An id's anchors are sorted by compaction sequence.
+      if (anchor.sequence >= before) break;
       for (const original of anchor.replacedBy ?? []) {
         if (typeof original.id !== "string" || visited.has(original.id)) continue;
         visited.add(original.id);
@@ -35,7 +33,13 @@ function originalIds(anchors: ArchiveAnchors, ref: string): Set<string> {
       }
     }
   }
-  return found;
+  return visited;
+}
+
+/** The ids of the archived originals that `ref` stands for: reached from every archived or rewritten message whose id has that reference. */
+function originalIds(anchors: ArchiveAnchors, ref: string): Set<string> {
+  const start = [...anchors.anchoredIds(), ...anchors.originalAt.keys()].filter((id) => recallRef(id) === ref);
+  return new Set([...reachedIds(anchors, start)].filter((id) => anchors.originalAt.has(id)));
 }
 
 /**

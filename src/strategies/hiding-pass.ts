@@ -8,6 +8,7 @@ import { toolResultBlocksOf } from "../messages/tool-result-blocks.js";
 import { COMPACTION_METADATA_KEY, compactionMarkerOf, type CompactionMarker } from "../types.js";
 import type { Supersession } from "../messages/supersession.js";
 import { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, langChainClearedInputs } from "./hidden-markers.js";
+import type { HidingSettings } from "./hiding-settings.js";
 import { blockArtifacts, hiddenContent, hidingReceipt, isHiddenContent, receiptOf, supersededNote } from "./hiding-receipts.js";
 
 export type { Receipt } from "./hiding-receipts.js";
@@ -15,7 +16,6 @@ export type { Receipt } from "./hiding-receipts.js";
 export { CONTEXT_EDITING_METADATA_KEY, LANGCHAIN_CLEARED_MARKER, isHiddenResult, isLangChainCleared, langChainClearedInputs } from "./hidden-markers.js";
 
 export type { HiddenCopy, HidingSettings, ResultPositions } from "./hiding-settings.js";
-import type { HidingSettings } from "./hiding-settings.js";
 
 /** A tool message's hidden copy, before it is counted. */
 interface ToolCopy {
@@ -114,14 +114,13 @@ export class HidingPass {
 
   /**
    * `hideResult` for a tool message, its hidden copy counted by `count` (synchronous): the same
-   * replacements and savings. `false`, doing nothing, for a result that is not a tool message.
+   * replacements and savings. Does nothing for a result that is not a tool message.
    */
-  hideResultNow(resultIndex: number, assistantIndex: number, supersession: Supersession | undefined, count: (message: BaseMessage) => number): boolean {
+  hideResultNow(resultIndex: number, assistantIndex: number, supersession: Supersession | undefined, count: (message: BaseMessage) => number): void {
     const message = this.messages[resultIndex]!;
-    if (!isToolResultMessage(message)) return false;
+    if (!isToolResultMessage(message)) return;
     const copy = this.#toolCopy(message, resultIndex, assistantIndex, supersession);
     if (copy !== undefined) this.#settleCopy(copy, count(copy.after));
-    return true;
   }
 
   /** The hidden copy of a tool message, or `undefined` when it is not to be hidden (hidden already, not worth it, excluded). */
@@ -188,7 +187,7 @@ export class HidingPass {
   /** The result's hidden copy: the placeholder (or `note`, its superseded note) and its receipt, the marker recording what was hidden. */
   #hiddenCopy(result: ToolMessage, call: AssistantCall | undefined, assistant: BaseMessage, before: number, batch: string, supersession: Supersession | undefined, note: string | undefined): ToolMessage {
     const { settings } = this;
-    const { artifacts, markerArtifacts, receipt } = receiptOf(result, call, assistant, settings.receipts, settings.hideToolInputs, settings.receiptsMade);
+    const { markerArtifacts, receipt } = receiptOf(result, call, assistant, settings.receipts, settings.hideToolInputs, settings.receiptsMade);
     const marker: CompactionMarker = {
       strategy: settings.strategyName,
       hidden: true,

@@ -36,7 +36,6 @@ export {
 } from "./tool-result-hiding-options.js";
 export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
-
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
  * `contextWindow` or 30,000 tokens, whichever is less; 10,000 tokens without a window), a run is a no-op and the history is returned
@@ -177,7 +176,7 @@ export class ToolResultHiding extends CompactionStrategy {
     }
     const { replacements, saved } = pass;
     if (replacements.size === 0) return { status: "noop", trigger, reason: NOTHING_LEFT };
-    if (this.clearAtLeastMode === "skip" && saved < this.clearAtLeast) return { status: "noop", trigger, reason: this.#tooLittle(saved) };
+    if (this.clearAtLeastMode === "skip" && saved < this.clearAtLeast) return { status: "noop", trigger, reason: tooLittleReason(saved, this.clearAtLeast) };
     pass.stampBatch();
     const output = [...messages];
     const replaced: ReplacedMessage[] = [];
@@ -220,10 +219,6 @@ export class ToolResultHiding extends CompactionStrategy {
     if (this.#notWorthHiding.has(message)) return false;
     if (!isToolResultMessage(message)) return true;
     return !isHiddenResult(message) && !(this.excludeTools.size > 0 && message.name !== undefined && this.excludeTools.has(message.name));
-  }
-
-  #tooLittle(saved: number): string {
-    return tooLittleReason(saved, this.clearAtLeast);
   }
 
   /** What a hiding pass needs from this strategy. */
