@@ -61,7 +61,7 @@ export interface AgentStepResult {
   rows: AgentStepRow[];
 }
 
-function middlewareFor(system: AgentSystem): AgentMiddleware[] {
+export function middlewareFor(system: AgentSystem): AgentMiddleware[] {
   const tokenCounter = createTokenCounter();
   switch (system) {
     case "no middleware":
@@ -84,7 +84,7 @@ function lookupText(random: () => number, callId: string): string {
 }
 
 /** A thread of `size` messages: a task, then lookup calls and their results, ending on a user message. */
-function threadHistory(size: number, seed: number): BaseMessage[] {
+export function threadHistory(size: number, seed: number): BaseMessage[] {
   const random = seededRandom(seed);
   const messages: BaseMessage[] = [new HumanMessage({ id: "task", content: "Look up every setting and report." })];
   for (let n = 1; messages.length + 3 <= size; n++) {

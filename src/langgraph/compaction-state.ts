@@ -158,6 +158,7 @@ export const archivedCompactionSchema = z.object({
 export const packedArchivedCompactionSchema = z.object({
   compactionId: z.string(),
   packed: z.string(),
+  encoding: z.literal("deflate").optional(),
   dropped: z.array(z.string()),
   record: compactionRecordSchema.optional(),
 });

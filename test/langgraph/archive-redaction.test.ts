@@ -21,7 +21,7 @@ import {
   type StateArchivedCompaction,
   type RestorableState,
 } from "../../src/index.js";
-import { unpackArchive } from "../../src/extend/index.js";
+import { unpackArchive, type PackedArchivedCompaction } from "../../src/extend/index.js";
 import { compactionMiddleware } from "../../src/middleware/index.js";
 import { assistant, ids, user } from "../support/builders.js";
 import { caught } from "../support/errors.js";
@@ -30,7 +30,9 @@ import { scriptedModel } from "./support/scripted.js";
 
 const SECRET = "SSN 078-05-1120";
 const thread = (id: string) => ({ configurable: { thread_id: id } });
-const text = (value: unknown) => JSON.stringify(value);
+/** The JSON of a value with every packed archive entry read (a compressed one holds no plain text). */
+const text = (value: unknown) =>
+  JSON.stringify(value, (_key, entry: unknown) => (typeof entry === "object" && entry !== null && "packed" in entry && "compactionId" in entry ? unpackArchive(entry as PackedArchivedCompaction) : entry));
 
 /** Two turns; the sliding window archives the first (h1, holding the secret, a1, t-c1, final) before the second's model call. */
 async function twoTurns(store?: InMemoryStore) {

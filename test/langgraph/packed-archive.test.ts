@@ -14,6 +14,7 @@ import {
   restoreHistory,
   toolResultHiding,
   type ArchivedCompaction,
+  type PackedArchivedCompaction,
   type StateArchivedCompaction,
 } from "../../src/index.js";
 import { unpackArchive } from "../../src/extend/index.js";
@@ -90,6 +91,36 @@ describe("the compactionArchive channel", () => {
     ]);
   });
 
+  it("compresses a compaction's originals when that is shorter, and gives back the exact text: non-ASCII, surrogate pairs, quotes", async () => {
+    const text = (callId: string) => Array.from({ length: 40 }, (_, line) => `${callId} line ${line}: "naïve" café 北京 😀 \\ ${(line * 7919) % 1000}`).join("\n");
+    const contents = { c1: text("c1"), c2: text("c2") };
+    const agent = createAgent({
+      model: scriptedModel(3),
+      tools: [lookupTool(contents)],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }))],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "compressed" } };
+    await agent.invoke({ messages: [user("h1")] }, config);
+    const values = (await agent.graph.getState(config)).values as { compactionArchive: StateArchivedCompaction[]; messages: never[] };
+    const entries = values.compactionArchive.filter((entry): entry is PackedArchivedCompaction => "packed" in entry);
+    expect(entries.map((entry) => entry.encoding)).toEqual(["deflate", "deflate"]);
+    // Shorter than the JSON it stands for, and base64 (nothing a JSON string escapes).
+    expect(entries.map((entry) => entry.packed.length < JSON.stringify(unpackArchive({ ...entry, record: undefined })).length)).toEqual([true, true]);
+    expect(entries.map((entry) => /^[A-Za-z0-9+/]*=*$/.test(entry.packed))).toEqual([true, true]);
+    const restored = await restoreHistory(values);
+    expect(restored.filter((message) => message.type === "tool").map((message) => message.content)).toEqual([contents.c1, contents.c2, lookupOutput("c3")]);
+  });
+
+  it("reads an entry packed as plain JSON (as written before compression) and keeps a short one uncompressed", async () => {
+    const message = { type: "tool", data: { id: "t1", content: "short", tool_call_id: "c1", name: "lookup" } };
+    const entry: PackedArchivedCompaction = { compactionId: "k0", packed: JSON.stringify({ messages: [{ index: 3, message }] }), dropped: [] };
+    expect(unpackArchive(entry).messages.map(({ message: original }) => original.data["content"])).toEqual(["short"]);
+    const [repacked] = redactArchivedState({ compactionArchive: [entry] }, ["t1"]).compactionArchive as PackedArchivedCompaction[];
+    expect(repacked!.encoding).toBeUndefined();
+    expect(JSON.parse(repacked!.packed).messages.map(({ message: original }: { message: { data: { content: string } } }) => original.data.content)).toEqual(["[redacted]"]);
+  });
+
   it("unpackArchive gives an unpacked entry as it is, and names the compaction of a packed one that does not read", async () => {
     const plain: ArchivedCompaction = { compactionId: "k1", messages: [], dropped: [] };
     expect(unpackArchive(plain)).toBe(plain);
@@ -97,5 +128,7 @@ describe("the compactionArchive channel", () => {
     expect(CompactionArchiveError.isInstance(error) && error.compactionId).toBe("k2");
     const notArchive = await caught(() => unpackArchive({ compactionId: "k3", packed: "[1]", dropped: [] }));
     expect((notArchive as Error).message).toContain("compaction k3");
+    const corrupt = await caught(() => unpackArchive({ compactionId: "k4", packed: "bm90IGRlZmxhdGU=", encoding: "deflate", dropped: [] }));
+    expect(CompactionArchiveError.isInstance(corrupt) && [corrupt.compactionId, corrupt.message.includes("not valid compressed JSON")]).toEqual(["k4", true]);
   });
 });
