@@ -79,38 +79,64 @@ class ShellAgent {
   }
 }
 
-async function hidingSteps(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean): Promise<HidingStepRow> {
-  const agent = new ShellAgent(plan.seed, history);
-  const base = agent.start(plan.size);
-  const steps = Array.from({ length: plan.warmupSteps + plan.steps }, () => agent.step());
-  const hiding = toolResultHiding({ tokenCounter: createTokenCounter(), ...(supersession ? {} : { supersession: false }) });
-  let messages: BaseMessage[] = (await hiding.compact(base)).messages;
-  const samples: number[] = [];
-  const cpuSamples: number[] = [];
-  let firings = 0;
-  for (let step = 0; step < steps.length; step++) {
-    const grown = [...messages, ...steps[step]!];
+/** One setting's agent: its history, its steps to come, its strategy, and what was measured. */
+class HidingRun {
+  readonly samples: number[] = [];
+  readonly cpuSamples: number[] = [];
+  firings = 0;
+  #messages: BaseMessage[] = [];
+  readonly #steps: BaseMessage[][];
+  readonly #base: BaseMessage[];
+  readonly #hiding;
+
+  constructor(
+    plan: HidingStepPlan,
+    readonly history: HidingStepHistory,
+    readonly supersession: boolean,
+  ) {
+    const agent = new ShellAgent(plan.seed, history);
+    this.#base = agent.start(plan.size);
+    this.#steps = Array.from({ length: plan.warmupSteps + plan.steps }, () => agent.step());
+    this.#hiding = toolResultHiding({ tokenCounter: createTokenCounter(), ...(supersession ? {} : { supersession: false }) });
+  }
+
+  async start(): Promise<void> {
+    this.#messages = (await this.#hiding.compact(this.#base)).messages;
+  }
+
+  /** Step `step`: the history grows by one call and its result; timed unless a warm-up step. */
+  async step(step: number, timed: boolean): Promise<void> {
+    const grown = [...this.#messages, ...this.#steps[step]!];
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const result = await hiding.compact(grown);
+    const result = await this.#hiding.compact(grown);
     const elapsed = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    messages = result.messages;
-    if (step < plan.warmupSteps) continue;
-    samples.push(elapsed);
-    cpuSamples.push((used.user + used.system) / 1000);
-    if (result.status === "compacted") firings += 1;
-    else if (result.status !== "noop") throw new Error(`hiding step: expected a no-op or a compaction, got ${result.status}`);
+    this.#messages = result.messages;
+    if (result.status !== "noop" && result.status !== "compacted") throw new Error(`hiding step: expected a no-op or a compaction, got ${result.status}`);
+    if (!timed) return;
+    this.samples.push(elapsed);
+    this.cpuSamples.push((used.user + used.system) / 1000);
+    if (result.status === "compacted") this.firings += 1;
   }
-  const medianMs = median(samples);
-  return { history, supersession, firings, cpuMedianMs: median(cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
+
+  row(plan: HidingStepPlan): HidingStepRow {
+    const { samples } = this;
+    const medianMs = median(samples);
+    return { history: this.history, supersession: this.supersession, firings: this.firings, cpuMedianMs: median(this.cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
+  }
 }
 
-/** Both histories, default supersession and `supersession: false`. */
+/**
+ * Both histories, default supersession and `supersession: false`, stepped in turn (step n of each
+ * setting, then step n + 1 of each), so that the process's warm-up, its garbage collections and
+ * the machine's other load fall on every setting alike.
+ */
 export async function hidingStep(plan: HidingStepPlan): Promise<HidingStepResult> {
-  const rows: HidingStepRow[] = [];
-  for (const history of HIDING_STEP_HISTORIES) for (const supersession of [true, false]) rows.push(await hidingSteps(plan, history, supersession));
-  return { size: plan.size, rows };
+  const runs = HIDING_STEP_HISTORIES.flatMap((history) => [true, false].map((supersession) => new HidingRun(plan, history, supersession)));
+  for (const run of runs) await run.start();
+  for (let step = 0; step < plan.warmupSteps + plan.steps; step++) for (const run of runs) await run.step(step, step >= plan.warmupSteps);
+  return { size: plan.size, rows: runs.map((run) => run.row(plan)) };
 }
 
 /** The hiding-step table: one row per history and supersession setting. */

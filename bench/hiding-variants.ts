@@ -2,10 +2,11 @@
  * Scenario 1b: the full pass of scenario 1 at one size (4000 messages; 1000 with `--quick`), approximate
  * counter, cold, with the settings around the default: `supersession: false` (what superseded-result
  * hiding costs) and `receipts: true` (what receipts cost), beside the same pass with the defaults
- * and ClearToolUsesEdit measured in scenario 1.
+ * and ClearToolUsesEdit measured in scenario 1. The defaults' pass is measured again in turn with
+ * the variants: the ratios compare passes made in the same state of the process.
  */
 import { createTokenCounter, toolResultHiding, type ToolResultHidingOptions } from "../src/index.js";
-import { formatMs, formatRatio, measure, renderTable, type Timing } from "./measure.js";
+import { formatMs, formatRatio, median, renderTable, timingOf, type Timing } from "./measure.js";
 import { KEEP_RECENT_GROUPS, type Plan } from "./settings.js";
 import type { Subject } from "./sides.js";
 import type { Comparison } from "./synthetic-pass.js";
@@ -22,6 +23,8 @@ export interface HidingVariantsResult {
   /** The pass of scenario 1 (default supersession, no receipts) and ClearToolUsesEdit's, ms. */
   defaultMs: number;
   langchainMs: number | undefined;
+  /** The defaults' pass measured here, run by run in turn with the variants (the ratios' base), ms. */
+  interleavedDefaultMs: number;
   variants: HidingVariant[];
 }
 
@@ -30,37 +33,45 @@ export function variantsSize(plan: Plan): number {
   return plan.sizes.includes(4000) ? 4000 : Math.max(...plan.sizes);
 }
 
+const SETTINGS: readonly (readonly [string, Partial<ToolResultHidingOptions>])[] = [
+  ["defaults", {}],
+  ["supersession: false", { supersession: false }],
+  ["receipts: true", { receipts: true }],
+];
+
+/**
+ * The defaults' pass and each variant's, a new strategy per run, measured run by run in turn (one
+ * untimed round first), so that every ratio compares passes made in the same state of the process.
+ */
 export async function hidingVariants(plan: Plan, subjects: ReadonlyMap<number, Subject>, comparisons: readonly Comparison[]): Promise<HidingVariantsResult> {
   const size = variantsSize(plan);
   const subject = subjects.get(size)!;
   const base = comparisons.find((c) => c.counter === "approximate" && c.task === "hide" && c.messages === size)!;
-  const variants: HidingVariant[] = [];
-  for (const [label, options] of [
-    ["supersession: false", { supersession: false }],
-    ["receipts: true", { receipts: true }],
-  ] as const) {
-    let hidden = 0;
-    const timing = await measure(
-      { runs: plan.runs },
-      () => toolResultHiding({ keepRecentGroups: KEEP_RECENT_GROUPS, trigger: { messages: 1 }, clearAtLeast: 0, receipts: false, ...options, tokenCounter: createTokenCounter({ mode: "approximate" }) }),
-      (strategy) => strategy.compact(subject.messages),
-      (result) => {
-        if (result.status !== "compacted") throw new Error(`hiding variant ${label}: expected a compaction, got ${result.status}`);
-        hidden = result.replaced.length;
-      },
-    );
-    variants.push({ label, options, timing, hidden });
+  const samples = SETTINGS.map((): number[] => []);
+  const hidden = SETTINGS.map(() => 0);
+  for (let run = -1; run < plan.runs; run++) {
+    for (const [position, [label, options]] of SETTINGS.entries()) {
+      const strategy = toolResultHiding({ keepRecentGroups: KEEP_RECENT_GROUPS, trigger: { messages: 1 }, clearAtLeast: 0, receipts: false, ...options, tokenCounter: createTokenCounter({ mode: "approximate" }) });
+      const started = performance.now();
+      const result = await strategy.compact(subject.messages);
+      const elapsed = performance.now() - started;
+      if (result.status !== "compacted") throw new Error(`hiding variant ${label}: expected a compaction, got ${result.status}`);
+      hidden[position] = result.replaced.length;
+      if (run >= 0) samples[position]!.push(elapsed);
+    }
   }
-  return { messages: size, defaultMs: base.ours.timing.medianMs, langchainMs: base.langchain?.timing.medianMs, variants };
+  const variants = SETTINGS.slice(1).map(([label, options], position) => ({ label, options, timing: timingOf(samples[position + 1]!, plan.runs), hidden: hidden[position + 1]! }));
+  return { messages: size, defaultMs: base.ours.timing.medianMs, langchainMs: base.langchain?.timing.medianMs, interleavedDefaultMs: median(samples[0]!), variants };
 }
 
 export function hidingVariantsTable(result: HidingVariantsResult): string {
   const rows = [
-    ["default supersession, receipts: false (scenario 1)", formatMs(result.defaultMs), "1.00x", formatRatio(result.langchainMs === undefined ? undefined : result.langchainMs / result.defaultMs), "—"],
+    ["default supersession, receipts: false (scenario 1)", formatMs(result.defaultMs), "—", formatRatio(result.langchainMs === undefined ? undefined : result.langchainMs / result.defaultMs), "—"],
+    ["default supersession, receipts: false (in turn with the two below)", formatMs(result.interleavedDefaultMs), "1.00x", formatRatio(result.langchainMs === undefined ? undefined : result.langchainMs / result.interleavedDefaultMs), "—"],
     ...result.variants.map((variant) => [
       variant.label === "receipts: true" ? "default supersession, receipts: true" : "supersession: false, receipts: false",
       `${formatMs(variant.timing.medianMs)} [${variant.timing.runs}]`,
-      formatRatio(variant.timing.medianMs / result.defaultMs),
+      formatRatio(variant.timing.medianMs / result.interleavedDefaultMs),
       formatRatio(result.langchainMs === undefined ? undefined : result.langchainMs / variant.timing.medianMs),
       String(variant.hidden),
     ]),
