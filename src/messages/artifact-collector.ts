@@ -52,16 +52,17 @@ const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
 
 /** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
 export class ArtifactCollector {
-  readonly #created = new Map<string, true>();
-  readonly #modified = new Map<string, true>();
-  readonly #read = new Map<string, true>();
-  readonly #fileUses = new Map<string, number>();
-  readonly #commands = new Map<string, true>();
-  readonly #tools = new Map<string, number>();
-  readonly #identifiers = new Map<string, true>();
-  readonly #urls = new Map<string, true>();
-  readonly #errors = new Map<string, true>();
-  readonly #leftOut = { created: 0, modified: 0, read: 0 };
+  // Each list is made when first written: most collectors (one per hidden result) fill one or two.
+  #created: Map<string, true> | undefined;
+  #modified: Map<string, true> | undefined;
+  #read: Map<string, true> | undefined;
+  #fileUses: Map<string, number> | undefined;
+  #commands: Map<string, true> | undefined;
+  #tools: Map<string, number> | undefined;
+  #identifiers: Map<string, true> | undefined;
+  #urls: Map<string, true> | undefined;
+  #errors: Map<string, true> | undefined;
+  #leftOut: { created: number; modified: number; read: number } | undefined;
 
   constructor(readonly limits: Required<ArtifactIndexLimits>) {}
 
@@ -72,29 +73,35 @@ export class ArtifactCollector {
   }
 
   addIndex(index: ArtifactIndex): void {
-    for (const path of index.filesCreated) ArtifactCollector.#touch(this.#created, path);
-    for (const path of index.filesModified) ArtifactCollector.#touch(this.#modified, path);
-    for (const path of index.filesRead) ArtifactCollector.#touch(this.#read, path);
+    for (const path of index.filesCreated) ArtifactCollector.#touch((this.#created ??= new Map()), path);
+    for (const path of index.filesModified) ArtifactCollector.#touch((this.#modified ??= new Map()), path);
+    for (const path of index.filesRead) ArtifactCollector.#touch((this.#read ??= new Map()), path);
     for (const path of filesOf(index)) this.#use(path, usesOf(index, path));
-    for (const command of index.commands) ArtifactCollector.#touch(this.#commands, command);
-    for (const [tool, count] of Object.entries(index.tools)) this.#tools.set(tool, (this.#tools.get(tool) ?? 0) + count);
-    for (const identifier of index.identifiers) ArtifactCollector.#touch(this.#identifiers, identifier);
-    for (const url of index.urls) ArtifactCollector.#touch(this.#urls, url);
-    for (const error of index.errors) ArtifactCollector.#touch(this.#errors, error);
+    for (const command of index.commands) ArtifactCollector.#touch((this.#commands ??= new Map()), command);
+    for (const [tool, count] of Object.entries(index.tools)) this.#countTool(tool, count);
+    for (const identifier of index.identifiers) ArtifactCollector.#touch((this.#identifiers ??= new Map()), identifier);
+    for (const url of index.urls) ArtifactCollector.#touch((this.#urls ??= new Map()), url);
+    for (const error of index.errors) ArtifactCollector.#touch((this.#errors ??= new Map()), error);
     for (const kind of FILE_KINDS) {
       const count = index.filesLeftOut?.[kind];
-      if (typeof count === "number" && count > 0) this.#leftOut[kind] += count;
+      if (typeof count === "number" && count > 0) (this.#leftOut ??= { created: 0, modified: 0, read: 0 })[kind] += count;
     }
   }
 
   addFile(touch: FileTouch): void {
-    const list = touch.kind === "created" ? this.#created : touch.kind === "modified" ? this.#modified : this.#read;
+    const list = touch.kind === "created" ? (this.#created ??= new Map()) : touch.kind === "modified" ? (this.#modified ??= new Map()) : (this.#read ??= new Map());
     ArtifactCollector.#touch(list, touch.path);
     this.#use(touch.path, 1);
   }
 
   #use(path: string, uses: number): void {
-    this.#fileUses.set(path, (this.#fileUses.get(path) ?? 0) + uses);
+    const fileUses = (this.#fileUses ??= new Map());
+    fileUses.set(path, (fileUses.get(path) ?? 0) + uses);
+  }
+
+  #countTool(name: string, count: number): void {
+    const tools = (this.#tools ??= new Map());
+    tools.set(name, (tools.get(name) ?? 0) + count);
   }
 
   addMessage(message: BaseMessage): void {
@@ -105,35 +112,35 @@ export class ArtifactCollector {
     }
     const text = messageText(message);
     if (text === "") return;
-    if (text.includes("http")) for (const url of text.match(URL_PATTERN) ?? []) ArtifactCollector.#touch(this.#urls, url.replace(/[.,;:]+$/, ""));
+    if (text.includes("http")) for (const url of text.match(URL_PATTERN) ?? []) ArtifactCollector.#touch((this.#urls ??= new Map()), url.replace(/[.,;:]+$/, ""));
     // Error lines come from what tools and people reported, not from the agent's own plans.
     if (isToolResultMessage(message) || message.type === "human") {
-      for (const line of errorLinesOf(text)) ArtifactCollector.#touch(this.#errors, headOf(line, LINE_LIMIT));
+      for (const line of errorLinesOf(text)) ArtifactCollector.#touch((this.#errors ??= new Map()), headOf(line, LINE_LIMIT));
     }
   }
 
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
   addCall(name: string, args: unknown): void {
-    this.#tools.set(name, (this.#tools.get(name) ?? 0) + 1);
+    this.#countTool(name, 1);
     this.#addArguments(name, args, "");
   }
 
   #addArguments(toolName: string, value: unknown, key: string): void {
     if (typeof value === "string") {
       if (COMMAND_KEY.test(key)) {
-        ArtifactCollector.#touch(this.#commands, headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
+        ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
         for (const touch of filesOfCommand(value)) this.addFile(touch);
       } else if (PATH_KEY.test(key)) {
         this.addFile({ path: value, kind: fileKindOfTool(toolName) });
       } else if (URL_KEY.test(key)) {
-        ArtifactCollector.#touch(this.#urls, value);
+        ArtifactCollector.#touch((this.#urls ??= new Map()), value);
       } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
-        ArtifactCollector.#touch(this.#identifiers, value);
+        ArtifactCollector.#touch((this.#identifiers ??= new Map()), value);
       }
       return;
     }
     if (typeof value === "number" && IDENTIFIER_KEY.test(key)) {
-      ArtifactCollector.#touch(this.#identifiers, String(value));
+      ArtifactCollector.#touch((this.#identifiers ??= new Map()), String(value));
       return;
     }
     if (Array.isArray(value)) {
@@ -158,11 +165,11 @@ export class ArtifactCollector {
   }
 
   /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */
-  #cappedFiles(list: Map<string, true>): { files: string[]; leftOut: number } {
-    const entries = list.size === 0 ? [] : [...list.keys()];
+  #cappedFiles(list: Map<string, true> | undefined): { files: string[]; leftOut: number } {
+    const entries = list === undefined || list.size === 0 ? [] : [...list.keys()];
     const limit = this.limits.files;
     if (entries.length <= limit) return { files: entries, leftOut: 0 };
-    const kept = newestAndMostUsed(entries, (path) => this.#fileUses.get(path) ?? 1)
+    const kept = newestAndMostUsed(entries, (path) => this.#fileUses?.get(path) ?? 1)
       .slice(0, limit)
       .sort((a, b) => a - b);
     return { files: kept.map((position) => entries[position]!), leftOut: entries.length - limit };
@@ -172,13 +179,18 @@ export class ArtifactCollector {
   #repeatedUses(listed: readonly (readonly string[])[]): Record<string, number> | undefined {
     let repeated: Record<string, number> | undefined;
     let kept: Set<string> | undefined;
-    for (const [path, uses] of this.#fileUses) {
+    for (const [path, uses] of this.#fileUses ?? []) {
       if (uses <= 1) continue;
-      if (kept === undefined && (listed[0]!.length < this.#created.size || listed[1]!.length < this.#modified.size || listed[2]!.length < this.#read.size)) kept = new Set(listed.flat());
+      if (kept === undefined && (listed[0]!.length < (this.#created?.size ?? 0) || listed[1]!.length < (this.#modified?.size ?? 0) || listed[2]!.length < (this.#read?.size ?? 0))) kept = new Set(listed.flat());
       if (kept !== undefined && !kept.has(path)) continue;
       (repeated ??= {})[path] = uses;
     }
     return repeated;
+  }
+
+  /** The file paths `freeze()` would list, in the order `filesOf` gives them. */
+  files(): string[] {
+    return [...new Set([...this.#cappedFiles(this.#created).files, ...this.#cappedFiles(this.#modified).files, ...this.#cappedFiles(this.#read).files])];
   }
 
   freeze(): ArtifactIndex {
@@ -186,9 +198,10 @@ export class ArtifactCollector {
     const modified = this.#cappedFiles(this.#modified);
     const read = this.#cappedFiles(this.#read);
     let leftOut: Record<string, number> | undefined;
-    if (this.#leftOut.created + created.leftOut > 0) (leftOut ??= {})["created"] = this.#leftOut.created + created.leftOut;
-    if (this.#leftOut.modified + modified.leftOut > 0) (leftOut ??= {})["modified"] = this.#leftOut.modified + modified.leftOut;
-    if (this.#leftOut.read + read.leftOut > 0) (leftOut ??= {})["read"] = this.#leftOut.read + read.leftOut;
+    const earlier = this.#leftOut ?? { created: 0, modified: 0, read: 0 };
+    if (earlier.created + created.leftOut > 0) (leftOut ??= {})["created"] = earlier.created + created.leftOut;
+    if (earlier.modified + modified.leftOut > 0) (leftOut ??= {})["modified"] = earlier.modified + modified.leftOut;
+    if (earlier.read + read.leftOut > 0) (leftOut ??= {})["read"] = earlier.read + read.leftOut;
     const fileUses = this.#repeatedUses([created.files, modified.files, read.files]);
     return {
       filesCreated: created.files,
@@ -197,7 +210,7 @@ export class ArtifactCollector {
       ...(fileUses === undefined ? {} : { fileUses }),
       ...(leftOut === undefined ? {} : { filesLeftOut: leftOut }),
       commands: newest(this.#commands, this.limits.commands),
-      tools: Object.fromEntries(this.#tools),
+      tools: this.#tools === undefined ? {} : Object.fromEntries(this.#tools),
       identifiers: newest(this.#identifiers, this.limits.identifiers),
       urls: newest(this.#urls, this.limits.urls),
       errors: newest(this.#errors, this.limits.errors),
@@ -208,8 +221,8 @@ export class ArtifactCollector {
 const FILE_KINDS = ["created", "modified", "read"] as const;
 
 /** The newest `limit` entries of a list, oldest first. */
-function newest(list: Map<string, true>, limit: number): string[] {
-  if (list.size === 0) return [];
+function newest(list: Map<string, true> | undefined, limit: number): string[] {
+  if (list === undefined || list.size === 0) return [];
   const entries = [...list.keys()];
   return entries.length <= limit ? entries : entries.slice(-limit);
 }

@@ -112,6 +112,14 @@ export function callArtifacts(call: { readonly name: string; readonly args: unkn
   return collector.freeze();
 }
 
+/** `filesOf(callArtifacts(call, previous))`, without building the rest of the index. @internal */
+export function callFiles(call: { readonly name: string; readonly args: unknown }, previous: readonly ArtifactIndex[] = []): string[] {
+  const collector = new ArtifactCollector(DEFAULT_LIMITS);
+  for (const index of previous) if (index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0) collector.addIndex(index);
+  collector.addCall(call.name, call.args);
+  return collector.files();
+}
+
 /** The artifact index stored in a summary message, if any. */
 export function artifactsOf(message: BaseMessage): ArtifactIndex | undefined {
   const marker = compactionMarkerOf(message) as { artifacts?: ArtifactIndex } | undefined;

@@ -2,7 +2,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import type { AssistantCall } from "../messages/assistant-calls.js";
 import type { Supersession } from "../messages/supersession.js";
-import { callArtifacts, extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
+import { callArtifacts, callFiles, extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
 import { headOf } from "../text/code-points.js";
 
 /**
@@ -63,7 +63,7 @@ export function receiptLimits(option: boolean | HidingReceiptOptions | undefined
  *   hidden result's marker.
  */
 export function hidingReceipt(call: AssistantCall | undefined, resultArtifacts: ArtifactIndex, limits: ReceiptLimits): string {
-  const files = (limits.files > 0 ? filesOf(call === undefined ? resultArtifacts : callArtifacts(call, [resultArtifacts])) : [])
+  const files = (limits.files > 0 ? (call === undefined ? filesOf(resultArtifacts) : callFiles(call, [resultArtifacts])) : [])
     .slice(0, limits.files)
     .map((path) => headOf(path, RECEIPT_LINE_MAX));
   // Quoted as they are (no escaping), so a receipt holds the very line a search for it would find.
