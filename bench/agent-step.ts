@@ -128,11 +128,12 @@ export async function agentRound(plan: AgentStepPlan, system: AgentSystem, round
   return { wall, cpu };
 }
 
-/** Every system, `rounds` times in turn. */
+/** Every system, `rounds` times in turn (round `r` starts with the `r`-th system). */
 export async function agentStep(plan: AgentStepPlan, log: (line: string) => void = () => undefined): Promise<AgentStepResult> {
   const samples = new Map<AgentSystem, { wall: number[]; cpu: number[] }>(AGENT_SYSTEMS.map((system) => [system, { wall: [], cpu: [] }]));
   for (let round = 0; round < plan.rounds; round++) {
-    for (const system of AGENT_SYSTEMS) {
+    // Each round starts with another system: none always pays for what the round before left to collect.
+    for (const system of [...AGENT_SYSTEMS.slice(round % AGENT_SYSTEMS.length), ...AGENT_SYSTEMS.slice(0, round % AGENT_SYSTEMS.length)]) {
       const { wall, cpu } = await agentRound(plan, system, round);
       const all = samples.get(system)!;
       all.wall.push(...wall);
