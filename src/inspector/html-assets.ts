@@ -41,6 +41,8 @@ svg .tokens{fill:none;stroke:var(--accent);stroke-width:1.5;stroke-linejoin:roun
 svg .chart-marker line{stroke:var(--summary);stroke-width:1;stroke-dasharray:3 3}
 svg .chart-marker.status-failed line{stroke:var(--removed)}
 svg .chart-marker:hover line{stroke-width:2.5;stroke-dasharray:none}
+svg .chart-recall path{fill:var(--summary);opacity:.8}
+svg .chart-recall:hover path{opacity:1}
 svg .marker-label{fill:var(--summary);font-size:11px;font-weight:600}
 svg .limit line{stroke-width:1.5;stroke-dasharray:8 4}
 svg .limit text{font-size:11px;font-weight:600}

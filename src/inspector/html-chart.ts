@@ -1,6 +1,6 @@
 // The inspector page's chart: context tokens per step, with a marker per compaction (inline SVG).
 import { escapeHtml, formatNumber, messagesChange, plural, tokensChange } from "./html-format.js";
-import type { ChartPoint, CompactionView, InspectionLimits } from "./inspection.js";
+import type { ChartPoint, CompactionView, InspectionLimits, RecallView } from "./inspection.js";
 
 const CHART = { width: 1160, height: 240, left: 64, right: 16, top: 24, bottom: 36 } as const;
 
@@ -18,12 +18,15 @@ export interface ChartFigures {
   readonly peakContextTokens: number;
   readonly peakCallStep: number | null;
   readonly limits: InspectionLimits | undefined;
+  /** The agent's recalls: each one with a result is marked at its result's step, linked to it. */
+  readonly recalls?: readonly RecallView[];
 }
 
 /**
  * The chart: the context after each step, a marker per compaction (linked to its entry when
  * `placed`), a dot at the largest model call labelled with the header's peak figure, and the window
- * and trigger as lines when known. Figures carry `data-chart` (`peak`, `window`, `trigger`).
+ * and trigger as lines when known, and a triangle under the line at each recall's result (linked to
+ * it). Figures carry `data-chart` (`peak`, `window`, `trigger`, `recall`).
  */
 export function renderChart(points: readonly ChartPoint[], compactions: readonly CompactionView[], placed: ReadonlySet<string>, figures: ChartFigures): string {
   const heading = `<h2>Context tokens per step</h2>`;
@@ -80,6 +83,15 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
         `<rect x="${at - 5}" y="${top - 20}" width="10" height="${plotHeight + 20}" fill="transparent"/>${label}${close}`,
     );
   }
+  const recalls = (figures.recalls ?? []).filter((recall) => recall.resultStep !== null);
+  for (const recall of recalls) {
+    const [at, base] = [round(x(points[recall.resultStep!]?.step ?? recall.resultStep!)), top + plotHeight];
+    const tooltip = `recall ${recall.number} of ${recall.ref}${recall.find === null ? "" : ` finding ${recall.find}`} at step ${recall.resultStep}: ${plural(recall.tokens, "token")} returned`;
+    parts.push(
+      `<a href="#recall-${recall.number}" class="chart-recall" data-chart="recall" data-recall="${recall.number}" data-step="${recall.resultStep}"><title>${escapeHtml(tooltip)}</title>` +
+        `<path d="M${at},${round(base - 10)} l-5,9 h10 z"/></a>`,
+    );
+  }
   // A compaction's drop is vertical: the step's point, then the context after it at the same step.
   const line = points
     .map((point) => `${round(x(point.step))},${round(y(point.tokens))}${point.after === undefined ? "" : ` ${round(x(point.step))},${round(y(point.after))}`}`)
@@ -106,10 +118,11 @@ export function renderChart(points: readonly ChartPoint[], compactions: readonly
   ].filter((text) => text !== "");
   const limitsNote = limits.length === 0 ? " The window and the trigger are not drawn: the compaction log does not record them (give them to buildInspection, or --window and --trigger to the CLI)." : ` Lines: ${limits.join(" and ")}.`;
   const marked = plural(compactions.filter((view) => view.step !== null).length, "compaction");
+  const recallNote = recalls.length === 0 ? "" : ` A triangle at the bottom is one of the agent's <strong>${plural(recalls.length, "recall")}</strong> of what compactions took out (click it to go to its result).`;
   const label = `Context tokens after each of ${plural(points.length, "step")}; peak context ${formatNumber(peakContextTokens)} tokens sent in one model call; ${marked} marked.`;
   return (
     `<section class="chart">${heading}<p class="hint">The tokens of the messages in the context after each of ${plural(points.length, "step")}, with ${marked} marked (hover one for its figures, click it to go to its entry).` +
-    `${peakNote}${limitsNote} A compaction's <em>target</em>, named in its reason, is the size it aims to leave.</p>` +
+    `${peakNote}${recallNote}${limitsNote} A compaction's <em>target</em>, named in its reason, is the size it aims to leave.</p>` +
     `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(label)}" data-kind="chart">${parts.join("")}</svg></section>`
   );
 }

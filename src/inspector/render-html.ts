@@ -51,7 +51,7 @@ export function renderInspectionHtml(inspection: Inspection, options: RenderHtml
     renderTotals(inspection.totals, inspection.recalls ?? []),
     "</header><main>",
     renderWarnings(inspection.warnings),
-    renderChart(inspection.chart, inspection.compactions, listed, { ...inspection.totals, limits: inspection.limits }),
+    renderChart(inspection.chart, inspection.compactions, listed, { ...inspection.totals, limits: inspection.limits, recalls: inspection.recalls ?? [] }),
     renderCompactionList(inspection.compactions),
     `<section class="timeline-section"><h2>Timeline</h2>`,
     `<p class="hint">Each compaction in the order they ran, with what it replaced (open it to read the originals), then the current context.</p>`,

@@ -93,6 +93,36 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
   });
 });
 
+describe("recalls on the page's chart", () => {
+  it("marks each recall with a result at its result's step, linked to it, in step order, and says so under the heading", async () => {
+    const inspection = await buildInspection((await summarizedThreadWithRecalls()).thread);
+    const html = renderInspectionHtml(inspection);
+    const chart = html.slice(html.indexOf('<section class="chart">'), html.indexOf("</section>", html.indexOf('<section class="chart">')));
+    const marks = [...chart.matchAll(/<a href="#recall-(\d+)" class="chart-recall" data-chart="recall" data-recall="(\d+)" data-step="(\d+)"><title>([^<]*)<\/title><path d="M([\d.]+),/gu)].map((match) => ({
+      href: Number(match[1]),
+      number: Number(match[2]),
+      step: Number(match[3]),
+      title: match[4],
+      x: Number(match[5]),
+    }));
+    const recalls = inspection.recalls!;
+    expect(marks.map(({ href, number, step, title }) => ({ href, number, step, title }))).toEqual(
+      recalls.map((recall) => ({ href: recall.number, number: recall.number, step: recall.resultStep, title: `recall ${recall.number} of ${recall.ref} at step ${recall.resultStep}: ${recall.tokens} tokens returned` })),
+    );
+    expect(marks.map(({ x }) => x)).toEqual([...marks.map(({ x }) => x)].sort((a, b) => a - b));
+    expect(new Set(marks.map(({ x }) => x)).size).toBe(3);
+    expect(chart).toContain("one of the agent's <strong>3 recalls</strong>");
+    // Every mark's target is on the page.
+    for (const { number } of marks) expect(html).toContain(`id="recall-${number}"`);
+  }, 60_000);
+
+  it("draws no recall mark, and no note, for a thread that never recalled", async () => {
+    const { thread } = await summarizedThreadWithRecalls();
+    const html = renderInspectionHtml({ ...(await buildInspection(thread)), recalls: [] });
+    expect([html.includes('data-chart="recall"'), html.includes("agent's <strong>")]).toEqual([false, false]);
+  }, 60_000);
+});
+
 describe("a recall of a hidden tool result", () => {
   it("resolves the placeholder's reference to the one original the hiding archived, and shows the text it looked for", async () => {
     const { thread, ref } = await hiddenThreadWithRecall();
