@@ -58,3 +58,35 @@ export function reasonIfCannotFire(settings: HidingSettings, clearAtLeast: numbe
     return pass.replacements.size === 0 ? NOTHING_LEFT : tooLittleReason(pass.saved, clearAtLeast);
   };
 }
+
+/**
+ * When a skip-mode hiding run with supersession cannot fire even were every kept result superseded
+ * (its results not settled yet, older and kept, hold fewer than `clearAtLeast` tokens in all): the
+ * reason of its no-op, computed when read from the history alone (`plan` finds the run's candidates
+ * on a new ledger: the run itself then does no supersession work), the reason the pass gives.
+ * `undefined` when it may fire, the counter cannot count synchronously, or a result is not a tool
+ * message. @internal
+ */
+export function reasonWithoutLedger(
+  settings: HidingSettings,
+  clearAtLeast: number,
+  mayFree: (message: BaseMessage) => boolean,
+  found: Pick<HidingCandidates, "messages" | "perMessage" | "positions" | "unsettled">,
+  plan: (input: readonly BaseMessage[]) => Pick<HidingCandidates, "positions" | "unsettled" | "older" | "superseded">,
+): StrategyOutcome["lateReason"] {
+  if (syncMessageCounter(settings.tokenCounter) === undefined) return undefined;
+  const { messages, perMessage, positions, unsettled } = found;
+  let most = 0;
+  for (const position of unsettled) {
+    const resultIndex = positions.resultIndices[position]!;
+    const message = messages[resultIndex]!;
+    if (!isToolResultMessage(message)) return undefined;
+    if (mayFree(message)) most += perMessage[resultIndex]!;
+    if (most >= clearAtLeast) return undefined;
+  }
+  return (input) => {
+    const late = reasonIfCannotFire(settings, clearAtLeast, mayFree, { messages: input, perMessage, ...plan(input) });
+    // Its candidates are some of these: it cannot fire either.
+    return late === undefined ? tooLittleReason(most, clearAtLeast) : late(input);
+  };
+}

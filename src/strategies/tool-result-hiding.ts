@@ -6,10 +6,11 @@ import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
 import { HidingPass, isHiddenResult, type HiddenCopy, type HidingSettings, type Receipt } from "./hiding-pass.js";
-import { NOTHING_LEFT, reasonIfCannotFire, tooLittleReason } from "./hiding-noop.js";
+import { NOTHING_LEFT, reasonIfCannotFire, reasonWithoutLedger, tooLittleReason } from "./hiding-noop.js";
+import { indexToolCallGroups } from "../messages/tool-call-groups.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersessionReader } from "./superseded-results.js";
-import { HidingLedgers } from "./hiding-ledger.js";
+import { HidingLedgers, type HidingLedger } from "./hiding-ledger.js";
 import {
   DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
   DEFAULT_HIDING_CLEAR_AT_LEAST,
@@ -60,7 +61,8 @@ export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./supers
  * superseding result stays in full after the firing; its marker records the call (`supersededBy`).
  *
  * A run over the trigger that cannot fire (the results it would hide hold fewer than `clearAtLeast`
- * tokens in all) makes no hidden copy; its result's `reason` is computed when first read.
+ * tokens in all) makes no hidden copy; its result's `reason` is computed when first read. When even
+ * every result not hidden yet holds fewer, it does not look for superseded results either.
  *
  * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
  * trigger only: `clearAtLeast` still applies.
@@ -90,6 +92,8 @@ export class ToolResultHiding extends CompactionStrategy {
   readonly #receiptsMade = new WeakMap<BaseMessage, Receipt>();
   /** What the last history of each line held (results, settled ones, supersessions): a run reads only what changed. */
   readonly #ledgers: HidingLedgers;
+  /** A new line of ledgers, for a reason worked out later from a history alone (see `reasonWithoutLedger`). */
+  readonly #newLedgers: () => HidingLedgers;
   #settings: HidingSettings | undefined;
 
   constructor(options: ToolResultHidingOptions = {}) {
@@ -115,7 +119,9 @@ export class ToolResultHiding extends CompactionStrategy {
     const reader = supersessionReader(parsed.supersession);
     this.supersession = reader !== undefined;
     // As the pass reads a result: a tool message hidden already, or judged not worth hiding, needs no work.
-    this.#ledgers = new HidingLedgers(reader, (message) => isToolResultMessage(message) && (isHiddenResult(message) || this.#notWorthHiding.has(message)));
+    const isSettled = (message: BaseMessage) => isToolResultMessage(message) && (isHiddenResult(message) || this.#notWorthHiding.has(message));
+    this.#newLedgers = () => new HidingLedgers(reader, isSettled);
+    this.#ledgers = this.#newLedgers();
   }
 
   /** @deprecated use `clearAtLeast`. */
@@ -134,13 +140,19 @@ export class ToolResultHiding extends CompactionStrategy {
     const trigger = evaluateTrigger(this.trigger, size, this.contextWindow, context.force);
     if (trigger === undefined) return { status: "noop", reason: underTriggerReason(size) };
     const ledger = this.#ledgers.of(messages, index);
-    const kept = this.#keptResults(ledger.resultIndices, index, tokens.perMessage);
     const { resultIndices, assistantIndices } = ledger;
-    const older = resultIndices.length - kept;
-    // Older results all go; kept ones only when superseded, by a result the firing keeps in full.
-    const last = this.supersession ? resultIndices.length : older;
-    const unsettled = ledger.unsettled(messages, last);
-    const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
+    const { kept, older, last, unsettled } = this.#candidates(messages, index, tokens.perMessage, ledger);
+    if (this.clearAtLeastMode === "skip" && !this.hideToolInputs && this.supersession) {
+      // Short of clearAtLeast even were every kept result superseded: no supersession work now.
+      const lateReason = reasonWithoutLedger(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled }, (input) => {
+        const inputIndex = indexToolCallGroups(input);
+        const fresh = this.#newLedgers().of(input, inputIndex);
+        const found = this.#candidates(input, inputIndex, tokens.perMessage, fresh);
+        return { ...found, positions: fresh, superseded: this.#supersededToHide(input, fresh, found) };
+      });
+      if (lateReason !== undefined) return { status: "noop", trigger, lateReason };
+    }
+    const superseded = this.#supersededToHide(messages, ledger, { older, unsettled });
     if (this.clearAtLeastMode === "skip" && !this.hideToolInputs) {
       const lateReason = reasonIfCannotFire(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled, older, superseded });
       if (lateReason !== undefined) return { status: "noop", trigger, lateReason };
@@ -187,6 +199,19 @@ export class ToolResultHiding extends CompactionStrategy {
     return { status: "compacted", messages: output, replaced, preservesStructure: true, trigger };
   }
 
+  /** The results a run may hide: older ones all, kept ones (from `older` on, `kept` of them) only when superseded, up to `last`; those not settled yet. */
+  #candidates(messages: readonly BaseMessage[], index: PreparedHistory["index"], perMessage: readonly number[], ledger: HidingLedger) {
+    const kept = this.#keptResults(ledger.resultIndices, index, perMessage);
+    const older = ledger.resultIndices.length - kept;
+    const last = this.supersession ? ledger.resultIndices.length : older;
+    return { kept, older, last, unsettled: ledger.unsettled(messages, last) };
+  }
+
+  /** The superseded results among `unsettled` a firing may hide (see `HidingLedger.supersededToHide`). */
+  #supersededToHide(messages: readonly BaseMessage[], ledger: HidingLedger, { older, unsettled }: { older: number; unsettled: readonly number[] }) {
+    return ledger.supersededToHide(messages, unsettled, ledger.resultIndices[older] ?? messages.length, this.excludeTools);
+  }
+
   /**
    * At most how many tokens a forced run on `history` would free, without making any hidden copy:
    * the tokens of the older results it may hide, and of the superseded kept ones (not judged not worth hiding and, for tool messages,
@@ -199,9 +224,8 @@ export class ToolResultHiding extends CompactionStrategy {
     if (this.clearAtLeastMode === "extend" || this.hideToolInputs) return undefined;
     const ledger = this.#ledgers.of(messages, index);
     const { resultIndices } = ledger;
-    const older = resultIndices.length - this.#keptResults(resultIndices, index, tokens.perMessage);
-    const unsettled = ledger.unsettled(messages, this.supersession ? resultIndices.length : older);
-    const superseded = ledger.supersededToHide(messages, unsettled, resultIndices[older] ?? messages.length, this.excludeTools);
+    const { older, unsettled } = this.#candidates(messages, index, tokens.perMessage, ledger);
+    const superseded = this.#supersededToHide(messages, ledger, { older, unsettled });
     let freeable = 0;
     let candidates = 0;
     for (const position of unsettled) {

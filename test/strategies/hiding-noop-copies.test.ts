@@ -7,6 +7,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { compactionMarkerOf, createTokenCounter, toolResultHiding, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { supersessionWork } from "../../src/messages/supersession-ledger.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
 /** A counter that counts, as work, the hidden copies it is asked to count (by `countMessage`, or synchronously by a bound's `measure`). */
@@ -79,6 +80,38 @@ describe("a hiding step that cannot fire", () => {
     // Read after the last step: the reasons the pass gave at each step.
     expect(results[0]!.map((result) => result.reason)).toEqual(results[1]!.map((result) => result.reason));
     expect(results[0]![0]!.reason).toMatch(/^hiding would free \d+ tokens, less than clearAtLeast \(2500\)$/);
+    expect(results[0]!.map((result) => result.messages.map(shape))).toEqual(results[1]!.map((result) => result.messages.map(shape)));
+  });
+
+  it("short of clearAtLeast even were every kept result superseded, does no supersession scan, and gives the reason of the pass", async () => {
+    // `ls` results of about 100 tokens: the results not hidden yet reach 1,000 tokens only after
+    // several steps; until then a step does no supersession work at all.
+    const small = (n: number): BaseMessage[] => [assistant(`a${n}`, "", [{ id: `c${n}`, args: { command: "ls" } }]), toolResult(`t${n}`, `c${n}`, `src/m_${n}.ts `.repeat(30))];
+    const options = { trigger: { messages: 1 }, keepRecentGroups: 3, clearAtLeast: 1_000 };
+    const lazy = countingCopies(true);
+    const eager = countingCopies(false);
+    const hidings = [toolResultHiding({ ...options, tokenCounter: lazy.counter }), toolResultHiding({ ...options, tokenCounter: eager.counter })];
+    const start: BaseMessage[] = [system("s"), user("u")];
+    for (let n = 0; n < 30; n++) start.push(...small(n));
+    const histories = await Promise.all(hidings.map(async (hiding) => (await hiding.compact(start)).messages));
+    const results: CompactionResult[][] = [[], []];
+    const scans: number[] = [];
+    for (let n = 30; n < 50; n++) {
+      const step = small(n);
+      for (const [which, hiding] of hidings.entries()) {
+        const before = supersessionWork.partialScans + supersessionWork.fullScans;
+        const result = await hiding.compact([...histories[which]!, ...step]);
+        if (which === 0) scans.push(supersessionWork.partialScans + supersessionWork.fullScans - before);
+        histories[which] = result.messages;
+        results[which]!.push(result);
+      }
+    }
+    const statuses = results[0]!.map((result) => result.status);
+    expect(results[1]!.map((result) => result.status)).toEqual(statuses);
+    // Scans only at the steps where what is not hidden yet could reach clearAtLeast (and at firings).
+    const quiet = (steps: number) => Array.from({ length: steps }, () => ["noop", 0]);
+    expect(statuses.map((status, step) => [status, scans[step]])).toEqual([...quiet(9), ["noop", 1], ["noop", 1], ["noop", 1], ["compacted", 1], ...quiet(7)]);
+    expect(results[0]!.map((result) => result.reason)).toEqual(results[1]!.map((result) => result.reason));
     expect(results[0]!.map((result) => result.messages.map(shape))).toEqual(results[1]!.map((result) => result.messages.map(shape)));
   });
 });
