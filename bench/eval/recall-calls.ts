@@ -34,8 +34,8 @@ export interface RecallCalls {
 }
 
 /**
- * The recall calls that read one step's requests, `requests[i]` the token sizes of the pieces
- * (lines, see `piecesOf`) request `i` reads, as parallel tool calls, as the tool bounds them when it
+ * The recall calls that read one step's requests (each the pieces of a `find`, read up to its
+ * `need`-th; every call returns the whole part the tool gives), as parallel tool calls, as the tool bounds them when it
  * knows the window: round `k` asks every request with pieces left for its next part in one model
  * call, and each call returns the pieces that fit in its share of the room the context leaves
  * (`recallCap`: the window less 5%, less the context, the rounds before and the round's calls,
@@ -46,10 +46,10 @@ export interface RecallCalls {
  * asked: reading stops, and the unfinished requests are `stalled`.
  *
  * @example
- * recallCallsOf([[200, 200]], 10_000, 16_000); // 1 call: cached 10,000, uncached 50 + 400 + 45, output 50
- * recallCallsOf([[200, 200]], 14_800, 16_000); // room for one piece: 1 call, then stalled 1
+ * recallCallsOf([{ pieces: [200, 200], need: 1 }], 10_000, 16_000); // 1 call: cached 10,000, uncached 50 + 400 + 45, output 50
+ * recallCallsOf([{ pieces: [200, 200], need: 2 }], 14_800, 16_000); // room for one piece: 1 call, then stalled 1
  */
-export function recallCallsOf(requests: readonly (readonly number[])[], contextTokens: number, window: number): RecallCalls {
+export function recallCallsOf(requests: readonly RecallRequest[], contextTokens: number, window: number): RecallCalls {
   const read = requests.map(() => 0);
   let calls = 0;
   let cachedTokens = 0;
@@ -61,11 +61,11 @@ export function recallCallsOf(requests: readonly (readonly number[])[], contextT
   let callsOverWindow = 0;
   let stalled = 0;
   for (;;) {
-    const active = requests.flatMap((pieces, index) => (read[index]! < pieces.length ? [index] : []));
+    const active = requests.flatMap((request, index) => (read[index]! < request.need ? [index] : []));
     if (active.length === 0) break;
     const context = contextTokens + before + active.length * RECALL_CALL_TOKENS;
     const cap = Math.min(RECALL_PAGE_TOKENS, recallCap(window, context, active.length));
-    const ends = active.map((index) => partEnd(requests[index]!.map((tokens) => ({ tokens })), read[index]!, cap));
+    const ends = active.map((index) => partEnd(requests[index]!.pieces.map((tokens) => ({ tokens })), read[index]!, cap));
     if (ends.every((end, at) => end === read[active[at]!])) {
       stalled = active.length;
       break;
@@ -74,7 +74,7 @@ export function recallCallsOf(requests: readonly (readonly number[])[], contextT
     let added = 0;
     active.forEach((index, at) => {
       // A call with no room for its next piece gets the tool's short note instead: a frame's worth.
-      const size = requests[index]!.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + RECALL_FRAME_TOKENS;
+      const size = requests[index]!.pieces.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + RECALL_FRAME_TOKENS;
       read[index] = ends[at]!;
       added += RECALL_CALL_TOKENS + size;
       returnedTokens += size;
@@ -106,11 +106,20 @@ export function firstShown(pieces: readonly RecallPiece[], word: string): { piec
   return undefined;
 }
 
-/** What the agent reads of a `find` of `words`: the pieces' token sizes up to the last piece a word first shows in, and per word the pieces up to its first. */
-export async function findRead(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<{ pieces: number[]; needs: [string, number][] }> {
-  const pieces = await findPieces(originals, words, counter);
-  const needs = words.map((word): [string, number] => [word, firstShown(pieces, word)?.pieces ?? 0]);
-  const read = Math.max(1, ...needs.map(([, need]) => need));
-  return { pieces: pieces.slice(0, read).map((piece) => piece.tokens), needs };
+/** One `find` the agent asks for: the token sizes of every piece the tool cuts its result into, and how many of them it reads (up to the last piece a word first shows in). */
+export interface RecallRequest {
+  readonly pieces: readonly number[];
+  readonly need: number;
 }
 
+/** A `find` of `words` as {@link RecallRequest}, with per word the pieces up to its first showing (0 when it does not show). */
+export async function findRead(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][] }> {
+  const pieces = await findPieces(originals, words, counter);
+  const needs = words.map((word): [string, number] => [word, firstShown(pieces, word)?.pieces ?? 0]);
+  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), needs };
+}
+
+/** The tokens the tool returns for `requests` read with room for whole parts: each call's part and frame, and its call. */
+export function unboundedCost(requests: readonly RecallRequest[]): number {
+  return recallCallsOf(requests, 0, Infinity).uncachedTokens;
+}

@@ -23,7 +23,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
-import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf } from "./recall-calls.js";
+import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost } from "./recall-calls.js";
 import type { TokenCounter } from "../../src/index.js";
 
 export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
@@ -205,23 +205,20 @@ export class RecallLedger {
       request.words.push(word);
     }
     if (wanted.size === 0) return recall;
-    const requests: { pieces: number[]; needs: [string, number][] }[] = [];
+    const requests: Awaited<ReturnType<typeof findRead>>[] = [];
     for (const { reads, words } of wanted.values()) {
       const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
-      // One find of every word, read up to the last piece a word first shows in; a word that first
-      // shows past the first RECALL_PAGE_TOKENS tokens of it gets a find of its own instead.
+      // One find of every word, read up to the last piece a word first shows in; or, when that returns
+      // more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own.
       const all = await findPieces(originals, words, step.tokenCounter);
       const near: string[] = [];
       const far: string[] = [];
       for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
-      if (near.length > 0) requests.push(await findRead(originals, near, step.tokenCounter));
-      for (const word of far) requests.push(await findRead(originals, [word], step.tokenCounter));
+      const together = [await findRead(originals, words, step.tokenCounter)];
+      const apart = far.length === 0 ? together : [...(near.length > 0 ? [await findRead(originals, near, step.tokenCounter)] : []), ...(await Promise.all(far.map((word) => findRead(originals, [word], step.tokenCounter))))];
+      requests.push(...(unboundedCost(apart) < unboundedCost(together) ? apart : together));
     }
-    const calls = recallCallsOf(
-      requests.map((request) => request.pieces),
-      step.contextTokens,
-      step.window,
-    );
+    const calls = recallCallsOf(requests, step.contextTokens, step.window);
     // A word is recalled once the pieces up to its first showing are read; else it stays missing (and is asked again when missed again).
     requests.forEach((request, index) => {
       for (const [word, need] of request.needs) {

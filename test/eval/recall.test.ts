@@ -22,7 +22,7 @@ import {
 } from "../../bench/eval/recall.js";
 import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
 import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
-import { piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
+import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
 import { RECALL_ROOM_MARGIN, recallCap } from "../../src/langgraph/recall-room.js";
 import { rereadCost } from "../../bench/eval/rereads.js";
 import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
@@ -143,9 +143,11 @@ describe("recall in the replay", () => {
 
 describe("recallCallsOf", () => {
   const round = (pieces: number) => RECALL_CALL_TOKENS + pieces + RECALL_FRAME_TOKENS;
+  /** A request read to its last piece. */
+  const whole = (pieces: number[]) => ({ pieces, need: pieces.length });
 
   it("reads each request's pieces in parts of at most the page, one model call per round, each carrying the rounds before as cached input", () => {
-    expect(recallCallsOf([[1_500, 400, 250]], 10_000, 100_000)).toEqual({
+    expect(recallCallsOf([whole([1_500, 400, 250])], 10_000, 100_000)).toEqual({
       calls: 2,
       returnedTokens: 2_150 + 2 * RECALL_FRAME_TOKENS,
       // Round 1: 1,500 + 400 (the 250 would pass 2,000); round 2: the 250.
@@ -158,13 +160,16 @@ describe("recallCallsOf", () => {
       read: [3],
     });
     // Parallel requests share a round.
-    const parallel = recallCallsOf([[500], [1_800, 500], [700]], 10_000, 100_000);
+    const parallel = recallCallsOf([whole([500]), whole([1_800, 500]), whole([700])], 10_000, 100_000);
     expect([parallel.calls, parallel.uncachedTokens, parallel.read]).toEqual([2, round(500) + round(1_800) + round(700) + round(500), [1, 2, 1]]);
     expect(recallCallsOf([], 10_000, 100_000).calls).toBe(0);
+    // A call returns the whole part the tool gives, even past the piece the agent needs.
+    const past = recallCallsOf([{ pieces: [300, 300, 300], need: 1 }], 10_000, 100_000);
+    expect([past.calls, past.returnedTokens, past.read]).toEqual([1, 900 + RECALL_FRAME_TOKENS, [3]]);
   });
 
   it("bounds each round by the room the window leaves (less 5%), shared among its calls: no call over the window, what finds no room left unread", () => {
-    const requests = [Array.from({ length: 8 }, () => 200), Array.from({ length: 8 }, () => 200)];
+    const requests = [whole(Array.from({ length: 8 }, () => 200)), whole(Array.from({ length: 8 }, () => 200))];
     // Unbounded, both 1,600-token requests would come back in one round: 12,000 + 2 × 1,695 > 15,000.
     expect(12_000 + 2 * round(1_600)).toBeGreaterThan(15_000);
     const bounded = recallCallsOf(requests, 12_000, 15_000);
@@ -180,9 +185,9 @@ describe("recallCallsOf", () => {
 
   it("stops when a round would have no room for any part: the unfinished requests are stalled", () => {
     // Round 1: a cap of 15,200 - 15,150 - 45 = 5 tokens, under the 200-token piece: nothing is asked.
-    expect(recallCallsOf([[200, 200]], 15_100, 16_000)).toMatchObject({ calls: 0, read: [0], stalled: 1, callsOverWindow: 0 });
+    expect(recallCallsOf([whole([200, 200])], 15_100, 16_000)).toMatchObject({ calls: 0, read: [0], stalled: 1, callsOverWindow: 0 });
     // Room for one piece: one call, then no room for the second.
-    const one = recallCallsOf([[200, 200]], 14_800, 16_000);
+    const one = recallCallsOf([whole([200, 200])], 14_800, 16_000);
     expect([recallCap(16_000, 14_850, 1), one.calls, one.read, one.stalled]).toEqual([305, 1, [1], 1]);
   });
 });
@@ -242,17 +247,19 @@ describe("RecallLedger.charge", () => {
     const step = { archive, input: [hidden(big)], contextTokens: options.contextTokens ?? 1_000, window: options.window ?? 100_000, messageOf: (id: string) => (id === "t9" ? big : undefined), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
     return (options.ledger ?? new RecallLedger()).charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
   };
-  /** The tokens of the first `n` pieces the tool cuts a find of `words` into. */
-  const read = async (words: string, n: number) => (await piecesOf(findLines([big], findTerms(words)), RECALL_PIECE_TOKENS, tokenCounter)).slice(0, n).reduce((sum, piece) => sum + piece.tokens, 0);
+  /** The tokens of the first `n` pieces the tool cuts a find of `words` into, and of its first part of at most 2,000 tokens. */
+  const pieces = async (words: string) => piecesOf(findLines([big], findTerms(words)), RECALL_PIECE_TOKENS, tokenCounter);
+  const read = async (words: string, n: number) => (await pieces(words)).slice(0, n).reduce((sum, piece) => sum + piece.tokens, 0);
+  const firstPart = async (words: string) => read(words, partEnd(await pieces(words), 0, RECALL_PAGE_TOKENS));
 
-  it("reads a find only up to the line where the last missed word first shows; a word that first shows far in gets a find of its own", async () => {
-    // Header, the ALPHA_WORD line, the first BETA_WORD line: one request, one call.
+  it("reads a find's parts up to the one where the last missed word first shows; a word that first shows far in gets a find of its own when that returns less", async () => {
+    // ALPHA_WORD and the first BETA_WORD line are in the first part: one request, one call, that whole part.
     const first = await charge(["BETA_WORD", "ALPHA_WORD"]);
-    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await read("BETA_WORD|ALPHA_WORD", 3)) + RECALL_FRAME_TOKENS]);
-    // OMEGA_WORD first shows after the 120 BETA_WORD lines, past 2,000 tokens: its own find, header and line, in the same round.
+    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await firstPart("BETA_WORD|ALPHA_WORD")) + RECALL_FRAME_TOKENS]);
+    // OMEGA_WORD first shows after the 120 BETA_WORD lines, past 2,000 tokens: a find of its own (header and line), in the same round as BETA_WORD's first part.
     expect(await read("BETA_WORD|OMEGA_WORD", 122)).toBeGreaterThan(RECALL_PAGE_TOKENS);
     const far = await charge(["BETA_WORD", "OMEGA_WORD"]);
-    expect([far.recalls, far.recallCalls, far.recalledWords, far.returnedTokens]).toEqual([2, 1, 2, (await read("BETA_WORD", 2)) + (await read("OMEGA_WORD", 2)) + 2 * RECALL_FRAME_TOKENS]);
+    expect([far.recalls, far.recallCalls, far.recalledWords, far.returnedTokens]).toEqual([2, 1, 2, (await firstPart("BETA_WORD")) + (await read("OMEGA_WORD", 2)) + 2 * RECALL_FRAME_TOKENS]);
   });
 
   it("leaves a word the room has no part for missing at its step, and recalls it when it is missed again with room", async () => {
