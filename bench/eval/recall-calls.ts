@@ -46,7 +46,7 @@ export interface RecallCalls {
  * asked: reading stops, and the unfinished requests are `stalled`.
  *
  * @example
- * recallCallsOf([{ pieces: [200, 200], need: 1 }], 10_000, 16_000); // 1 call: cached 10,000, uncached 50 + 400 + 45, output 50
+ * recallCallsOf([{ pieces: [200, 200], need: 1 }], 10_000, 16_000); // 1 call: cached 10,000, uncached 50 + 400 + 50, output 50
  * recallCallsOf([{ pieces: [200, 200], need: 2 }], 14_800, 16_000); // room for one piece: 1 call, then stalled 1
  */
 export function recallCallsOf(requests: readonly RecallRequest[], contextTokens: number, window: number): RecallCalls {

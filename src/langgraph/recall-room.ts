@@ -8,7 +8,7 @@ import { RECALL_TOOL_NAME } from "./recall-refs.js";
 /** The share of the window a recall leaves free: the counter's error, and what the state does not hold (system prompt, tool schemas) when no usage is reported. @internal */
 export const RECALL_ROOM_MARGIN = 0.05;
 /** Tokens one call's result adds to its text: the `<recalled>` header and fence, the line naming the next part, and the tool message's own (its role, call id and name). @internal */
-export const RECALL_FRAME_TOKENS = 45;
+export const RECALL_FRAME_TOKENS = 50;
 
 /**
  * The most tokens of recalled text each of `calls` parallel recall calls may return so that a

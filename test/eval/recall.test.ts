@@ -170,7 +170,7 @@ describe("recallCallsOf", () => {
 
   it("bounds each round by the room the window leaves (less 5%), shared among its calls: no call over the window, what finds no room left unread", () => {
     const requests = [whole(Array.from({ length: 8 }, () => 200)), whole(Array.from({ length: 8 }, () => 200))];
-    // Unbounded, both 1,600-token requests would come back in one round: 12,000 + 2 × 1,695 > 15,000.
+    // Unbounded, both 1,600-token requests would come back in one round: 12,000 + 2 × 1,700 > 15,000.
     expect(12_000 + 2 * round(1_600)).toBeGreaterThan(15_000);
     const bounded = recallCallsOf(requests, 12_000, 15_000);
     // Round 1: room 14,250 - 12,100 = 2,150, 1,075 a call less the frame: 5 pieces each.
@@ -184,11 +184,11 @@ describe("recallCallsOf", () => {
   });
 
   it("stops when a round would have no room for any part: the unfinished requests are stalled", () => {
-    // Round 1: a cap of 15,200 - 15,150 - 45 = 5 tokens, under the 200-token piece: nothing is asked.
+    // Round 1: a cap of 15,200 - 15,150 - 50 = 0 tokens, under the 200-token piece: nothing is asked.
     expect(recallCallsOf([whole([200, 200])], 15_100, 16_000)).toMatchObject({ calls: 0, read: [0], stalled: 1, callsOverWindow: 0 });
     // Room for one piece: one call, then no room for the second.
     const one = recallCallsOf([whole([200, 200])], 14_800, 16_000);
-    expect([recallCap(16_000, 14_850, 1), one.calls, one.read, one.stalled]).toEqual([305, 1, [1], 1]);
+    expect([recallCap(16_000, 14_850, 1), one.calls, one.read, one.stalled]).toEqual([300, 1, [1], 1]);
   });
 });
 
