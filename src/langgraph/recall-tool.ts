@@ -76,7 +76,8 @@ interface RecallRunConfig {
  * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
  * and, given `contextWindow`, no more than the context leaves room for (`part` asks for the next;
- * parts are numbered by line, so every part stays reachable). With `find` (texts separated by `|`, case-insensitive), only the lines
+ * parts are numbered by line, so every part stays reachable). With `find` (texts separated by
+ * `|`, case-insensitive), only the lines
  * that hold one, newest message first, each under its message's header: one short call reaches a
  * word of a long summarized span or of a large hidden result. An agent asks for
  * several references at once as parallel tool calls. The thread comes from the run's `configurable.thread_id` and the
