@@ -5,39 +5,39 @@
  * recall instead of a re-read or a loss. The agent passes the reference its context shows for the
  * source: the source's own, where a rewritten copy of it (a placeholder, a trimmed reply) is in the
  * input; else that of the summary that stands for it. Per reference, one request whose `find` names
- * the step's missed words it reaches, priced at the tokens of exactly what the tool returns for it
- * (the matching lines, src/langgraph/recall-find.ts). A step's requests go out as parallel tool
- * calls: one model call per round of parts (at most {@link RECALL_PAGE_TOKENS} tokens a part), each
- * priced as a re-read is (rereads.ts): its input is the step's input (with the tool's schema and the
- * references), all of it a cached prefix, plus the rounds already returned (cached: they were just
- * sent), then the agent's calls and the new parts with their frames, uncached; its output is the
- * agent's calls. A word recalled once is not recalled again in the compaction epoch. A miss no
+ * the step's missed words it reaches, read up to the line where the last of them first shows, and
+ * one more request per missed word that first shows only past the first {@link RECALL_PAGE_TOKENS}
+ * tokens of it (a `find` of its own, read to its first line); priced at the tokens of exactly what
+ * the tool returns (the matching lines, src/langgraph/recall-find.ts, cut into pieces as the tool
+ * cuts them). A step's requests go out as parallel tool calls, bounded as the tool bounds them
+ * when it knows the window (src/langgraph/recall-room.ts; see {@link recallCallsOf}): one model call
+ * per round of parts, each priced as a re-read is (rereads.ts): its input is the step's input (with
+ * the tool's schema and the references), all of it a cached prefix, plus the rounds already
+ * returned (cached: they were just sent), then the agent's calls and the new parts with their
+ * frames, uncached; its output is the
+ * agent's calls. A word recalled once is not recalled again in the compaction epoch; a word the
+ * room left no part for stays missing at its step (`unreadWords`). A miss no
  * reference in the context reaches is recovered as without recall: a tool result is re-read, the
  * agent's or the user's words are lost.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
-import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
-import { pagesOf } from "../../src/langgraph/recall-pages.js";
+import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost } from "./recall-calls.js";
 import type { TokenCounter } from "../../src/index.js";
 
-/** The most tokens of originals one recall call returns (the tool's `maxTokens` default): longer ones are read in parts. */
-export const RECALL_PAGE_TOKENS = 2_000;
-/** Tokens each recall call's frame adds to its part: header, fence, and the line naming the next part (the tool's figure). */
-export const RECALL_FRAME_TOKENS = 30;
+export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
+
 /** Tokens of the recall tool's schema, sent with every model call of a run with recall on (the tool's figure). */
 export const RECALL_SCHEMA_TOKENS = 69;
 /** Tokens of the reference (` [recall <ref>]`) a compaction appends to each message it rewrites, with recall on (the tool's figure). */
 export const RECALL_REFERENCE_TOKENS = 8;
-/** Tokens of the agent's recall call (its output, then part of the next input): as a re-read's repeated call. */
-export const RECALL_CALL_TOKENS = REREAD_REPLY_TOKENS;
 
 /** The recovery of one step's grounding misses with recall on. */
 export interface StepRecall {
-  /** References recalled at this step (each once per compaction epoch, or again to read further). */
+  /** Recall requests at this step: per reference, one `find` of its missed words, and one per word that first shows far into it. */
   readonly recalls: number;
-  /** Recall calls: reading `t` tokens of originals takes ceil(t / {@link RECALL_PAGE_TOKENS}) of them. */
+  /** Recall calls: model calls, one per round of parallel requests. */
   readonly recallCalls: number;
   /** Tokens the recall calls returned: the originals' parts and their frames. */
   readonly returnedTokens: number;
@@ -51,6 +51,10 @@ export interface StepRecall {
   readonly peakCallTokens: number;
   /** Recall calls whose input is over the window. */
   readonly callsOverWindow: number;
+  /** Recalls left unfinished because a round had no room for any part (the tool said so). */
+  readonly stalledRecalls: number;
+  /** Missing words a reference reaches but no room was left to read back at this step: still missing (asked again when missed again). */
+  readonly unreadWords: number;
   /** Missing words a reference in the context reaches (recovered by a recall now or earlier in the epoch). */
   readonly recalledWords: number;
   /** Tool results no reference in the context reaches, re-read as without recall (rereads.ts), and what they cost. */
@@ -75,6 +79,8 @@ export const NO_RECALL: StepRecall = Object.freeze({
   outputTokens: 0,
   peakCallTokens: 0,
   callsOverWindow: 0,
+  stalledRecalls: 0,
+  unreadWords: 0,
   recalledWords: 0,
   rereads: 0,
   rereadCachedTokens: 0,
@@ -84,58 +90,6 @@ export const NO_RECALL: StepRecall = Object.freeze({
   lostOwnWords: 0,
   lostUserWords: 0,
 });
-
-/** The recall calls of one step, on top of a context of `contextTokens`. */
-export interface RecallCalls {
-  readonly calls: number;
-  /** Tokens the calls returned: the parts and their frames. */
-  readonly returnedTokens: number;
-  readonly cachedTokens: number;
-  readonly uncachedTokens: number;
-  readonly outputTokens: number;
-  readonly peakCallTokens: number;
-  /** Calls whose input is over `window`. */
-  readonly callsOverWindow: number;
-}
-
-/**
- * The recall calls that read one step's requests, `requests[i]` the token sizes of the parts request
- * `i` reads, as parallel tool calls: round `k` asks every request with a `k`-th part for it in one
- * model call, so the step takes as many calls as its longest request reads parts. A call's input is
- * the context and the rounds before it (cached), then its tool calls and their parts with frames
- * (uncached); its output is its tool calls, {@link RECALL_CALL_TOKENS} each.
- *
- * @example
- * recallCallsOf([[2_000, 1_000]], 10_000, 16_000); // 2 calls: cached 10,000 + 12,080, uncached 2,080 + 1,080, output 100
- * recallCallsOf([[500], [700]], 10_000, 16_000); // 1 call: cached 10,000, uncached 1,260 + 60, output 100
- */
-export function recallCallsOf(requests: readonly (readonly number[])[], contextTokens: number, window: number): RecallCalls {
-  const calls = requests.reduce((most, parts) => Math.max(most, parts.length), 0);
-  let cachedTokens = 0;
-  let uncachedTokens = 0;
-  let outputTokens = 0;
-  let returnedTokens = 0;
-  let before = 0;
-  let peakCallTokens = 0;
-  let callsOverWindow = 0;
-  for (let round = 0; round < calls; round++) {
-    let added = 0;
-    for (const parts of requests) {
-      if (parts.length <= round) continue;
-      const size = parts[round]! + RECALL_FRAME_TOKENS;
-      added += RECALL_CALL_TOKENS + size;
-      returnedTokens += size;
-      outputTokens += RECALL_CALL_TOKENS;
-    }
-    const input = contextTokens + before + added;
-    cachedTokens += contextTokens + before;
-    uncachedTokens += added;
-    peakCallTokens = Math.max(peakCallTokens, input);
-    if (input > window) callsOverWindow++;
-    before += added;
-  }
-  return { calls, returnedTokens, cachedTokens, uncachedTokens, outputTokens, peakCallTokens, callsOverWindow };
-}
 
 /** What a compaction wrote to the thread's archive (see `SystemStep.archive`). */
 export interface ArchiveWrite {
@@ -246,24 +200,35 @@ export class RecallLedger {
       }
       recall.recalledWords++;
       if (this.#recalled.has(word)) continue;
-      this.#recalled.add(word);
       let request = wanted.get(reference.ref);
       if (request === undefined) wanted.set(reference.ref, (request = { reads: reference.reads, words: [] }));
       request.words.push(word);
     }
     if (wanted.size === 0) return recall;
-    const requests: number[][] = [];
+    const requests: Awaited<ReturnType<typeof findRead>>[] = [];
     for (const { reads, words } of wanted.values()) {
       const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
-      const pages = await pagesOf(findLines(originals, findTerms(words.join("|"))), RECALL_PAGE_TOKENS, step.tokenCounter);
-      // The agent reads parts until it has every word it asked for: up to the last page a word first shows in.
-      const lower = pages.map((page) => page.toLowerCase());
-      const read = Math.max(1, ...words.map((word) => lower.findIndex((page) => page.includes(word.toLowerCase())) + 1));
-      const sizes: number[] = [];
-      for (const page of pages.slice(0, read)) sizes.push(await step.tokenCounter.countText(page));
-      requests.push(sizes);
+      // One find of every word, read up to the last piece a word first shows in; or, when that returns
+      // more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own.
+      const all = await findPieces(originals, words, step.tokenCounter);
+      const near: string[] = [];
+      const far: string[] = [];
+      for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
+      const together = [await findRead(originals, words, step.tokenCounter)];
+      const apart = far.length === 0 ? together : [...(near.length > 0 ? [await findRead(originals, near, step.tokenCounter)] : []), ...(await Promise.all(far.map((word) => findRead(originals, [word], step.tokenCounter))))];
+      requests.push(...(unboundedCost(apart) < unboundedCost(together) ? apart : together));
     }
     const calls = recallCallsOf(requests, step.contextTokens, step.window);
+    // A word is recalled once the pieces up to its first showing are read; else it stays missing (and is asked again when missed again).
+    requests.forEach((request, index) => {
+      for (const [word, need] of request.needs) {
+        if (need <= calls.read[index]!) this.#recalled.add(word);
+        else {
+          recall.recalledWords--;
+          recall.unreadWords++;
+        }
+      }
+    });
     recall.recalls = requests.length;
     recall.recallCalls = calls.calls;
     recall.returnedTokens = calls.returnedTokens;
@@ -272,6 +237,7 @@ export class RecallLedger {
     recall.outputTokens = calls.outputTokens;
     recall.peakCallTokens = calls.peakCallTokens;
     recall.callsOverWindow = calls.callsOverWindow;
+    recall.stalledRecalls = calls.stalled;
     return recall;
   }
 }

@@ -30,6 +30,10 @@ export interface RecallTotals {
   /** Model calls whose input with the schema is over the window, and recall calls over it. */
   readonly modelCallsOverWindow: number;
   readonly recallCallsOverWindow: number;
+  /** Recalls left unread because a round had no room for any part (see `recallCallsOf`). */
+  readonly stalledRecalls: number;
+  /** Missing words a reference reached but no room was left to read back at their step. */
+  readonly unreadWords: number;
   /** The largest input: a model call's with the schema, or a recall call's. */
   readonly peakInputTokens: number;
   /** Model calls that read a cached prefix (their schema is then cached too), per cache reading. */
@@ -64,6 +68,8 @@ const RECALL_SUMMED = [
   "lostUserWords",
   "modelCallsOverWindow",
   "recallCallsOverWindow",
+  "stalledRecalls",
+  "unreadWords",
   "prefixCachedCalls",
   "anthropicCachedCalls",
   "anchoredCachedCalls",
@@ -182,6 +188,8 @@ export function totalsOf(replay: TraceReplay): ReplayTotals {
     const withRecall = step.inputTokens + RECALL_SCHEMA_TOKENS + references;
     if (withRecall > replay.window) recall.modelCallsOverWindow++;
     recall.recallCallsOverWindow += step.recall.callsOverWindow;
+    recall.stalledRecalls += step.recall.stalledRecalls;
+    recall.unreadWords += step.recall.unreadWords;
     recall.peakInputTokens = Math.max(recall.peakInputTokens, withRecall, step.recall.peakCallTokens);
     recall.referenceTokens += references;
     if (step.cachedPrefix.prefix) {

@@ -21,11 +21,11 @@ export interface RecallSources {
 }
 
 /**
- * The parts a recall result says it has: `Part n of N` gives N, a `<recalled …>` frame without it 1,
+ * The parts a recall result says it has: `Part n of N` (or `Parts n-m of N`) gives N, a `<recalled …>` frame without it 1,
  * anything else (nothing found, a part past the end, an error) null.
  */
 export function recallParts(text: string): number | null {
-  const paged = /\bPart \d+ of (\d+)\b/u.exec(text);
+  const paged = /\bParts? \d+(?:-\d+)? of (\d+)\b/u.exec(text);
   if (paged) return Number(paged[1]);
   return /^<recalled\b/u.test(text) ? 1 : null;
 }

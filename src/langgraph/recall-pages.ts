@@ -4,51 +4,65 @@ import { boundaryAtOrAfter, boundaryAtOrBefore } from "../text/code-points.js";
 /** The most code units a token can stand for, as far as cutting a long line goes (a first slice, cut to tokens next). */
 const MAX_UNITS_PER_TOKEN = 16;
 
+/** The most tokens of one piece of a recall: a line longer than this is cut across pieces. @internal */
+export const RECALL_PIECE_TOKENS = 250;
+
+/** One piece of a recall's text: a line (with its line break), or a cut of a longer line, and its tokens. @internal */
+export interface RecallPiece {
+  readonly text: string;
+  readonly tokens: number;
+}
+
 /**
- * `text` split into parts of at most `maxTokens` tokens each, in order, nothing lost or added: lines
- * (each with its line break) counted once each and packed greedily; a line longer than a part is cut
- * at token boundaries (never inside a code point) across parts. Linear in the text. @internal
+ * `text` cut into pieces, in order, nothing lost or added: each line (with its line break) counted
+ * once; a line over `pieceTokens` cut at token boundaries (never inside a code point) into pieces
+ * of at most `pieceTokens`. The pieces do not depend on the room a call has, so a part number
+ * (the index of a piece) names the same text at every call. Linear in the text. @internal
  */
-export async function pagesOf(text: string, maxTokens: number, counter: TokenCounter): Promise<string[]> {
-  const pages: string[] = [];
-  let page = "";
-  let pageTokens = 0;
-  const flush = () => {
-    if (page !== "") pages.push(page);
-    page = "";
-    pageTokens = 0;
-  };
-  const lines = text.split(/(?<=\n)/u);
-  for (const line of lines) {
+export async function piecesOf(text: string, pieceTokens: number, counter: TokenCounter): Promise<RecallPiece[]> {
+  const pieces: RecallPiece[] = [];
+  for (const line of text.split(/(?<=\n)/u)) {
+    if (line === "") continue;
     const tokens = await counter.countText(line);
-    if (pageTokens + tokens <= maxTokens) {
-      page += line;
-      pageTokens += tokens;
+    if (tokens <= pieceTokens) {
+      pieces.push({ text: line, tokens });
       continue;
     }
-    if (tokens <= maxTokens) {
-      flush();
-      page = line;
-      pageTokens = tokens;
-      continue;
-    }
-    // A line longer than a part: cut at token boundaries, first filling what the part has left.
     let rest = line;
     while (rest !== "") {
-      const budget = maxTokens - pageTokens;
-      const slice = rest.slice(0, boundaryAtOrBefore(rest, Math.min(rest.length, budget * MAX_UNITS_PER_TOKEN)));
-      let head = budget > 0 && slice !== "" ? await counter.truncateText(slice, budget) : "";
-      if (head === "" && page === "") head = rest.slice(0, boundaryAtOrAfter(rest, 1));
-      if (head === "") {
-        flush();
-        continue;
-      }
-      page += head;
-      pageTokens += await counter.countText(head);
+      const slice = rest.slice(0, boundaryAtOrBefore(rest, Math.min(rest.length, pieceTokens * MAX_UNITS_PER_TOKEN)));
+      let head = slice === "" ? "" : await counter.truncateText(slice, pieceTokens);
+      if (head === "") head = rest.slice(0, boundaryAtOrAfter(rest, 1));
+      pieces.push({ text: head, tokens: await counter.countText(head) });
       rest = rest.slice(head.length);
-      if (rest !== "") flush();
     }
   }
-  flush();
+  return pieces;
+}
+
+/**
+ * The end (exclusive) of the part that starts at piece `start`: the pieces from it, taken while
+ * their tokens sum to at most `cap`. `start` itself when the first does not fit. @internal
+ */
+export function partEnd(pieces: readonly { readonly tokens: number }[], start: number, cap: number): number {
+  let end = start;
+  let used = 0;
+  while (end < pieces.length && used + pieces[end]!.tokens <= cap) used += pieces[end++]!.tokens;
+  return end;
+}
+
+/**
+ * `text` in parts of at most `maxTokens` tokens each (by the pieces' counts), as the recall tool
+ * returns them with that much room: pieces of at most min(`maxTokens`, {@link RECALL_PIECE_TOKENS})
+ * packed in order. @internal
+ */
+export async function pagesOf(text: string, maxTokens: number, counter: TokenCounter): Promise<string[]> {
+  const pieces = await piecesOf(text, Math.min(maxTokens, RECALL_PIECE_TOKENS), counter);
+  const pages: string[] = [];
+  for (let start = 0; start < pieces.length; ) {
+    const end = partEnd(pieces, start, maxTokens);
+    pages.push(pieces.slice(start, end).map((piece) => piece.text).join(""));
+    start = end;
+  }
   return pages;
 }

@@ -10,7 +10,8 @@ import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
 import { findLines, findTerms } from "./recall-find.js";
 import { recallOriginals } from "./recall-lookup.js";
-import { pagesOf } from "./recall-pages.js";
+import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "./recall-pages.js";
+import { recallCap, recallContext } from "./recall-room.js";
 import { RECALL_REF_PATTERN, RECALL_TOOL_NAME } from "./recall-refs.js";
 import type { RestorableState } from "./restore-history.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
@@ -19,6 +20,12 @@ import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk
 export interface RecallToolOptions {
   /** The most tokens of recalled text one call returns; the rest comes in further parts. @default 2000 */
   maxTokens?: number;
+  /**
+   * The model's context window, in tokens: a call then returns no more than the room the run's
+   * context leaves in it (less 5%), shared among the assistant message's recall calls. No bound
+   * without it. `autoCompactionMiddleware` passes its own `contextWindow`.
+   */
+  contextWindow?: number;
   /**
    * The store the archive is in, in place of the run's (`config.store`): a LangGraph `BaseStore`, or
    * an `@langchain/langgraph-sdk` `Client` (or its `client.store`) for a LangGraph API server's store.
@@ -39,6 +46,7 @@ const FENCE_TAGS = [...DATA_FENCE_TAGS, "recalled"];
 const optionsSchema = z
   .object({
     maxTokens: z.number().int().min(50).optional(),
+    contextWindow: z.number().int().positive().optional(),
     store: z.custom<RecallToolOptions["store"]>((value) => typeof value === "object" && value !== null).optional(),
     namespace: z.array(z.string().min(1)).min(1).optional(),
     tokenCounter: tokenCounterSchema.optional(),
@@ -67,7 +75,9 @@ interface RecallRunConfig {
  * given a reference that a hidden result, superseded note, summary or truncated message names
  * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
- * (`part` asks for the next). With `find` (texts separated by `|`, case-insensitive), only the lines
+ * and, given `contextWindow`, no more than the context leaves room for (`part` asks for the next;
+ * parts are numbered by line, so every part stays reachable). With `find` (texts separated by
+ * `|`, case-insensitive), only the lines
  * that hold one, newest message first, each under its message's header: one short call reaches a
  * word of a long summarized span or of a large hidden result. An agent asks for
  * several references at once as parallel tool calls. The thread comes from the run's `configurable.thread_id` and the
@@ -101,11 +111,23 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
       const terms = typeof find === "string" ? findTerms(find) : [];
       const text = terms.length === 0 ? formatHistory(originals, { dropUnansweredCalls: false }) : findLines(originals, terms);
       if (text === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
-      const pages = await pagesOf(fenceData(text, FENCE_TAGS), maxTokens, parsed.tokenCounter ?? defaultTokenCounter());
-      const number = Number.isInteger(part) && part! >= 1 ? part! : 1;
-      if (number > pages.length) return `${wanted} has ${pages.length} part${pages.length === 1 ? "" : "s"}.`;
-      const more = number < pages.length ? `\nPart ${number} of ${pages.length}; next: part ${number + 1}.` : "";
-      return `<recalled ref="${wanted}"${pages.length > 1 ? ` part="${number}"` : ""}>\n${pages[number - 1]!}\n</recalled>${more}`;
+      const counter = parsed.tokenCounter ?? defaultTokenCounter();
+      const pieces = await piecesOf(fenceData(text, FENCE_TAGS), Math.min(maxTokens, RECALL_PIECE_TOKENS), counter);
+      const start = Number.isInteger(part) && part! >= 1 ? part! : 1;
+      const count = pieces.length;
+      if (start > count) return `${wanted} has ${count} part${count === 1 ? "" : "s"}.`;
+      let cap = maxTokens;
+      if (parsed.contextWindow !== undefined) {
+        const context = await recallContext(state.messages, counter);
+        cap = Math.min(cap, recallCap(parsed.contextWindow, context.tokens, context.calls));
+      }
+      const end = partEnd(pieces, start - 1, cap);
+      if (end < start) return `No room in the context for part ${start} of ${wanted} now; ask again after the next compaction, or for fewer refs at once.`;
+      const body = pieces.slice(start - 1, end).map((piece) => piece.text).join("");
+      const whole = start === 1 && end === count;
+      const parts = end === start ? `Part ${start}` : `Parts ${start}-${end}`;
+      const more = whole ? "" : `\n${parts} of ${count}${end < count ? `; next: part ${end + 1}` : ""}.`;
+      return `<recalled ref="${wanted}"${whole ? "" : ` part="${start}"`}>\n${body}\n</recalled>${more}`;
     },
     { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: argsSchema },
   ) as DynamicStructuredTool;

@@ -34,5 +34,10 @@ export function autoCompactionMiddleware(options: AutoCompactionMiddlewareOption
     if ((MIDDLEWARE_KEYS as readonly string[]).includes(key)) middleware[key] = value;
     else policy[key] = value;
   }
+  // The recall tool bounds what it returns by the room the policy's window leaves.
+  const { recall } = middleware as CompactionMiddlewareOptions;
+  const window = policy["contextWindow"];
+  const given = recall === true ? {} : typeof recall === "object" && recall !== null ? recall : undefined;
+  if (given !== undefined && typeof window === "number") middleware["recall"] = { contextWindow: window, ...given };
   return compactionMiddleware(autoCompaction(policy as AutoCompactionOptions), { name: "AutoCompactionMiddleware", ...(middleware as CompactionMiddlewareOptions) });
 }

@@ -22,7 +22,8 @@ import {
 } from "../../bench/eval/recall.js";
 import { replayTrace, totalsOf } from "../../bench/eval/replay.js";
 import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
-import { pagesOf } from "../../src/langgraph/recall-pages.js";
+import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
+import { RECALL_ROOM_MARGIN, recallCap } from "../../src/langgraph/recall-room.js";
 import { rereadCost } from "../../bench/eval/rereads.js";
 import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
 import { recallVerdict } from "../../bench/eval/report-recall.js";
@@ -141,31 +142,53 @@ describe("recall in the replay", () => {
 });
 
 describe("recallCallsOf", () => {
-  it("reads a request part by part, each call carrying the parts before it as cached input", () => {
-    expect(recallCallsOf([[2_000, 1_000]], 10_000, 12_100)).toEqual({
+  const round = (pieces: number) => RECALL_CALL_TOKENS + pieces + RECALL_FRAME_TOKENS;
+  /** A request read to its last piece. */
+  const whole = (pieces: number[]) => ({ pieces, need: pieces.length });
+
+  it("reads each request's pieces in parts of at most the page, one model call per round, each carrying the rounds before as cached input", () => {
+    expect(recallCallsOf([whole([1_500, 400, 250])], 10_000, 100_000)).toEqual({
       calls: 2,
-      returnedTokens: 3_000 + 2 * RECALL_FRAME_TOKENS,
-      cachedTokens: 10_000 + (10_000 + 2_080),
-      uncachedTokens: 2_080 + 1_080,
-      outputTokens: 100,
-      peakCallTokens: 10_000 + 2_080 + 1_080,
-      // The first call (12,080) fits; the second (13,160) does not.
-      callsOverWindow: 1,
+      returnedTokens: 2_150 + 2 * RECALL_FRAME_TOKENS,
+      // Round 1: 1,500 + 400 (the 250 would pass 2,000); round 2: the 250.
+      cachedTokens: 10_000 + (10_000 + round(1_900)),
+      uncachedTokens: round(1_900) + round(250),
+      outputTokens: 2 * RECALL_CALL_TOKENS,
+      peakCallTokens: 10_000 + round(1_900) + round(250),
+      callsOverWindow: 0,
+      stalled: 0,
+      read: [3],
     });
+    // Parallel requests share a round.
+    const parallel = recallCallsOf([whole([500]), whole([1_800, 500]), whole([700])], 10_000, 100_000);
+    expect([parallel.calls, parallel.uncachedTokens, parallel.read]).toEqual([2, round(500) + round(1_800) + round(700) + round(500), [1, 2, 1]]);
+    expect(recallCallsOf([], 10_000, 100_000).calls).toBe(0);
+    // A call returns the whole part the tool gives, even past the piece the agent needs.
+    const past = recallCallsOf([{ pieces: [300, 300, 300], need: 1 }], 10_000, 100_000);
+    expect([past.calls, past.returnedTokens, past.read]).toEqual([1, 900 + RECALL_FRAME_TOKENS, [3]]);
   });
 
-  it("sends a step's requests as parallel tool calls: one model call per round of parts", () => {
-    expect(recallCallsOf([[500], [2_000, 500], [700]], 10_000, 100_000)).toEqual({
-      calls: 2,
-      returnedTokens: 500 + 2_500 + 700 + 4 * RECALL_FRAME_TOKENS,
-      // Round 1: three calls and parts; round 2: the second request's second part.
-      cachedTokens: 10_000 + (10_000 + 3 * 80 + 500 + 2_000 + 700),
-      uncachedTokens: 3 * 80 + 500 + 2_000 + 700 + (80 + 500),
-      outputTokens: 4 * RECALL_CALL_TOKENS,
-      peakCallTokens: 10_000 + 3 * 80 + 3_200 + 80 + 500,
-      callsOverWindow: 0,
-    });
-    expect(recallCallsOf([], 10_000, 100_000).calls).toBe(0);
+  it("bounds each round by the room the window leaves (less 5%), shared among its calls: no call over the window, what finds no room left unread", () => {
+    const requests = [whole(Array.from({ length: 8 }, () => 200)), whole(Array.from({ length: 8 }, () => 200))];
+    // Unbounded, both 1,600-token requests would come back in one round: 12,000 + 2 × 1,700 > 15,000.
+    expect(12_000 + 2 * round(1_600)).toBeGreaterThan(15_000);
+    const bounded = recallCallsOf(requests, 12_000, 15_000);
+    // Round 1: room 14,250 - 12,100 = 2,150, 1,075 a call less the frame: 5 pieces each.
+    expect(recallCap(15_000, 12_000 + 2 * RECALL_CALL_TOKENS, 2)).toBe(1_075 - RECALL_FRAME_TOKENS);
+    expect(bounded.read).toEqual([5, 5]);
+    expect([bounded.callsOverWindow, bounded.stalled]).toEqual([0, 2]);
+    expect(bounded.peakCallTokens).toBeLessThanOrEqual(Math.floor(15_000 * (1 - RECALL_ROOM_MARGIN)));
+    // With the room for them, the same requests are read whole, in one round.
+    const roomy = recallCallsOf(requests, 8_000, 15_000);
+    expect([roomy.calls, roomy.read, roomy.stalled, roomy.callsOverWindow]).toEqual([1, [8, 8], 0, 0]);
+  });
+
+  it("stops when a round would have no room for any part: the unfinished requests are stalled", () => {
+    // Round 1: a cap of 15,200 - 15,150 - 50 = 0 tokens, under the 200-token piece: nothing is asked.
+    expect(recallCallsOf([whole([200, 200])], 15_100, 16_000)).toMatchObject({ calls: 0, read: [0], stalled: 1, callsOverWindow: 0 });
+    // Room for one piece: one call, then no room for the second.
+    const one = recallCallsOf([whole([200, 200])], 14_800, 16_000);
+    expect([recallCap(16_000, 14_850, 1), one.calls, one.read, one.stalled]).toEqual([300, 1, [1], 1]);
   });
 });
 
@@ -215,30 +238,36 @@ describe("recallVerdict", () => {
 
 describe("RecallLedger.charge", () => {
   const line = (word: string) => `${word} ${"y ".repeat(60)}`;
-  // One hidden result whose find output takes several parts: ALPHA_WORD on the first line, OMEGA_WORD on the last.
+  // One hidden result whose find output is long: ALPHA_WORD on the first line, 120 lines of BETA_WORD, OMEGA_WORD on the last.
   const big = toolResult("t9", "c9", [line("ALPHA_WORD"), ...Array.from({ length: 120 }, () => line("BETA_WORD")), line("OMEGA_WORD")].join("\n"));
-  const charge = async (words: string[]) => {
-    const archive = new RecallArchive();
-    archive.add({ ids: ["t9"] });
+  const archive = new RecallArchive();
+  archive.add({ ids: ["t9"] });
+  const charge = async (words: string[], options: { ledger?: RecallLedger; contextTokens?: number; window?: number } = {}) => {
     const missing = new Map(words.map((word) => [word, { kind: "tool" as const, message: big }]));
-    const step = { archive, input: [hidden(big)], contextTokens: 1_000, window: 100_000, messageOf: (id: string) => (id === "t9" ? big : undefined), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
-    return new RecallLedger().charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
+    const step = { archive, input: [hidden(big)], contextTokens: options.contextTokens ?? 1_000, window: options.window ?? 100_000, messageOf: (id: string) => (id === "t9" ? big : undefined), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
+    return (options.ledger ?? new RecallLedger()).charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
   };
+  /** The tokens of the first `n` pieces the tool cuts a find of `words` into, and of its first part of at most 2,000 tokens. */
+  const pieces = async (words: string) => piecesOf(findLines([big], findTerms(words)), RECALL_PIECE_TOKENS, tokenCounter);
+  const read = async (words: string, n: number) => (await pieces(words)).slice(0, n).reduce((sum, piece) => sum + piece.tokens, 0);
+  const firstPart = async (words: string) => read(words, partEnd(await pieces(words), 0, RECALL_PAGE_TOKENS));
 
-  it("reads a find's parts only up to the last part a missed word first shows in, one request per reference", async () => {
-    const pages = await pagesOf(findLines([big], findTerms("BETA_WORD|ALPHA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
-    expect(pages.length).toBeGreaterThan(2);
-    // Both words are in the first part: one call, that part only.
+  it("reads a find's parts up to the one where the last missed word first shows; a word that first shows far in gets a find of its own when that returns less", async () => {
+    // ALPHA_WORD and the first BETA_WORD line are in the first part: one request, one call, that whole part.
     const first = await charge(["BETA_WORD", "ALPHA_WORD"]);
-    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await tokenCounter.countText(pages[0]!)) + RECALL_FRAME_TOKENS]);
-    // Lines of only ALPHA_WORD and OMEGA_WORD: one short part.
-    const last = await charge(["ALPHA_WORD", "OMEGA_WORD"]);
-    expect((await pagesOf(findLines([big], findTerms("ALPHA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter)).length).toBe(1);
-    expect([last.recalls, last.recallCalls]).toEqual([1, 1]);
-    // OMEGA_WORD first shows in the last part of BETA_WORD's lines: every part, one call (round) each.
-    const both = await charge(["BETA_WORD", "OMEGA_WORD"]);
-    const bothPages = await pagesOf(findLines([big], findTerms("BETA_WORD|OMEGA_WORD")), RECALL_PAGE_TOKENS, tokenCounter);
-    expect(bothPages.at(-1)!.includes("OMEGA_WORD") && !bothPages.slice(0, -1).some((page) => page.includes("OMEGA_WORD"))).toBe(true);
-    expect([both.recalls, both.recallCalls]).toEqual([1, bothPages.length]);
+    expect([first.recalls, first.recallCalls, first.recalledWords, first.returnedTokens]).toEqual([1, 1, 2, (await firstPart("BETA_WORD|ALPHA_WORD")) + RECALL_FRAME_TOKENS]);
+    // OMEGA_WORD first shows after the 120 BETA_WORD lines, past 2,000 tokens: a find of its own (header and line), in the same round as BETA_WORD's first part.
+    expect(await read("BETA_WORD|OMEGA_WORD", 122)).toBeGreaterThan(RECALL_PAGE_TOKENS);
+    const far = await charge(["BETA_WORD", "OMEGA_WORD"]);
+    expect([far.recalls, far.recallCalls, far.recalledWords, far.returnedTokens]).toEqual([2, 1, 2, (await firstPart("BETA_WORD")) + (await read("OMEGA_WORD", 2)) + 2 * RECALL_FRAME_TOKENS]);
+  });
+
+  it("leaves a word the room has no part for missing at its step, and recalls it when it is missed again with room", async () => {
+    const ledger = new RecallLedger();
+    // 1,000 tokens of a 1,100-token window: less than the 5% margin is left.
+    const full = await charge(["ALPHA_WORD"], { ledger, window: 1_100 });
+    expect([full.recalls, full.recallCalls, full.recalledWords, full.unreadWords, full.stalledRecalls, full.callsOverWindow]).toEqual([1, 0, 0, 1, 1, 0]);
+    const later = await charge(["ALPHA_WORD"], { ledger });
+    expect([later.recallCalls, later.recalledWords, later.unreadWords]).toEqual([1, 1, 0]);
   });
 });

@@ -405,12 +405,12 @@ describeWithChromium("inspector page in Chromium", () => {
   });
 
   describe("a thread whose agent recalled its summary (createAgent, recall on, a scripted model)", () => {
-    let recalled: { inspection: Inspection; url: string; ref: string };
+    let recalled: { inspection: Inspection; url: string; ref: string; parts: number };
 
     beforeAll(async () => {
-      const { thread, ref } = await summarizedThreadWithRecalls("recalled-page");
+      const { thread, ref, parts } = await summarizedThreadWithRecalls("recalled-page");
       const inspection = await buildInspection(thread);
-      recalled = { inspection, ref, url: writePage("recalled-thread.html", renderInspectionHtml(inspection)) };
+      recalled = { inspection, ref, parts: parts!, url: writePage("recalled-thread.html", renderInspectionHtml(inspection)) };
     }, SETUP_TIMEOUT);
 
     it("opened at a recall, shows its result, collapsed under a later summary, with what it read; its link leads to the compaction whose archive it read, and back", async () => {
@@ -423,7 +423,7 @@ describeWithChromium("inspector page in Chromium", () => {
         kind: "message",
         inside: "compaction-2",
       });
-      expect(await first.locator(".recall-note").textContent()).toBe(`recall 1 of ${recalled.ref}, part 1 of 4: 5 originals archived by #1 · ${r1!.tokens} tokens returned`);
+      expect(await first.locator(".recall-note").textContent()).toBe(`recall 1 of ${recalled.ref}, part 1 of ${recalled.parts}: 5 originals archived by #1 · ${r1!.tokens} tokens returned`);
       expect(await first.locator("pre.text").textContent()).toContain(SECRET);
       // To the compaction whose archive it read, and from there back to the other recall of it.
       await first.locator('.recall-note a[href="#compaction-1"]').click();

@@ -32,10 +32,14 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
   let inspection: Inspection;
   let leaves: MessageView[];
   let ref: string;
+  /** The part r2 asked for (the one r1's result named next), and the parts there are. */
+  let nextPart: number;
+  let parts: number;
 
   beforeAll(async () => {
     const made = await summarizedThreadWithRecalls();
     ref = made.ref;
+    [nextPart, parts] = [made.second!, made.parts!];
     inspection = await buildInspection(made.thread);
     leaves = leafViews(inspection.timeline);
   }, 60_000);
@@ -49,8 +53,8 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
     const [r1, r2, r3] = ["r1", "r2", "r3"].map((callId) => resultOf(leaves, callId));
     const summarized = ["h1", "a1", "t-c1", "a2", "t-c2"];
     expect(inspection.recalls).toEqual([
-      { number: 1, ref, find: null, part: 1, parts: 4, tokens: r1!.view.tokens, callId: "r1", callMessageId: "a4", callStep: step("a4"), resultMessageId: r1!.view.id, resultStep: r1!.step, compactionIds: [first!.record.id], originalIds: summarized },
-      { number: 2, ref, find: null, part: 2, parts: 4, tokens: r2!.view.tokens, callId: "r2", callMessageId: "a5", callStep: step("a5"), resultMessageId: r2!.view.id, resultStep: r2!.step, compactionIds: [first!.record.id], originalIds: summarized },
+      { number: 1, ref, find: null, part: 1, parts, tokens: r1!.view.tokens, callId: "r1", callMessageId: "a4", callStep: step("a4"), resultMessageId: r1!.view.id, resultStep: r1!.step, compactionIds: [first!.record.id], originalIds: summarized },
+      { number: 2, ref, find: null, part: nextPart, parts, tokens: r2!.view.tokens, callId: "r2", callMessageId: "a5", callStep: step("a5"), resultMessageId: r2!.view.id, resultStep: r2!.step, compactionIds: [first!.record.id], originalIds: summarized },
       { number: 3, ref: FOREIGN_REF, find: null, part: 1, parts: null, tokens: r3!.view.tokens, callId: "r3", callMessageId: "a6", callStep: step("a6"), resultMessageId: r3!.view.id, resultStep: r3!.step, compactionIds: [], originalIds: [] },
     ]);
     // Each step is where the message is in the restored history; the results follow their calls.
@@ -66,8 +70,8 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
     const [r1, r2, r3] = inspection.recalls!;
     expect(text.split("\n").filter((line) => line.startsWith("Recalls:") || line.startsWith("recall "))).toEqual([
       `Recalls: 3, ${(r1!.tokens + r2!.tokens + r3!.tokens).toLocaleString("en-US")} tokens returned`,
-      `recall 1  ref ${ref}  part 1 of 4  5 originals archived by #1  ${r1!.tokens} tokens returned`,
-      `recall 2  ref ${ref}  part 2 of 4  5 originals archived by #1  ${r2!.tokens} tokens returned`,
+      `recall 1  ref ${ref}  part 1 of ${parts}  5 originals archived by #1  ${r1!.tokens} tokens returned`,
+      `recall 2  ref ${ref}  part ${nextPart} of ${parts}  5 originals archived by #1  ${r2!.tokens} tokens returned`,
       `recall 3  ref ${FOREIGN_REF}  part 1  nothing archived under it  ${r3!.tokens} tokens returned`,
     ]);
   });
@@ -80,8 +84,8 @@ describe("recalls in the inspection of a summarized thread (paged recall of the 
     expect(articles.filter(([withId]) => withId).map(([, number]) => number)).toEqual(["1", "2", "3"]);
     expect(new Set(articles.map(([, , note]) => note))).toEqual(
       new Set([
-        `recall 1 of <code>${ref}</code>, part 1 of 4: 5 originals archived by <a href="#compaction-1">#1</a> · ${inspection.recalls![0]!.tokens} tokens returned`,
-        `recall 2 of <code>${ref}</code>, part 2 of 4: 5 originals archived by <a href="#compaction-1">#1</a> · ${inspection.recalls![1]!.tokens} tokens returned`,
+        `recall 1 of <code>${ref}</code>, part 1 of ${parts}: 5 originals archived by <a href="#compaction-1">#1</a> · ${inspection.recalls![0]!.tokens} tokens returned`,
+        `recall 2 of <code>${ref}</code>, part ${nextPart} of ${parts}: 5 originals archived by <a href="#compaction-1">#1</a> · ${inspection.recalls![1]!.tokens} tokens returned`,
         `recall 3 of <code>${FOREIGN_REF}</code>: nothing archived under it · ${inspection.recalls![2]!.tokens} tokens returned`,
       ]),
     );

@@ -156,17 +156,22 @@ describe("recall tool in createAgent", () => {
     const body = whole.slice(whole.indexOf(">\n") + 2, whole.length - "\n</recalled>".length);
     const paged = recallTool({ store, maxTokens: 60 });
     const parts: string[] = [];
-    const first = String(await paged.invoke({ ref: recallRef("a2") }, config));
-    const total = Number(/Part 1 of (\d+); next: part 2\./u.exec(first)![1]);
-    expect(total).toBe(7);
-    for (let part = 1; part <= total; part++) {
-      const text = part === 1 ? first : String(await paged.invoke({ ref: recallRef("a2"), part }, config));
-      const match = /^<recalled ref="[0-9]{8}" part="(\d+)">\n([\s\S]*)<\/recalled>(?:\nPart \d+ of \d+; next: part \d+\.)?$/u.exec(text)!;
-      expect(Number(match[1])).toBe(part);
+    let part = 1;
+    let total = 0;
+    for (;;) {
+      const text = String(await paged.invoke({ ref: recallRef("a2"), ...(part === 1 ? {} : { part }) }, config));
+      const match = /^<recalled ref="[0-9]{8}" part="(\d+)">\n([\s\S]*)<\/recalled>\nParts? (\d+)(?:-(\d+))? of (\d+)(?:; next: part (\d+))?\.$/u.exec(text)!;
+      expect([Number(match[1]), Number(match[3])]).toEqual([part, part]);
+      total = Number(match[5]);
       const page = match[2]!.slice(0, -1);
       expect(await defaultTokenCounter().countText(page)).toBeLessThanOrEqual(60);
       parts.push(page);
+      if (match[6] === undefined) break;
+      // The next part starts right after the last piece this one returned.
+      expect(Number(match[6])).toBe(Number(match[4] ?? match[3]) + 1);
+      part = Number(match[6]);
     }
+    expect(parts.length).toBe(7);
     expect(parts.join("")).toBe(body);
     expect(await paged.invoke({ ref: recallRef("a2"), part: total + 1 }, config)).toBe(`${recallRef("a2")} has ${total} parts.`);
   });

@@ -1,7 +1,7 @@
 /**
  * A thread in which the agent recalled: `createAgent` with the compaction middleware's `recall` on,
  * a store for the archive and a scripted model that looks three things up, is summarized, then
- * reads the summary's reference back (part 1, then part 2 of a paged recall), asks for a reference
+ * reads the summary's reference back (part 1, then the next part of a paged recall), asks for a reference
  * its thread does not have, and answers. Returned as the inspector reads it (`exportThread`).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
@@ -37,11 +37,14 @@ export interface RecalledThread {
   readonly thread: ThreadExport;
   /** The reference the agent recalled (the summary's). */
   readonly ref: string;
+  /** In a paged recall: the part r2 asked for (the one r1's result named next), and the parts r1's result said there are. */
+  readonly second?: number;
+  readonly parts?: number;
 }
 
 /**
  * The summarized thread: three lookups summarized (the summary takes `a2`'s id), then recall r1
- * (part 1 of the summary's reference), r2 (part 2), r3 (a foreign reference), and the answer.
+ * (part 1 of the summary's reference), r2 (the part r1's result names next), r3 (a foreign reference), and the answer.
  * `maxTokens` pages the recall.
  */
 export async function summarizedThreadWithRecalls(threadId = "recalled", maxTokens = 120): Promise<RecalledThread> {
@@ -49,7 +52,14 @@ export async function summarizedThreadWithRecalls(threadId = "recalled", maxToke
   for (let n = 1; n <= 3; n++) model.respond(lookupCall(n));
   let ref = "";
   model.respond((messages: BaseMessage[]) => recallCall("a4", "r1", { ref: (ref = newestRef(messages)) }));
-  model.respond(() => recallCall("a5", "r2", { ref, part: 2 }));
+  let second = 0;
+  let parts = 0;
+  model.respond((messages: BaseMessage[]) => {
+    // The part r1's result names next, and how many parts it says there are.
+    const paged = /of (\d+); next: part (\d+)\.$/u.exec(String(messages.at(-1)!.content))!;
+    [parts, second] = [Number(paged[1]), Number(paged[2])];
+    return recallCall("a5", "r2", { ref, part: second });
+  });
   model.respond(() => recallCall("a6", "r3", { ref: FOREIGN_REF }));
   model.respond(new AIMessage({ id: "final", content: `Using the original: ${SECRET}` }));
   const store = new InMemoryStore();
@@ -62,7 +72,7 @@ export async function summarizedThreadWithRecalls(threadId = "recalled", maxToke
     store,
   });
   await agent.invoke({ messages: [user("h1", `${SECRET}. Look things up.`)] }, { configurable: { thread_id: threadId } });
-  return { thread: await exportThread(checkpointer, threadId, { store }), ref };
+  return { thread: await exportThread(checkpointer, threadId, { store }), ref, second, parts };
 }
 
 /** A thread whose older lookup results are hidden, and whose agent recalls the first (`t-c1`) by its placeholder's reference, looking for {@link HIDDEN_FIND}. */
