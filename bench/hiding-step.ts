@@ -128,15 +128,41 @@ class HidingRun {
 }
 
 /**
- * Both histories, default supersession and `supersession: false`, stepped in turn (step n of each
- * setting, then step n + 1 of each), so that the process's warm-up, its garbage collections and
- * the machine's other load fall on every setting alike.
+ * One setting in this process: first an untimed run on a shorter history (the process warmed as a
+ * long-running agent's is: its code compiled), then its history built and `warmupSteps + steps` steps.
  */
-export async function hidingStep(plan: HidingStepPlan): Promise<HidingStepResult> {
-  const runs = HIDING_STEP_HISTORIES.flatMap((history) => [true, false].map((supersession) => new HidingRun(plan, history, supersession)));
-  for (const run of runs) await run.start();
-  for (let step = 0; step < plan.warmupSteps + plan.steps; step++) for (const run of runs) await run.step(step, step >= plan.warmupSteps);
-  return { size: plan.size, rows: runs.map((run) => run.row(plan)) };
+async function runSetting(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean): Promise<Pick<HidingRun, "samples" | "cpuSamples" | "firings">> {
+  const warm = new HidingRun({ ...plan, size: 1000, warmupSteps: 0, steps: 200, seed: plan.seed + 1 }, history, supersession);
+  await warm.start();
+  for (let step = 0; step < 200; step++) await warm.step(step, false);
+  const run = new HidingRun(plan, history, supersession);
+  await run.start();
+  for (let step = 0; step < plan.warmupSteps + plan.steps; step++) await run.step(step, step >= plan.warmupSteps);
+  return { samples: run.samples, cpuSamples: run.cpuSamples, firings: run.firings };
+}
+
+/**
+ * Both histories, default supersession and `supersession: false`, each setting in a process of its
+ * own (as an agent runs one history: no other setting's JIT warm-up or garbage in its process), the
+ * four in turn, `rounds` times; each row holds the steps of all its rounds.
+ */
+export async function hidingStep(plan: HidingStepPlan, rounds = 2): Promise<HidingStepResult> {
+  const { execFileSync } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const settings = HIDING_STEP_HISTORIES.flatMap((history) => [true, false].map((supersession) => ({ history, supersession })));
+  const runs = settings.map(({ history, supersession }) => Object.assign(new HidingRun({ ...plan, size: 0, steps: 0, warmupSteps: 0 }, history, supersession), { firings: 0 }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [position, { history, supersession }] of settings.entries()) {
+      const args = ["--child", JSON.stringify({ plan, history, supersession })];
+      const output = execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+      const measured = JSON.parse(output) as Pick<HidingRun, "samples" | "cpuSamples" | "firings">;
+      const run = runs[position]!;
+      run.samples.push(...measured.samples);
+      run.cpuSamples.push(...measured.cpuSamples);
+      run.firings += measured.firings;
+    }
+  }
+  return { size: plan.size, rows: runs.map((run) => run.row({ ...plan, steps: plan.steps * rounds })) };
 }
 
 /** The hiding-step table: one row per history and supersession setting. */
@@ -152,7 +178,10 @@ export function hidingStepTable(result: HidingStepResult): string {
   return renderTable(["per compaction call", "median ms", "min ms", "max ms", "CPU median ms", "steps"], rows, new Set([1, 2, 3, 4, 5]));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--child") {
+  const { plan, history, supersession } = JSON.parse(process.argv[3]!) as { plan: HidingStepPlan; history: HidingStepHistory; supersession: boolean };
+  process.stdout.write(JSON.stringify(await runSetting(plan, history, supersession)));
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const { parseArgs } = await import("node:util");
   const { values } = parseArgs({ options: { size: { type: "string" }, steps: { type: "string" } } });
   const result = await hidingStep({ size: Number(values.size ?? 8000), warmupSteps: 5, steps: Number(values.steps ?? 20), seed: 42 });
