@@ -80,7 +80,7 @@ class ShellAgent {
 }
 
 /** One setting's agent: its history, its steps to come, its strategy, and what was measured. */
-class HidingRun {
+class HidingRun implements Measured {
   readonly samples: number[] = [];
   readonly cpuSamples: number[] = [];
   firings = 0;
@@ -89,11 +89,7 @@ class HidingRun {
   readonly #base: BaseMessage[];
   readonly #hiding;
 
-  constructor(
-    plan: HidingStepPlan,
-    readonly history: HidingStepHistory,
-    readonly supersession: boolean,
-  ) {
+  constructor(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean) {
     const agent = new ShellAgent(plan.seed, history);
     this.#base = agent.start(plan.size);
     this.#steps = Array.from({ length: plan.warmupSteps + plan.steps }, () => agent.step());
@@ -120,18 +116,25 @@ class HidingRun {
     if (result.status === "compacted") this.firings += 1;
   }
 
-  row(plan: HidingStepPlan): HidingStepRow {
-    const { samples } = this;
-    const medianMs = median(samples);
-    return { history: this.history, supersession: this.supersession, firings: this.firings, cpuMedianMs: median(this.cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns: plan.steps } };
-  }
+}
+
+/** What one setting's steps measured, in one process or in several. */
+interface Measured {
+  readonly samples: number[];
+  readonly cpuSamples: number[];
+  firings: number;
+}
+
+function rowOf(history: HidingStepHistory, supersession: boolean, { samples, cpuSamples, firings }: Measured, requestedRuns: number): HidingStepRow {
+  const medianMs = median(samples);
+  return { history, supersession, firings, cpuMedianMs: median(cpuSamples), timing: { medianMs, minMs: Math.min(...samples), maxMs: Math.max(...samples), samplesMs: samples, runs: samples.length, requestedRuns } };
 }
 
 /**
  * One setting in this process: first an untimed run on a shorter history (the process warmed as a
  * long-running agent's is: its code compiled), then its history built and `warmupSteps + steps` steps.
  */
-async function runSetting(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean): Promise<Pick<HidingRun, "samples" | "cpuSamples" | "firings">> {
+async function runSetting(plan: HidingStepPlan, history: HidingStepHistory, supersession: boolean): Promise<Measured> {
   const warm = new HidingRun({ ...plan, size: 1000, warmupSteps: 0, steps: 200, seed: plan.seed + 1 }, history, supersession);
   await warm.start();
   for (let step = 0; step < 200; step++) await warm.step(step, false);
@@ -150,19 +153,19 @@ export async function hidingStep(plan: HidingStepPlan, rounds = 2): Promise<Hidi
   const { execFileSync } = await import("node:child_process");
   const { fileURLToPath } = await import("node:url");
   const settings = HIDING_STEP_HISTORIES.flatMap((history) => [true, false].map((supersession) => ({ history, supersession })));
-  const runs = settings.map(({ history, supersession }) => Object.assign(new HidingRun({ ...plan, size: 0, steps: 0, warmupSteps: 0 }, history, supersession), { firings: 0 }));
+  const runs = settings.map((): Measured => ({ samples: [], cpuSamples: [], firings: 0 }));
   for (let round = 0; round < rounds; round++) {
     for (const [position, { history, supersession }] of settings.entries()) {
       const args = ["--child", JSON.stringify({ plan, history, supersession })];
       const output = execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
-      const measured = JSON.parse(output) as Pick<HidingRun, "samples" | "cpuSamples" | "firings">;
+      const measured = JSON.parse(output) as Measured;
       const run = runs[position]!;
       run.samples.push(...measured.samples);
       run.cpuSamples.push(...measured.cpuSamples);
       run.firings += measured.firings;
     }
   }
-  return { size: plan.size, rows: runs.map((run) => run.row({ ...plan, steps: plan.steps * rounds })) };
+  return { size: plan.size, rows: settings.map(({ history, supersession }, position) => rowOf(history, supersession, runs[position]!, plan.steps * rounds)) };
 }
 
 /** The hiding-step table: one row per history and supersession setting. */

@@ -16,17 +16,25 @@ export const RECALL_PAGE_TOKENS = 2_000;
 /** Tokens of the agent's recall call (its output, then part of the next input): as a re-read's repeated call. */
 export const RECALL_CALL_TOKENS = REREAD_REPLY_TOKENS;
 
-/** The recall calls of one step, on top of a context of `contextTokens`. */
-export interface RecallCalls {
-  readonly calls: number;
-  /** Tokens the calls returned: the parts and their frames. */
+/** What a step's recall calls take and return, in tokens, and how many go over the window. */
+export interface RecallCallTotals {
+  /** Tokens the calls returned: the originals' parts and their frames. */
   readonly returnedTokens: number;
+  /** Input tokens that are a cached prefix: the step's input, and the parts returned before. */
   readonly cachedTokens: number;
+  /** Input tokens that are new: each call and its part. */
   readonly uncachedTokens: number;
+  /** Output tokens: {@link RECALL_CALL_TOKENS} per call. */
   readonly outputTokens: number;
+  /** The largest call's input (0 without one). */
   readonly peakCallTokens: number;
-  /** Calls whose input is over `window`. */
+  /** Calls whose input is over the window. */
   readonly callsOverWindow: number;
+}
+
+/** The recall calls of one step, on top of a context of `contextTokens`. */
+export interface RecallCalls extends RecallCallTotals {
+  readonly calls: number;
   /** Requests left unfinished when a round had no room for any part. */
   readonly stalled: number;
   /** Per request, the pieces read. */

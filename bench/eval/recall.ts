@@ -23,7 +23,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
-import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost } from "./recall-calls.js";
+import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost, type RecallCallTotals } from "./recall-calls.js";
 import type { TokenCounter } from "../../src/index.js";
 
 export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
@@ -33,24 +33,12 @@ export const RECALL_SCHEMA_TOKENS = 69;
 /** Tokens of the reference (` [recall <ref>]`) a compaction appends to each message it rewrites, with recall on (the tool's figure). */
 export const RECALL_REFERENCE_TOKENS = 8;
 
-/** The recovery of one step's grounding misses with recall on. */
-export interface StepRecall {
+/** The recovery of one step's grounding misses with recall on (the totals: of its recall calls). */
+export interface StepRecall extends RecallCallTotals {
   /** Recall requests at this step: per reference, one `find` of its missed words, and one per word that first shows far into it. */
   readonly recalls: number;
   /** Recall calls: model calls, one per round of parallel requests. */
   readonly recallCalls: number;
-  /** Tokens the recall calls returned: the originals' parts and their frames. */
-  readonly returnedTokens: number;
-  /** Input tokens of the recall calls that are a cached prefix: the step's input and schema, and the pages returned before. */
-  readonly cachedTokens: number;
-  /** Input tokens of the recall calls that are new: each call and its page. */
-  readonly uncachedTokens: number;
-  /** Output tokens of the recall calls: {@link RECALL_CALL_TOKENS} each. */
-  readonly outputTokens: number;
-  /** The largest recall call's input, in tokens (0 without one). */
-  readonly peakCallTokens: number;
-  /** Recall calls whose input is over the window. */
-  readonly callsOverWindow: number;
   /** Recalls left unfinished because a round had no room for any part (the tool said so). */
   readonly stalledRecalls: number;
   /** Missing words a reference reaches but no room was left to read back at this step: still missing (asked again when missed again). */

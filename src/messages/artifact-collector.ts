@@ -190,7 +190,7 @@ export class ArtifactCollector {
 
   /** The file paths `freeze()` would list, in the order `filesOf` gives them. */
   files(): string[] {
-    return [...new Set([...this.#cappedFiles(this.#created).files, ...this.#cappedFiles(this.#modified).files, ...this.#cappedFiles(this.#read).files])];
+    return uniqueFiles(this.#cappedFiles(this.#created).files, this.#cappedFiles(this.#modified).files, this.#cappedFiles(this.#read).files);
   }
 
   freeze(): ArtifactIndex {
@@ -198,7 +198,7 @@ export class ArtifactCollector {
     const modified = this.#cappedFiles(this.#modified);
     const read = this.#cappedFiles(this.#read);
     let leftOut: Record<string, number> | undefined;
-    const earlier = this.#leftOut ?? { created: 0, modified: 0, read: 0 };
+    const earlier = this.#leftOut ?? NONE_LEFT_OUT;
     if (earlier.created + created.leftOut > 0) (leftOut ??= {})["created"] = earlier.created + created.leftOut;
     if (earlier.modified + modified.leftOut > 0) (leftOut ??= {})["modified"] = earlier.modified + modified.leftOut;
     if (earlier.read + read.leftOut > 0) (leftOut ??= {})["read"] = earlier.read + read.leftOut;
@@ -219,6 +219,7 @@ export class ArtifactCollector {
 }
 
 const FILE_KINDS = ["created", "modified", "read"] as const;
+const NONE_LEFT_OUT = Object.freeze({ created: 0, modified: 0, read: 0 });
 
 /** The newest `limit` entries of a list, oldest first. */
 function newest(list: Map<string, true> | undefined, limit: number): string[] {
@@ -242,5 +243,9 @@ export function usesOf(index: ArtifactIndex, path: string): number {
 
 /** All file paths of an index, in the order created, modified, read, without repeats. */
 export function filesOf(index: ArtifactIndex): string[] {
-  return [...new Set([...index.filesCreated, ...index.filesModified, ...index.filesRead])];
+  return uniqueFiles(index.filesCreated, index.filesModified, index.filesRead);
+}
+
+function uniqueFiles(created: readonly string[], modified: readonly string[], read: readonly string[]): string[] {
+  return [...new Set([...created, ...modified, ...read])];
 }

@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { compactionMarkerOf, createTokenCounter, toolResultHiding, type CompactionResult, type TokenCounter } from "../../src/index.js";
+import { compactionMarkerOf, createTokenCounter, toolResultHiding, type CompactionResult, type TokenCounter, type ToolResultHidingOptions } from "../../src/index.js";
 import { supersessionWork } from "../../src/messages/supersession-ledger.js";
 import { assistant, system, toolResult, user } from "../support/builders.js";
 
@@ -46,31 +46,38 @@ const ls = (n: number): BaseMessage[] => [assistant(`a${n}`, "", [{ id: `c${n}`,
 /** A message as a provider reads it, with the markers. */
 const shape = (message: BaseMessage) => [message.id, message.content, compactionMarkerOf(message)?.supersededBy, compactionMarkerOf(message)?.batch];
 
+/**
+ * The same steps through two hidings with `options`: one whose counter bounds (it may skip the
+ * pass), one whose counter does not (it runs the pass). 30 steps compacted at once, then `steps`
+ * more one at a time; each hiding's results, and per step the change of `work` around its run.
+ */
+async function stepBoth(options: ToolResultHidingOptions, step: (n: number) => BaseMessage[], steps: number, work: (copies: { copies: number }) => number) {
+  const counters = [countingCopies(true), countingCopies(false)];
+  const hidings = counters.map(({ counter }) => toolResultHiding({ ...options, tokenCounter: counter }));
+  const start: BaseMessage[] = [system("s"), user("u")];
+  for (let n = 0; n < 30; n++) start.push(...step(n));
+  const histories = await Promise.all(hidings.map(async (hiding) => (await hiding.compact(start)).messages));
+  const results: CompactionResult[][] = [[], []];
+  const changes: number[][] = [[], []];
+  for (let n = 30; n < 30 + steps; n++) {
+    const added = step(n);
+    for (const [which, hiding] of hidings.entries()) {
+      const before = work(counters[which]!.work);
+      const result = await hiding.compact([...histories[which]!, ...added]);
+      changes[which]!.push(work(counters[which]!.work) - before);
+      histories[which] = result.messages;
+      results[which]!.push(result);
+    }
+  }
+  return { results, changes };
+}
+
 describe("a hiding step that cannot fire", () => {
   it("makes no hidden copy, and gives the outputs and the reasons of the pass", async () => {
     // Each `ls` supersedes the one before: a step's candidates are the results since the last firing,
     // about 1,000 tokens each. Two free under 2,500 even at most; three free more once hidden.
-    const options = { trigger: { messages: 1 }, keepRecentGroups: 3, clearAtLeast: 2_500 };
-    const lazy = countingCopies(true);
-    const eager = countingCopies(false);
-    const hidings = [toolResultHiding({ ...options, tokenCounter: lazy.counter }), toolResultHiding({ ...options, tokenCounter: eager.counter })];
-    let start: BaseMessage[] = [system("s"), user("u")];
-    for (let n = 0; n < 30; n++) start.push(...ls(n));
-    const histories = await Promise.all(hidings.map(async (hiding) => (await hiding.compact(start)).messages));
-    start = [];
-    const results: CompactionResult[][] = [[], []];
-    const noopCopies = [0, 0];
-    for (let n = 30; n < 45; n++) {
-      const step = ls(n);
-      for (const [which, hiding] of hidings.entries()) {
-        const work = which === 0 ? lazy.work : eager.work;
-        const before = work.copies;
-        const result = await hiding.compact([...histories[which]!, ...step]);
-        if (result.status === "noop") noopCopies[which]! += work.copies - before;
-        histories[which] = result.messages;
-        results[which]!.push(result);
-      }
-    }
+    const { results, changes } = await stepBoth({ trigger: { messages: 1 }, keepRecentGroups: 3, clearAtLeast: 2_500 }, ls, 15, ({ copies }) => copies);
+    const noopCopies = results.map((runs, which) => runs.reduce((sum, result, step) => sum + (result.status === "noop" ? changes[which]![step]! : 0), 0));
     const statuses = results[0]!.map((result) => result.status);
     // Fires at every third step: the three results since the last firing.
     expect(statuses).toEqual(Array.from({ length: 15 }, (_, step) => (step % 3 === 2 ? "compacted" : "noop")));
@@ -87,25 +94,8 @@ describe("a hiding step that cannot fire", () => {
     // `ls` results of about 100 tokens: the results not hidden yet reach 1,000 tokens only after
     // several steps; until then a step does no supersession work at all.
     const small = (n: number): BaseMessage[] => [assistant(`a${n}`, "", [{ id: `c${n}`, args: { command: "ls" } }]), toolResult(`t${n}`, `c${n}`, `src/m_${n}.ts `.repeat(30))];
-    const options = { trigger: { messages: 1 }, keepRecentGroups: 3, clearAtLeast: 1_000 };
-    const lazy = countingCopies(true);
-    const eager = countingCopies(false);
-    const hidings = [toolResultHiding({ ...options, tokenCounter: lazy.counter }), toolResultHiding({ ...options, tokenCounter: eager.counter })];
-    const start: BaseMessage[] = [system("s"), user("u")];
-    for (let n = 0; n < 30; n++) start.push(...small(n));
-    const histories = await Promise.all(hidings.map(async (hiding) => (await hiding.compact(start)).messages));
-    const results: CompactionResult[][] = [[], []];
-    const scans: number[] = [];
-    for (let n = 30; n < 50; n++) {
-      const step = small(n);
-      for (const [which, hiding] of hidings.entries()) {
-        const before = supersessionWork.partialScans + supersessionWork.fullScans;
-        const result = await hiding.compact([...histories[which]!, ...step]);
-        if (which === 0) scans.push(supersessionWork.partialScans + supersessionWork.fullScans - before);
-        histories[which] = result.messages;
-        results[which]!.push(result);
-      }
-    }
+    const { results, changes } = await stepBoth({ trigger: { messages: 1 }, keepRecentGroups: 3, clearAtLeast: 1_000 }, small, 20, () => supersessionWork.partialScans + supersessionWork.fullScans);
+    const scans = changes[0]!;
     const statuses = results[0]!.map((result) => result.status);
     expect(results[1]!.map((result) => result.status)).toEqual(statuses);
     // Scans only at the steps where what is not hidden yet could reach clearAtLeast (and at firings).
