@@ -17,6 +17,8 @@ export interface BoundedHistory {
   readonly counted: TokenMeasurement;
   /** At least the exact total of the whole history (calibration included). */
   readonly upperTotal: number;
+  /** At least the sum of the exact counts of the messages after `counted`'s; `undefined` when the counter does not say. */
+  readonly upperAdded: number | undefined;
 }
 
 /**
@@ -25,11 +27,13 @@ export interface BoundedHistory {
  */
 export interface BoundedNoop {
   reason(tokens: TokenMeasurement): string;
+  /** What fired, from the exact measurement, for a no-op over the trigger that cannot free enough. */
+  trigger?(tokens: TokenMeasurement): string | undefined;
 }
 
 /**
- * The result of a no-op decided under the bound. `tokensBefore`, `tokensAfter` and `reason` are
- * exact, computed from `measure` when first read (getters, enumerable: spreading or serializing the
+ * The result of a no-op decided under the bound. `tokensBefore`, `tokensAfter`, `reason` (and
+ * `trigger`, when the no-op has one) are exact, computed from `measure` when first read (getters, enumerable: spreading or serializing the
  * result reads them); the rest is what any no-op carries. @internal
  */
 export function boundedNoopResult(
@@ -41,7 +45,7 @@ export function boundedNoopResult(
   let tokens: TokenMeasurement | undefined;
   let reason: string | undefined;
   const exact = () => (tokens ??= measure());
-  return {
+  const result: CompactionResult = {
     messages: [...input],
     status: "noop",
     strategy,
@@ -59,6 +63,8 @@ export function boundedNoopResult(
       return (reason ??= noop.reason(exact()));
     },
   };
+  const { trigger } = noop;
+  return trigger ? Object.defineProperty(result, "trigger", { get: () => trigger(exact()), enumerable: true, configurable: true }) : result;
 }
 
 /** A measurement of no message: the counts of single messages are taken from it. */

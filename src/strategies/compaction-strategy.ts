@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import { Runnable, patchConfig, type RunnableConfig } from "@langchain/core/runnables";
-import { emitCompactionEvent, type CompactionEvent, type CompactionLogger } from "../observability.js";
+import { emitCompactionEvent, type CompactionLogger } from "../observability.js";
+import { compactionEventOf, type EventSource } from "./strategy-event.js";
 import { defaultTokenCounter, tokenCounterFromFunction, type TokenCounter } from "../tokens/token-counter.js";
 import type { CompactionContext, CompactionResult } from "../types.js";
 import { analyse, countRest, outputProblem, patchTokens, prepareInput, type Analysis, type InvalidHistoryHandling, type PreparedInput } from "./prepare-history.js";
@@ -149,7 +150,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
 
   /** One event per run, to the sinks this strategy was given. */
   async #emit(
-    result: Pick<CompactionResult, "status" | "tokensBefore" | "tokensAfter" | "messagesBefore" | "messagesAfter" | "reason" | "trigger" | "summaryModel" | "summaryError">,
+    result: EventSource,
     started: number,
     context: CompactionContext,
   ): Promise<void> {
@@ -157,24 +158,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     if (result.summaryError !== undefined && this.#warnings && !nested) warnSummaryError(this.strategyName, result.summaryError, result.status);
     const dispatch = context.config?.callbacks !== undefined && !nested;
     if (!this.#onEvent && !this.#logger && !dispatch) return;
-    const event: CompactionEvent = {
-      strategy: this.strategyName,
-      trigger: result.trigger ?? null,
-      status: result.status,
-      // Read from the result when read: a no-op under the bound counts exactly only for a reader.
-      get tokensBefore() {
-        return result.tokensBefore;
-      },
-      get tokensAfter() {
-        return result.tokensAfter;
-      },
-      messagesBefore: result.messagesBefore,
-      messagesAfter: result.messagesAfter,
-      durationMs: performance.now() - started,
-      summaryModel: result.summaryModel ?? null,
-      error: result.status === "failed" ? (result.reason ?? "failed") : null,
-      summaryError: result.summaryError ?? null,
-    };
+    const event = compactionEventOf(this.strategyName, result, started);
     await emitCompactionEvent(
       event,
       { ...(this.#onEvent ? { onEvent: this.#onEvent } : {}), ...(this.#logger ? { logger: this.#logger } : {}) },
@@ -256,7 +240,7 @@ export abstract class CompactionStrategy extends Runnable<BaseMessage[], BaseMes
     const messages = analysis.messages.slice();
     const bound = this.tokenCounter.upperBound!(tokens, messages);
     if (!bound) return undefined;
-    const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total });
+    const noop = this.noopUnderBound!({ messages, index, context, pending, counted: tokens, upperTotal: bound.total, upperAdded: bound.added });
     if (!noop) return undefined;
     const memo = { ...analysis, messages };
     this.#memo = memo;

@@ -90,3 +90,35 @@ export function reasonWithoutLedger(
     return late === undefined ? tooLittleReason(most, clearAtLeast) : late(input);
   };
 }
+
+/**
+ * Whether a skip-mode hiding run cannot fire even were every result not settled yet hidden, decided
+ * before the new messages are counted: the results among them (from `counted.length` on) are
+ * priced together at `upperAdded`, at least the count of all the new messages. False when it may
+ * fire, the counter cannot count synchronously (the reason is computed later), or a result is not a
+ * tool message. @internal
+ */
+export function cannotFireAtBound(
+  settings: HidingSettings,
+  clearAtLeast: number,
+  mayFree: (message: BaseMessage) => boolean,
+  found: Pick<HidingCandidates, "messages" | "positions" | "unsettled"> & { readonly counted: readonly number[]; readonly upperAdded: number },
+): boolean {
+  if (syncMessageCounter(settings.tokenCounter) === undefined) return false;
+  const { messages, positions, unsettled, counted, upperAdded } = found;
+  let most = 0;
+  let addedPriced = false;
+  for (const position of unsettled) {
+    const resultIndex = positions.resultIndices[position]!;
+    const message = messages[resultIndex]!;
+    if (!isToolResultMessage(message)) return false;
+    if (!mayFree(message)) continue;
+    if (resultIndex < counted.length) most += counted[resultIndex]!;
+    else if (!addedPriced) {
+      most += upperAdded;
+      addedPriced = true;
+    }
+    if (most >= clearAtLeast) return false;
+  }
+  return true;
+}

@@ -6,7 +6,8 @@ import { parseOptions } from "../options.js";
 import { CompactionStrategy, type BoundedHistory, type BoundedNoop, type PreparedHistory, type StrategyOutcome } from "./compaction-strategy.js";
 import { evaluateTrigger, underTriggerReason, windowForSizes, type TriggerSize, messageCountOf } from "./context-size.js";
 import { HidingPass, isHiddenResult, type HiddenCopy, type HidingSettings, type Receipt } from "./hiding-pass.js";
-import { NOTHING_LEFT, reasonIfCannotFire, reasonWithoutLedger, tooLittleReason } from "./hiding-noop.js";
+import { cannotFireAtBound, NOTHING_LEFT, reasonIfCannotFire, reasonWithoutLedger, tooLittleReason } from "./hiding-noop.js";
+import { keepNeedsCounts, keptResults } from "./hiding-kept.js";
 import { indexToolCallGroups } from "../messages/tool-call-groups.js";
 import { receiptLimits, type ReceiptLimits } from "./hiding-receipts.js";
 import { supersessionReader } from "./superseded-results.js";
@@ -62,7 +63,8 @@ export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./supers
  *
  * A run over the trigger that cannot fire (the results it would hide hold fewer than `clearAtLeast`
  * tokens in all) makes no hidden copy; its result's `reason` is computed when first read. When even
- * every result not hidden yet holds fewer, it does not look for superseded results either.
+ * every result not hidden yet holds fewer, it does not look for superseded results either, nor, when
+ * that holds with the step's new messages at their upper bound, count them (as under the trigger).
  *
  * `force` (set by policies such as `hidingThenSummary` on the strategies they run) bypasses the
  * trigger only: `clearAtLeast` still applies.
@@ -130,9 +132,35 @@ export class ToolResultHiding extends CompactionStrategy {
   }
 
   /** Under the trigger even at the bound: the no-op `run` gives, without counting the new messages. */
-  protected override noopUnderBound({ messages, upperTotal, context }: BoundedHistory): BoundedNoop | undefined {
-    if (evaluateTrigger(this.trigger, { tokens: upperTotal, messages: messageCountOf(messages) }, this.contextWindow, context.force) !== undefined) return undefined;
-    return { reason: (tokens) => underTriggerReason({ tokens: tokens.total, messages: messageCountOf(messages) }) };
+  protected override noopUnderBound({ messages, index, counted, upperTotal, upperAdded, context }: BoundedHistory): BoundedNoop | undefined {
+    const sizeOf = (tokens: number) => ({ tokens, messages: messageCountOf(messages) });
+    const triggerOf = (tokens: number) => evaluateTrigger(this.trigger, sizeOf(tokens), this.contextWindow, context.force);
+    if (triggerOf(upperTotal) === undefined) return { reason: (tokens) => underTriggerReason(sizeOf(tokens.total)) };
+    // Over the trigger at the bound: a no-op still when even every result not settled yet, the new ones at their bound, frees too little.
+    if (this.clearAtLeastMode !== "skip" || this.hideToolInputs || upperAdded === undefined || keepNeedsCounts(this.keepRecentResults)) return undefined;
+    const ledger = this.#ledgers.of(messages, index);
+    const { unsettled } = this.#candidates(messages, index, counted.perMessage, ledger);
+    const found = { messages, counted: counted.perMessage, upperAdded, positions: ledger, unsettled };
+    if (!cannotFireAtBound(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), found)) return undefined;
+    return {
+      reason: (tokens) => (triggerOf(tokens.total) === undefined ? underTriggerReason(sizeOf(tokens.total)) : this.#reasonFrom(messages, tokens.perMessage)),
+      trigger: (tokens) => triggerOf(tokens.total),
+    };
+  }
+
+  /** The reason of a run on `input` (counted `perMessage`) that cannot fire, from the history alone, as `run` gives it. */
+  #reasonFrom(input: readonly BaseMessage[], perMessage: readonly number[]): string {
+    const { unsettled, positions } = this.#plan(input, perMessage);
+    const late = reasonWithoutLedger(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages: input, perMessage, positions, unsettled }, (again) => this.#plan(again, perMessage));
+    return late?.(input) ?? NOTHING_LEFT;
+  }
+
+  /** A run's candidates on `input`, found on a new ledger (nothing of the strategy's own moves). */
+  #plan(input: readonly BaseMessage[], perMessage: readonly number[]) {
+    const inputIndex = indexToolCallGroups(input);
+    const fresh = this.#newLedgers().of(input, inputIndex);
+    const found = this.#candidates(input, inputIndex, perMessage, fresh);
+    return { ...found, positions: fresh, superseded: this.#supersededToHide(input, fresh, found) };
   }
 
   protected async run({ messages, index, tokens, context }: PreparedHistory): Promise<StrategyOutcome> {
@@ -144,12 +172,7 @@ export class ToolResultHiding extends CompactionStrategy {
     const { kept, older, last, unsettled } = this.#candidates(messages, index, tokens.perMessage, ledger);
     if (this.clearAtLeastMode === "skip" && !this.hideToolInputs && this.supersession) {
       // Short of clearAtLeast even were every kept result superseded: no supersession work now.
-      const lateReason = reasonWithoutLedger(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled }, (input) => {
-        const inputIndex = indexToolCallGroups(input);
-        const fresh = this.#newLedgers().of(input, inputIndex);
-        const found = this.#candidates(input, inputIndex, tokens.perMessage, fresh);
-        return { ...found, positions: fresh, superseded: this.#supersededToHide(input, fresh, found) };
-      });
+      const lateReason = reasonWithoutLedger(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages, perMessage: tokens.perMessage, positions: ledger, unsettled }, (input) => this.#plan(input, tokens.perMessage));
       if (lateReason !== undefined) return { status: "noop", trigger, lateReason };
     }
     const superseded = this.#supersededToHide(messages, ledger, { older, unsettled });
@@ -201,7 +224,7 @@ export class ToolResultHiding extends CompactionStrategy {
 
   /** The results a run may hide: older ones all, kept ones (from `older` on, `kept` of them) only when superseded, up to `last`; those not settled yet. */
   #candidates(messages: readonly BaseMessage[], index: PreparedHistory["index"], perMessage: readonly number[], ledger: HidingLedger) {
-    const kept = this.#keptResults(ledger.resultIndices, index, perMessage);
+    const kept = keptResults(this, ledger.resultIndices, index, perMessage);
     const older = ledger.resultIndices.length - kept;
     const last = this.supersession ? ledger.resultIndices.length : older;
     return { kept, older, last, unsettled: ledger.unsettled(messages, last) };
@@ -266,28 +289,6 @@ export class ToolResultHiding extends CompactionStrategy {
    */
   protected freedEnough(pass: HidingPass, _messages: readonly BaseMessage[], _total: number): boolean | Promise<boolean> {
     return pass.saved >= this.clearAtLeast;
-  }
-
-  /** How many of the newest results keep their content. */
-  #keptResults(resultIndices: readonly number[], index: PreparedHistory["index"], perMessage: readonly number[]): number {
-    const keep = this.keepRecentResults;
-    if (keep === undefined) {
-      const olderGroups = Math.max(0, index.groups.length - this.keepRecentGroups!);
-      let kept = 0;
-      for (let groupNumber = olderGroups; groupNumber < index.groups.length; groupNumber++) kept += index.groups[groupNumber]!.resultIndices.length;
-      return kept;
-    }
-    if (typeof keep === "number") return Math.min(keep, resultIndices.length);
-    const budget = "tokens" in keep ? keep.tokens : Math.floor(keep.fraction * this.contextWindow!);
-    let used = 0;
-    let kept = 0;
-    for (let position = resultIndices.length - 1; position >= 0; position--) {
-      const cost = perMessage[resultIndices[position]!]!;
-      if (used + cost > budget) break;
-      used += cost;
-      kept++;
-    }
-    return kept;
   }
 }
 

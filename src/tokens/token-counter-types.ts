@@ -106,6 +106,8 @@ export interface TokenCounter {
 export interface TokenUpperBound {
   /** At least the exact total `measure()` returns. */
   readonly total: number;
+  /** Optional: at least the sum of the exact counts of the messages after `previous`'s (calibration aside). */
+  readonly added?: number;
   /**
    * The exact measurement, synchronously: what `extend(previous, messages)` returns. Counts each
    * message once (the counter's cache) and fixes calibration offsets as `extend` does.

@@ -168,7 +168,7 @@ class MessageTokenCounter implements TokenCounter {
       lower += exact ?? 0;
     }
     const total = Math.max(0, upper + REPLY_PRIMING_TOKENS + offset);
-    return { total, measure: () => this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], previous.estimated - REPLY_PRIMING_TOKENS, messages) };
+    return { total, added: upper - (previous.estimated - REPLY_PRIMING_TOKENS), measure: () => this.#measureFrom([...previous.perMessage], [...previous.calibrationAnchors], previous.estimated - REPLY_PRIMING_TOKENS, messages) };
   }
 
   /** Count `messages` from `perMessage.length` on, continuing the given counts. */

@@ -5,27 +5,13 @@ import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { autoCompaction, createTokenCounter, hardTruncate, toolResultHiding, type CompactionEvent, type CompactionResult, type TokenCounter } from "../../src/index.js";
 import { loadEncoder } from "../../src/tokens/encoder.js";
 import { microtaskTurns } from "../support/microtasks.js";
+import { agentSteps as steps, resultSummary as summaryOf } from "../support/agent-steps.js";
 
 const sessions = loadTraceSessions(defaultTracesPath());
 const session = sessions.reduce((longest, each) => (each.messages.length > longest.messages.length ? each : longest));
 /** Another session's messages up to the assistant message after the 40th (every call answered): another thread's history. */
 const otherMessages = sessions.find((each) => each !== session && each.messages.length > 60)!.messages;
 const other = otherMessages.slice(0, otherMessages.findIndex((message, index) => index >= 40 && message.type === "ai"));
-
-/** The session as agent steps: the first step is everything up to the first assistant message. */
-function steps(messages: readonly BaseMessage[]): BaseMessage[][] {
-  const result: BaseMessage[][] = [];
-  let current: BaseMessage[] = [];
-  for (const message of messages) {
-    if (message.type === "ai" && current.some((each) => each.type === "ai")) {
-      result.push(current);
-      current = [];
-    }
-    current.push(message);
-  }
-  result.push(current);
-  return result;
-}
 
 type Factory = (trigger: number, tokenCounter: TokenCounter, onEvent?: (event: CompactionEvent) => void) => { compact(messages: readonly BaseMessage[]): Promise<CompactionResult> };
 
@@ -47,22 +33,6 @@ const preparing: Factory = (trigger, tokenCounter, onEvent) =>
     summaryModel: new FakeListChatModel({ responses: ["<summary>prepared</summary>"] }),
     ...(onEvent ? { onEvent } : {}),
   });
-
-/** What a result says, figures included (reading them counts). */
-function summaryOf(result: CompactionResult) {
-  return {
-    status: result.status,
-    tokensBefore: result.tokensBefore,
-    tokensAfter: result.tokensAfter,
-    messagesBefore: result.messagesBefore,
-    messagesAfter: result.messagesAfter,
-    reason: result.reason,
-    trigger: result.trigger,
-    replaced: result.replaced.map((entry) => entry.index),
-    removed: result.removed.map((entry) => entry.index),
-    contents: result.messages.map((message) => message.content),
-  };
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
