@@ -246,6 +246,42 @@ describe("recall tool in createAgent", () => {
     const again = await recallTool().invoke({ ref: recallRef("t-c1") }, { configurable: { thread_id: "re-hidden" }, store, state: values } as never);
     expect(again).toBe(`<recalled ref="${recallRef("t-c1")}">\n[tool lookup #c1]\n${lookupOutput("c1")}\n</recalled>`);
   });
+  it("reads several references in one call (`ref: a|b`): their originals in history order under one fence, find over all of them; hidden later, its note names both", async () => {
+    const model = fakeModel();
+    for (let n = 1; n <= 3; n++) model.respond(lookupCall("", n));
+    const both = `${recallRef("t-c1")}|${recallRef("t-c2")}`;
+    // Long enough to be hidden.
+    const PADDING = "padding ".repeat(60).trim();
+    model.respond(new AIMessage({ id: "a4", content: "", tool_calls: [{ id: "r1", name: "recall", args: { ref: ` ${recallRef("t-c2")} | ${recallRef("t-c1")} `, find: "value for c1|value for c2" }, type: "tool_call" }] }));
+    for (let n = 5; n <= 6; n++) model.respond(lookupCall("", n));
+    model.respond(new AIMessage({ id: "final", content: "done" }));
+    const store = new InMemoryStore();
+    const agent = createAgent({
+      model,
+      tools: [lookupTool({ c1: `${PADDING}\nthe value for c1`, c2: `the value for c2\n${PADDING}` })],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { recall: true })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("several"));
+    // The model got both matching lines in one result, newest message first, under the refs as asked (each once).
+    const asked = `${recallRef("t-c2")}|${recallRef("t-c1")}`;
+    expect(String((model.calls[4]!.messages as BaseMessage[]).at(-1)!.content)).toBe(`<recalled ref="${asked}">\n[tool lookup #c2]\nthe value for c2\n\n[tool lookup #c1]\nthe value for c1\n</recalled>`);
+    const { values } = await agent.graph.getState(thread("several"));
+    // Hidden later, the recall's result names the references its call asked for.
+    const recallResult = values.messages.find((message: BaseMessage) => ToolMessage.isInstance(message) && message.name === "recall")!;
+    expect(compactionMarkerOf(recallResult)?.hidden).toBe(true);
+    expect(String(recallResult.content).endsWith(` [recall ${asked}]`)).toBe(true);
+    const tool = recallTool({ store });
+    const config = { configurable: { thread_id: "several" }, state: values } as never;
+    // Without find: both originals whole, in history order.
+    expect(await tool.invoke({ ref: both }, config)).toBe(`<recalled ref="${both}">\n[tool lookup #c1]\n${PADDING}\nthe value for c1\n\n[tool lookup #c2]\nthe value for c2\n${PADDING}\n</recalled>`);
+    // A reference that names nothing in this thread adds nothing; one that is not a reference fails the whole call.
+    expect(await tool.invoke({ ref: `${recallRef("t-c1")}|00000000` }, config)).toBe(`<recalled ref="${recallRef("t-c1")}|00000000">\n[tool lookup #c1]\n${PADDING}\nthe value for c1\n</recalled>`);
+    expect(await tool.invoke({ ref: "00000000|99999999" }, config)).toBe(`Nothing archived under "00000000|99999999".`);
+    expect(await tool.invoke({ ref: `${recallRef("t-c1")}|c1` }, config)).toBe(`Nothing archived under "${recallRef("t-c1")}|c1".`);
+  });
+
   it("in a custom graph: the compaction node with recall on, recallTool in LangGraph's ToolNode, the archive in the state channel", async () => {
     const model = recallingModel();
     const graph = reactGraph({
