@@ -71,7 +71,7 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
   for (;;) {
     const active = requests.flatMap((request, index) => (read[index]! < request.need ? [index] : []));
     if (active.length === 0) break;
-    const context = contextTokens + before + active.length * RECALL_CALL_TOKENS;
+    const context = contextTokens + before + active.reduce((sum, index) => sum + sizesOf(requests[index]!).call, 0);
     const cap = Math.min(RECALL_PAGE_TOKENS, recallCap(window, context, active.length));
     const ends = active.map((index) => partEnd(requests[index]!.pieces.map((tokens) => ({ tokens })), read[index]!, cap));
     if (ends.every((end, at) => end === read[active[at]!])) {
@@ -82,11 +82,12 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
     let added = 0;
     active.forEach((index, at) => {
       // A call with no room for its next piece gets the tool's short note instead: a frame's worth.
-      const size = requests[index]!.pieces.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + RECALL_FRAME_TOKENS;
+      const { call, frame } = sizesOf(requests[index]!);
+      const size = requests[index]!.pieces.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + frame;
       read[index] = ends[at]!;
-      added += RECALL_CALL_TOKENS + size;
+      added += call + size;
       returnedTokens += size;
-      outputTokens += RECALL_CALL_TOKENS;
+      outputTokens += call;
     });
     const input = contextTokens + before + added;
     cachedTokens += contextTokens + before;
@@ -118,13 +119,27 @@ export function firstShown(pieces: readonly RecallPiece[], word: string): { piec
 export interface RecallRequest {
   readonly pieces: readonly number[];
   readonly need: number;
+  /** The references it names (`ref: a|b`): each one past the first adds {@link RECALL_REF_TOKENS} to its call and to each part's frame. @default 1 */
+  readonly refs?: number;
 }
 
-/** A `find` of `words` as {@link RecallRequest}, with per word the pieces up to its first showing (0 when it does not show). */
-export async function findRead(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][] }> {
-  const pieces = await findPieces(originals, words, counter);
+/** Tokens one more reference adds to a recall call's `ref` (`|04417296`), and to its result's `<recalled ref="…">`. */
+export const RECALL_REF_TOKENS = 4;
+
+/** The tokens of a request's call and of each part's frame. */
+function sizesOf(request: RecallRequest): { call: number; frame: number } {
+  const more = ((request.refs ?? 1) - 1) * RECALL_REF_TOKENS;
+  return { call: RECALL_CALL_TOKENS + more, frame: RECALL_FRAME_TOKENS + more };
+}
+
+/**
+ * A `find` of `words` in the originals of `read.refs` references as {@link RecallRequest}, with per
+ * word the pieces up to its first showing (0 when it does not show), and the text of every piece.
+ */
+export async function findRead(read: { originals: readonly BaseMessage[]; refs: number }, words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][]; texts: string[] }> {
+  const pieces = await findPieces(read.originals, words, counter);
   const needs = words.map((word): [string, number] => [word, firstShown(pieces, word)?.pieces ?? 0]);
-  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), needs };
+  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), refs: read.refs, needs, texts: pieces.map((piece) => piece.text) };
 }
 
 /** The tokens the tool returns for `requests` read with room for whole parts: each call's part and frame, and its call. */

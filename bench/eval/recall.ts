@@ -21,15 +21,15 @@
  * agent's or the user's words are lost.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { GroundingMisses } from "./grounding.js";
+import { groundingWords, type GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
 import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost, type RecallCallTotals } from "./recall-calls.js";
 import type { TokenCounter } from "../../src/index.js";
 
-export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
+export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, RECALL_REF_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
 
 /** Tokens of the recall tool's schema, sent with every model call of a run with recall on (the tool's figure). */
-export const RECALL_SCHEMA_TOKENS = 69;
+export const RECALL_SCHEMA_TOKENS = 68;
 /** Tokens of the reference (` [recall <ref>]`) a compaction appends to each message it rewrites, with recall on (the tool's figure). */
 export const RECALL_REFERENCE_TOKENS = 8;
 
@@ -161,6 +161,8 @@ export class RecallLedger {
       contextTokens: number;
       window: number;
       messageOf: (id: string) => BaseMessage | undefined;
+      /** Where the recording has the message of an id (orders the originals of several references); in the archive's order without it. */
+      positionOf?: (id: string) => number;
       countMessage: (message: BaseMessage) => Promise<number>;
       tokenCounter: TokenCounter;
     },
@@ -171,6 +173,11 @@ export class RecallLedger {
     /** Per reference, the originals it stands for and the words to find in them. */
     const wanted = new Map<string, { readonly reads: readonly string[]; readonly words: string[] }>();
     for (const [word, source] of misses.missing) {
+      // In the context already: an earlier recall of the epoch returned it.
+      if (this.#recalled.has(word)) {
+        recall.recalledWords++;
+        continue;
+      }
       const reference = source.message.id === undefined ? undefined : step.archive.referenceFor(source.message.id, inputIds);
       if (reference === undefined) {
         if (source.kind === "own") recall.lostOwnWords++;
@@ -187,25 +194,36 @@ export class RecallLedger {
         continue;
       }
       recall.recalledWords++;
-      if (this.#recalled.has(word)) continue;
       let request = wanted.get(reference.ref);
       if (request === undefined) wanted.set(reference.ref, (request = { reads: reference.reads, words: [] }));
       request.words.push(word);
     }
     if (wanted.size === 0) return recall;
-    const requests: Awaited<ReturnType<typeof findRead>>[] = [];
-    for (const { reads, words } of wanted.values()) {
-      const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
-      // One find of every word, read up to the last piece a word first shows in; or, when that returns
-      // more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own.
-      const all = await findPieces(originals, words, step.tokenCounter);
-      const near: string[] = [];
-      const far: string[] = [];
-      for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
-      const together = [await findRead(originals, words, step.tokenCounter)];
-      const apart = far.length === 0 ? together : [...(near.length > 0 ? [await findRead(originals, near, step.tokenCounter)] : []), ...(await Promise.all(far.map((word) => findRead(originals, [word], step.tokenCounter))))];
-      requests.push(...(unboundedCost(apart) < unboundedCost(together) ? apart : together));
-    }
+    const position = step.positionOf ?? (() => 0);
+    /** The originals of some references, each once, in history order, and how many references. */
+    const read = (refs: readonly string[]) => {
+      const ids = [...new Set(refs.flatMap((ref) => wanted.get(ref)!.reads))].sort((a, b) => position(a) - position(b));
+      return { originals: ids.flatMap((id) => step.messageOf(id) ?? []), refs: refs.length };
+    };
+    const refOf = new Map<string, string>();
+    for (const [ref, { words }] of wanted) for (const word of words) refOf.set(word, ref);
+    const words = [...refOf.keys()];
+    const every = read([...wanted.keys()]);
+    // One find of every word in every reference (`ref: a|b`), read up to the last piece a word first shows in; or, when that
+    // returns more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own, in its own reference.
+    const all = await findPieces(every.originals, words, step.tokenCounter);
+    const near: string[] = [];
+    const far: string[] = [];
+    for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
+    const together = [await findRead(every, words, step.tokenCounter)];
+    const apart =
+      far.length === 0
+        ? together
+        : [
+            ...(near.length > 0 ? [await findRead(read([...new Set(near.map((word) => refOf.get(word)!))]), near, step.tokenCounter)] : []),
+            ...(await Promise.all(far.map((word) => findRead(read([refOf.get(word)!]), [word], step.tokenCounter)))),
+          ];
+    const requests = unboundedCost(apart) < unboundedCost(together) ? apart : together;
     const calls = recallCallsOf(requests, step.contextTokens, step.window);
     // A word is recalled once the pieces up to its first showing are read; else it stays missing (and is asked again when missed again).
     requests.forEach((request, index) => {
@@ -216,6 +234,10 @@ export class RecallLedger {
           recall.unreadWords++;
         }
       }
+    });
+    // What the calls returned is in the context until the next compaction: every word of it, asked for or not.
+    requests.forEach((request, index) => {
+      for (const text of request.texts.slice(0, calls.read[index]!)) for (const word of groundingWords(text)) this.#recalled.add(word);
     });
     recall.recalls = requests.length;
     recall.recallCalls = calls.calls;
