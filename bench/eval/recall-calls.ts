@@ -4,8 +4,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
-import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
-import { partEnd, piecesOf, RECALL_PIECE_TOKENS, type RecallPiece } from "../../src/langgraph/recall-pages.js";
+import { findBlocks, findTerms } from "../../src/langgraph/recall-find.js";
+import { findPiecesOf, partEnd, RECALL_PIECE_TOKENS, type RecallPiece } from "../../src/langgraph/recall-pages.js";
 import { RECALL_FRAME_TOKENS, recallCap } from "../../src/langgraph/recall-room.js";
 import type { TokenCounter } from "../../src/index.js";
 
@@ -73,7 +73,10 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
     if (active.length === 0) break;
     const context = contextTokens + before + active.reduce((sum, index) => sum + sizesOf(requests[index]!).call, 0);
     const cap = Math.min(RECALL_PAGE_TOKENS, recallCap(window, context, active.length));
-    const ends = active.map((index) => partEnd(requests[index]!.pieces.map((tokens) => ({ tokens })), read[index]!, cap));
+    const ends = active.map((index) => {
+      const { pieces, firstPart = Infinity } = requests[index]!;
+      return Math.min(partEnd(pieces.map((tokens) => ({ tokens })), read[index]!, cap), read[index]! < firstPart ? firstPart : Infinity);
+    });
     if (ends.every((end, at) => end === read[active[at]!])) {
       stalled = active.length;
       break;
@@ -99,9 +102,9 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
   return { calls, returnedTokens, cachedTokens, uncachedTokens, outputTokens, peakCallTokens, callsOverWindow, stalled, read };
 }
 
-/** The pieces a `find` of `words` in `originals` returns, as the tool cuts them. */
-export async function findPieces(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<RecallPiece[]> {
-  return piecesOf(findLines(originals, findTerms(words.join("|"))), RECALL_PIECE_TOKENS, counter);
+/** The pieces a `find` of `words` in `originals` returns, as the tool cuts them, and how many hold the newest message holding each word (a part starting among them ends with them). */
+export async function findPieces(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<{ pieces: RecallPiece[]; firstPart: number }> {
+  return findPiecesOf(findBlocks(originals, findTerms(words.join("|"))), RECALL_PIECE_TOKENS, counter);
 }
 
 /** Where `word` first shows in `pieces`: the pieces read up to it, and their tokens. */
@@ -121,6 +124,8 @@ export interface RecallRequest {
   readonly need: number;
   /** The references it names (`ref: a|b`): each one past the first adds {@link RECALL_REF_TOKENS} to its call and to each part's frame. @default 1 */
   readonly refs?: number;
+  /** A part that starts before this piece ends at it (a find's newest matches, see `findPiecesOf`). @default no such bound */
+  readonly firstPart?: number;
 }
 
 /** Tokens one more reference adds to a recall call's `ref` (`|04417296`), and to its result's `<recalled ref="…">`. */
@@ -137,9 +142,9 @@ function sizesOf(request: RecallRequest): { call: number; frame: number } {
  * word the pieces up to its first showing (0 when it does not show), and the text of every piece.
  */
 export async function findRead(read: { originals: readonly BaseMessage[]; refs: number }, words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][]; texts: string[] }> {
-  const pieces = await findPieces(read.originals, words, counter);
+  const { pieces, firstPart } = await findPieces(read.originals, words, counter);
   const needs = words.map((word): [string, number] => [word, firstShown(pieces, word)?.pieces ?? 0]);
-  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), refs: read.refs, needs, texts: pieces.map((piece) => piece.text) };
+  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), refs: read.refs, firstPart, needs, texts: pieces.map((piece) => piece.text) };
 }
 
 /** The tokens the tool returns for `requests` read with room for whole parts: each call's part and frame, and its call. */

@@ -211,7 +211,7 @@ export class RecallLedger {
     const every = read([...wanted.keys()]);
     // One find of every word in every reference (`ref: a|b`), read up to the last piece a word first shows in; or, when that
     // returns more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own, in its own reference.
-    const all = await findPieces(every.originals, words, step.tokenCounter);
+    const { pieces: all } = await findPieces(every.originals, words, step.tokenCounter);
     const near: string[] = [];
     const far: string[] = [];
     for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);

@@ -8,9 +8,9 @@ import { formatHistory } from "../summary/format-history.js";
 import { defaultTokenCounter, tokenCounterSchema } from "../tokens/token-counter.js";
 import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
-import { findLines, findTerms } from "./recall-find.js";
+import { findBlocks, findTerms } from "./recall-find.js";
 import { recallOriginals } from "./recall-lookup.js";
-import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "./recall-pages.js";
+import { findPiecesOf, partEnd, RECALL_PIECE_TOKENS } from "./recall-pages.js";
 import { recallCap, recallContext } from "./recall-room.js";
 import { recallRefsOf, RECALL_TOOL_NAME } from "./recall-refs.js";
 import type { RestorableState } from "./restore-history.js";
@@ -79,9 +79,10 @@ interface RecallRunConfig {
  * and, given `contextWindow`, no more than the context leaves room for (`part` asks for the next;
  * parts are numbered by line, so every part stays reachable). With `find` (texts separated by
  * `|`, case-insensitive), only the lines
- * that hold one, newest message first, each under its message's header: one short call reaches a
+ * that hold one, each under its message's header: the first part holds the newest message that
+ * holds each text (no more), the older matches come in the next parts; one short call reaches a
  * word of a long summarized span or of a large hidden result; with several references, the
- * lines of all their originals, newest first. The thread comes from the run's `configurable.thread_id` and the
+ * lines of all their originals. The thread comes from the run's `configurable.thread_id` and the
  * state from the running task (a `ToolNode`'s `state`), never from the arguments: another thread's
  * archive is never read. What the app redacted or removed is recalled redacted or not at all (as
  * `restoreHistory` gives it). Never writes. The middleware's `recall` option adds it to an agent.
@@ -111,10 +112,10 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
       }
       if (originals.length === 0) return `Nothing archived under ${JSON.stringify(wanted)}.`;
       const terms = typeof find === "string" ? findTerms(find) : [];
-      const text = terms.length === 0 ? formatHistory(originals, { dropUnansweredCalls: false }) : findLines(originals, terms);
-      if (text === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
+      const blocks = terms.length === 0 ? { newest: formatHistory(originals, { dropUnansweredCalls: false }), older: "" } : findBlocks(originals, terms);
+      if (blocks.newest === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
       const counter = parsed.tokenCounter ?? defaultTokenCounter();
-      const pieces = await piecesOf(fenceData(text, FENCE_TAGS), Math.min(maxTokens, RECALL_PIECE_TOKENS), counter);
+      const { pieces, firstPart } = await findPiecesOf(blocks, Math.min(maxTokens, RECALL_PIECE_TOKENS), counter, (text) => fenceData(text, FENCE_TAGS));
       const start = Number.isInteger(part) && part! >= 1 ? part! : 1;
       const count = pieces.length;
       if (start > count) return `${wanted} has ${count} part${count === 1 ? "" : "s"}.`;
@@ -123,7 +124,8 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
         const context = await recallContext(state.messages, counter);
         cap = Math.min(cap, recallCap(parsed.contextWindow, context.tokens, context.calls));
       }
-      const end = partEnd(pieces, start - 1, cap);
+      // A part that starts among the newest matches of a find ends with them.
+      const end = Math.min(partEnd(pieces, start - 1, cap), start - 1 < firstPart ? firstPart : Infinity);
       if (end < start) return `No room in the context for part ${start} of ${wanted} now; ask again after the next compaction, or for fewer refs at once.`;
       const body = pieces.slice(start - 1, end).map((piece) => piece.text).join("");
       const whole = start === 1 && end === count;

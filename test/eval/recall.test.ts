@@ -237,6 +237,17 @@ describe("recallVerdict", () => {
   });
 });
 
+describe("recallCallsOf, a find's first part", () => {
+  it("ends a part that starts among a find's newest matches with them, where the tool ends it", () => {
+    const first = recallCallsOf([{ pieces: [100, 100, 100], need: 1, firstPart: 2 }], 1_000, 100_000);
+    expect([first.calls, first.returnedTokens, first.read]).toEqual([1, 200 + RECALL_FRAME_TOKENS, [2]]);
+    // Past them, a part goes on as far as the room allows; without the bound, the first part holds all three pieces.
+    const past = recallCallsOf([{ pieces: [100, 100, 100], need: 3, firstPart: 2 }], 1_000, 100_000);
+    expect([past.calls, past.returnedTokens, past.read]).toEqual([2, 300 + 2 * RECALL_FRAME_TOKENS, [3]]);
+    expect(recallCallsOf([{ pieces: [100, 100, 100], need: 1 }], 1_000, 100_000).read).toEqual([3]);
+  });
+});
+
 describe("RecallLedger.charge", () => {
   const line = (word: string) => `${word} ${"y ".repeat(60)}`;
   // One hidden result whose find output is long: ALPHA_WORD on the first line, 120 lines of BETA_WORD, OMEGA_WORD on the last.

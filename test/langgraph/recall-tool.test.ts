@@ -175,7 +175,7 @@ describe("recall tool in createAgent", () => {
     expect(parts.join("")).toBe(body);
     expect(await paged.invoke({ ref: recallRef("a2"), part: total + 1 }, config)).toBe(`${recallRef("a2")} has ${total} parts.`);
   });
-  it("with find, returns only the lines that hold one of the texts (case-insensitive, a|b), newest message first, under their headers", async () => {
+  it("with find, returns only the lines that hold one of the texts (case-insensitive, a|b), under their headers, the newest message holding each text in the first part", async () => {
     const store = new InMemoryStore();
     const { values } = await runRecallingAgent(store, "find");
     const config = { configurable: { thread_id: "find" }, state: values } as never;
@@ -188,6 +188,9 @@ describe("recall tool in createAgent", () => {
     // A long line is cut to 150 characters on each side of its first match (here at 7).
     expect(lookupOutput("c2").length).toBeGreaterThan(400);
     expect(await recallTool({ store }).invoke({ ref, find: "result for c2" }, config)).toBe(`<recalled ref="${ref}">\n[tool lookup #c2]\n${lookupOutput("c2").slice(0, 7 + 150)}…\n</recalled>`);
+    // The first part ends with the newest message holding each text (here one); the older matches come next.
+    expect(await recallTool({ store }).invoke({ ref, find: '"query"' }, config)).toBe(`<recalled ref="${ref}" part="1">\n[assistant]\n-> lookup({"query":"q2"}) #c2\n\n\n</recalled>\nParts 1-3 of 5; next: part 4.`);
+    expect(await recallTool({ store }).invoke({ ref, find: '"query"', part: 4 }, config)).toBe(`<recalled ref="${ref}" part="4">\n[assistant]\n-> lookup({"query":"q1"}) #c1\n</recalled>\nParts 4-5 of 5.`);
     expect(await tool.invoke({ ref, find: "not in the span" }, config)).toBe(`Nothing under ${ref} holds "not in the span".`);
     // An empty find reads the whole span, as without it.
     expect(await recallTool({ store }).invoke({ ref, find: " | " }, config)).toBe(await recallTool({ store }).invoke({ ref }, config));
