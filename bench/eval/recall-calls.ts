@@ -43,13 +43,15 @@ export interface RecallCalls extends RecallCallTotals {
 
 /**
  * The recall calls that read one step's requests (each the pieces of a `find`, read up to its
- * `need`-th; every call returns the whole part the tool gives), as parallel tool calls, as the tool bounds them when it
+ * `need`-th; every call returns the whole part the tool gives, which ends at `firstPart` when it
+ * starts before it), as parallel tool calls, as the tool bounds them when it
  * knows the window: round `k` asks every request with pieces left for its next part in one model
  * call, and each call returns the pieces that fit in its share of the room the context leaves
  * (`recallCap`: the window less 5%, less the context, the rounds before and the round's calls,
  * split evenly, less the frame; at most {@link RECALL_PAGE_TOKENS}). A call's input is the context
  * and the rounds before it (cached), then its tool calls and their parts with frames (uncached);
- * its output is its tool calls, {@link RECALL_CALL_TOKENS} each. A call with no room for its next
+ * its output is its tool calls, {@link RECALL_CALL_TOKENS} each ({@link RECALL_REF_TOKENS} more, in
+ * the call and in each frame, per reference past a request's first). A call with no room for its next
  * piece gets the tool's note (a frame's tokens). A round in which no call would get a piece is not
  * asked: reading stops, and the unfinished requests are `stalled`.
  *

@@ -4,18 +4,20 @@
  * (a hidden tool result, the agent's own words, the user's words a summary replaced) is charged as a
  * recall instead of a re-read or a loss. The agent passes the reference its context shows for the
  * source: the source's own, where a rewritten copy of it (a placeholder, a trimmed reply) is in the
- * input; else that of the summary that stands for it. Per reference, one request whose `find` names
- * the step's missed words it reaches, read up to the line where the last of them first shows, and
- * one more request per missed word that first shows only past the first {@link RECALL_PAGE_TOKENS}
- * tokens of it (a `find` of its own, read to its first line); priced at the tokens of exactly what
- * the tool returns (the matching lines, src/langgraph/recall-find.ts, cut into pieces as the tool
+ * input; else that of the summary that stands for it. Per step, one request naming every such
+ * reference (`ref: a|b`) whose `find` names the step's missed words, read up to the line where the
+ * last of them first shows, and one more request per missed word that first shows only past the
+ * first {@link RECALL_PAGE_TOKENS} tokens of it (a `find` of its own in its own reference, read to
+ * its first line); priced at the tokens of exactly what the tool returns (the newest matching
+ * message of each word first, src/langgraph/recall-find.ts, cut into pieces and parts as the tool
  * cuts them). A step's requests go out as parallel tool calls, bounded as the tool bounds them
  * when it knows the window (src/langgraph/recall-room.ts; see {@link recallCallsOf}): one model call
  * per round of parts, each priced as a re-read is (rereads.ts): its input is the step's input (with
  * the tool's schema and the references), all of it a cached prefix, plus the rounds already
  * returned (cached: they were just sent), then the agent's calls and the new parts with their
  * frames, uncached; its output is the
- * agent's calls. A word recalled once is not recalled again in the compaction epoch; a word the
+ * agent's calls. Every word of what a recall returned is in the context until the next compaction:
+ * none of them is recalled again in the epoch, asked for or not; a word the
  * room left no part for stays missing at its step (`unreadWords`). A miss no
  * reference in the context reaches is recovered as without recall: a tool result is re-read, the
  * agent's or the user's words are lost.
@@ -147,11 +149,12 @@ export class RecallLedger {
   /**
    * The recovery of one step's misses. `input` is the model's input, `contextTokens` its tokens with
    * the schema and the references, `messageOf` the recording's message of an id, `countMessage` the
-   * tokens of a re-read result, `tokenCounter` the tool's pages. Per reference that reaches a missed
-   * word not recalled yet in the epoch, one request with `find` naming those words (`a|b`), priced
-   * at the tokens of what the tool returns for it ({@link findLines}), in the tool's parts, read up
-   * to the last part a word first shows in; every request of the step goes out in parallel (see
-   * {@link recallCallsOf}).
+   * tokens of a re-read result, `tokenCounter` the tool's pages, `positionOf` the recording's order.
+   * One request naming every reference that reaches a missed word not in the context since a recall
+   * of the epoch, with `find` naming those words (`a|b`), priced at the tokens of what the tool
+   * returns for it (`findBlocks`), in the tool's parts, read up to the last part a word first shows
+   * in; a far word's own request where that returns less; every request of the step goes out in
+   * parallel (see {@link recallCallsOf}).
    */
   async charge(
     misses: GroundingMisses,
