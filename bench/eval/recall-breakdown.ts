@@ -89,7 +89,7 @@ for (const session of sessions) {
 const M = (n: number) => `${(n / 1e6).toFixed(3)} M`;
 const cost = (s: Sums) => ({
   cached: s.cachedTokens * p.cachedInput,
-  calls: s.recalls * 50 * p.cacheWrite,
+  calls: (s.uncachedTokens - s.returnedTokens) * p.cacheWrite,
   returned: s.returnedTokens * p.cacheWrite,
   output: s.outputTokens * p.output,
   rereads: s.rereadCachedTokens * p.cachedInput + s.rereadUncachedTokens * p.cacheWrite + s.rereadOutputTokens * p.output,
