@@ -4,8 +4,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
-import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
-import { partEnd, piecesOf, RECALL_PIECE_TOKENS, type RecallPiece } from "../../src/langgraph/recall-pages.js";
+import { findBlocks, findTerms } from "../../src/langgraph/recall-find.js";
+import { findPiecesOf, partEnd, RECALL_PIECE_TOKENS, type RecallPiece } from "../../src/langgraph/recall-pages.js";
 import { RECALL_FRAME_TOKENS, recallCap } from "../../src/langgraph/recall-room.js";
 import type { TokenCounter } from "../../src/index.js";
 
@@ -43,13 +43,15 @@ export interface RecallCalls extends RecallCallTotals {
 
 /**
  * The recall calls that read one step's requests (each the pieces of a `find`, read up to its
- * `need`-th; every call returns the whole part the tool gives), as parallel tool calls, as the tool bounds them when it
+ * `need`-th; every call returns the whole part the tool gives, which ends at `firstPart` when it
+ * starts before it), as parallel tool calls, as the tool bounds them when it
  * knows the window: round `k` asks every request with pieces left for its next part in one model
  * call, and each call returns the pieces that fit in its share of the room the context leaves
  * (`recallCap`: the window less 5%, less the context, the rounds before and the round's calls,
  * split evenly, less the frame; at most {@link RECALL_PAGE_TOKENS}). A call's input is the context
  * and the rounds before it (cached), then its tool calls and their parts with frames (uncached);
- * its output is its tool calls, {@link RECALL_CALL_TOKENS} each. A call with no room for its next
+ * its output is its tool calls, {@link RECALL_CALL_TOKENS} each ({@link RECALL_REF_TOKENS} more, in
+ * the call and in each frame, per reference past a request's first). A call with no room for its next
  * piece gets the tool's note (a frame's tokens). A round in which no call would get a piece is not
  * asked: reading stops, and the unfinished requests are `stalled`.
  *
@@ -71,9 +73,12 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
   for (;;) {
     const active = requests.flatMap((request, index) => (read[index]! < request.need ? [index] : []));
     if (active.length === 0) break;
-    const context = contextTokens + before + active.length * RECALL_CALL_TOKENS;
+    const context = contextTokens + before + active.reduce((sum, index) => sum + sizesOf(requests[index]!).call, 0);
     const cap = Math.min(RECALL_PAGE_TOKENS, recallCap(window, context, active.length));
-    const ends = active.map((index) => partEnd(requests[index]!.pieces.map((tokens) => ({ tokens })), read[index]!, cap));
+    const ends = active.map((index) => {
+      const { pieces, firstPart = Infinity } = requests[index]!;
+      return Math.min(partEnd(pieces.map((tokens) => ({ tokens })), read[index]!, cap), read[index]! < firstPart ? firstPart : Infinity);
+    });
     if (ends.every((end, at) => end === read[active[at]!])) {
       stalled = active.length;
       break;
@@ -82,11 +87,12 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
     let added = 0;
     active.forEach((index, at) => {
       // A call with no room for its next piece gets the tool's short note instead: a frame's worth.
-      const size = requests[index]!.pieces.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + RECALL_FRAME_TOKENS;
+      const { call, frame } = sizesOf(requests[index]!);
+      const size = requests[index]!.pieces.slice(read[index]!, ends[at]!).reduce((sum, tokens) => sum + tokens, 0) + frame;
       read[index] = ends[at]!;
-      added += RECALL_CALL_TOKENS + size;
+      added += call + size;
       returnedTokens += size;
-      outputTokens += RECALL_CALL_TOKENS;
+      outputTokens += call;
     });
     const input = contextTokens + before + added;
     cachedTokens += contextTokens + before;
@@ -98,9 +104,9 @@ export function recallCallsOf(requests: readonly RecallRequest[], contextTokens:
   return { calls, returnedTokens, cachedTokens, uncachedTokens, outputTokens, peakCallTokens, callsOverWindow, stalled, read };
 }
 
-/** The pieces a `find` of `words` in `originals` returns, as the tool cuts them. */
-export async function findPieces(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<RecallPiece[]> {
-  return piecesOf(findLines(originals, findTerms(words.join("|"))), RECALL_PIECE_TOKENS, counter);
+/** The pieces a `find` of `words` in `originals` returns, as the tool cuts them, and how many hold the newest message holding each word (a part starting among them ends with them). */
+export async function findPieces(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<{ pieces: RecallPiece[]; firstPart: number }> {
+  return findPiecesOf(findBlocks(originals, findTerms(words.join("|"))), RECALL_PIECE_TOKENS, counter);
 }
 
 /** Where `word` first shows in `pieces`: the pieces read up to it, and their tokens. */
@@ -118,13 +124,29 @@ export function firstShown(pieces: readonly RecallPiece[], word: string): { piec
 export interface RecallRequest {
   readonly pieces: readonly number[];
   readonly need: number;
+  /** The references it names (`ref: a|b`): each one past the first adds {@link RECALL_REF_TOKENS} to its call and to each part's frame. @default 1 */
+  readonly refs?: number;
+  /** A part that starts before this piece ends at it (a find's newest matches, see `findPiecesOf`). @default no such bound */
+  readonly firstPart?: number;
 }
 
-/** A `find` of `words` as {@link RecallRequest}, with per word the pieces up to its first showing (0 when it does not show). */
-export async function findRead(originals: readonly BaseMessage[], words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][] }> {
-  const pieces = await findPieces(originals, words, counter);
+/** Tokens one more reference adds to a recall call's `ref` (`|04417296`), and to its result's `<recalled ref="…">`. */
+export const RECALL_REF_TOKENS = 4;
+
+/** The tokens of a request's call and of each part's frame. */
+function sizesOf(request: RecallRequest): { call: number; frame: number } {
+  const more = ((request.refs ?? 1) - 1) * RECALL_REF_TOKENS;
+  return { call: RECALL_CALL_TOKENS + more, frame: RECALL_FRAME_TOKENS + more };
+}
+
+/**
+ * A `find` of `words` in the originals of `read.refs` references as {@link RecallRequest}, with per
+ * word the pieces up to its first showing (0 when it does not show), and the text of every piece.
+ */
+export async function findRead(read: { originals: readonly BaseMessage[]; refs: number }, words: readonly string[], counter: TokenCounter): Promise<RecallRequest & { needs: [string, number][]; texts: string[] }> {
+  const { pieces, firstPart } = await findPieces(read.originals, words, counter);
   const needs = words.map((word): [string, number] => [word, firstShown(pieces, word)?.pieces ?? 0]);
-  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), needs };
+  return { pieces: pieces.map((piece) => piece.tokens), need: Math.min(pieces.length, Math.max(1, ...needs.map(([, need]) => need))), refs: read.refs, firstPart, needs, texts: pieces.map((piece) => piece.text) };
 }
 
 /** The tokens the tool returns for `requests` read with room for whole parts: each call's part and frame, and its call. */

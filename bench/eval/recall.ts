@@ -4,32 +4,34 @@
  * (a hidden tool result, the agent's own words, the user's words a summary replaced) is charged as a
  * recall instead of a re-read or a loss. The agent passes the reference its context shows for the
  * source: the source's own, where a rewritten copy of it (a placeholder, a trimmed reply) is in the
- * input; else that of the summary that stands for it. Per reference, one request whose `find` names
- * the step's missed words it reaches, read up to the line where the last of them first shows, and
- * one more request per missed word that first shows only past the first {@link RECALL_PAGE_TOKENS}
- * tokens of it (a `find` of its own, read to its first line); priced at the tokens of exactly what
- * the tool returns (the matching lines, src/langgraph/recall-find.ts, cut into pieces as the tool
+ * input; else that of the summary that stands for it. Per step, one request naming every such
+ * reference (`ref: a|b`) whose `find` names the step's missed words, read up to the line where the
+ * last of them first shows, and one more request per missed word that first shows only past the
+ * first {@link RECALL_PAGE_TOKENS} tokens of it (a `find` of its own in its own reference, read to
+ * its first line); priced at the tokens of exactly what the tool returns (the newest matching
+ * message of each word first, src/langgraph/recall-find.ts, cut into pieces and parts as the tool
  * cuts them). A step's requests go out as parallel tool calls, bounded as the tool bounds them
  * when it knows the window (src/langgraph/recall-room.ts; see {@link recallCallsOf}): one model call
  * per round of parts, each priced as a re-read is (rereads.ts): its input is the step's input (with
  * the tool's schema and the references), all of it a cached prefix, plus the rounds already
  * returned (cached: they were just sent), then the agent's calls and the new parts with their
  * frames, uncached; its output is the
- * agent's calls. A word recalled once is not recalled again in the compaction epoch; a word the
+ * agent's calls. Every word of what a recall returned is in the context until the next compaction:
+ * none of them is recalled again in the epoch, asked for or not; a word the
  * room left no part for stays missing at its step (`unreadWords`). A miss no
  * reference in the context reaches is recovered as without recall: a tool result is re-read, the
  * agent's or the user's words are lost.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { GroundingMisses } from "./grounding.js";
+import { groundingWords, type GroundingMisses } from "./grounding.js";
 import { REREAD_REPLY_TOKENS } from "./rereads.js";
 import { findPieces, findRead, firstShown, RECALL_PAGE_TOKENS, recallCallsOf, unboundedCost, type RecallCallTotals } from "./recall-calls.js";
 import type { TokenCounter } from "../../src/index.js";
 
-export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
+export { RECALL_CALL_TOKENS, RECALL_FRAME_TOKENS, RECALL_PAGE_TOKENS, RECALL_REF_TOKENS, recallCallsOf, type RecallCalls } from "./recall-calls.js";
 
 /** Tokens of the recall tool's schema, sent with every model call of a run with recall on (the tool's figure). */
-export const RECALL_SCHEMA_TOKENS = 69;
+export const RECALL_SCHEMA_TOKENS = 68;
 /** Tokens of the reference (` [recall <ref>]`) a compaction appends to each message it rewrites, with recall on (the tool's figure). */
 export const RECALL_REFERENCE_TOKENS = 8;
 
@@ -147,11 +149,12 @@ export class RecallLedger {
   /**
    * The recovery of one step's misses. `input` is the model's input, `contextTokens` its tokens with
    * the schema and the references, `messageOf` the recording's message of an id, `countMessage` the
-   * tokens of a re-read result, `tokenCounter` the tool's pages. Per reference that reaches a missed
-   * word not recalled yet in the epoch, one request with `find` naming those words (`a|b`), priced
-   * at the tokens of what the tool returns for it ({@link findLines}), in the tool's parts, read up
-   * to the last part a word first shows in; every request of the step goes out in parallel (see
-   * {@link recallCallsOf}).
+   * tokens of a re-read result, `tokenCounter` the tool's pages, `positionOf` the recording's order.
+   * One request naming every reference that reaches a missed word not in the context since a recall
+   * of the epoch, with `find` naming those words (`a|b`), priced at the tokens of what the tool
+   * returns for it (`findBlocks`), in the tool's parts, read up to the last part a word first shows
+   * in; a far word's own request where that returns less; every request of the step goes out in
+   * parallel (see {@link recallCallsOf}).
    */
   async charge(
     misses: GroundingMisses,
@@ -161,6 +164,8 @@ export class RecallLedger {
       contextTokens: number;
       window: number;
       messageOf: (id: string) => BaseMessage | undefined;
+      /** Where the recording has the message of an id (orders the originals of several references); in the archive's order without it. */
+      positionOf?: (id: string) => number;
       countMessage: (message: BaseMessage) => Promise<number>;
       tokenCounter: TokenCounter;
     },
@@ -171,6 +176,11 @@ export class RecallLedger {
     /** Per reference, the originals it stands for and the words to find in them. */
     const wanted = new Map<string, { readonly reads: readonly string[]; readonly words: string[] }>();
     for (const [word, source] of misses.missing) {
+      // In the context already: an earlier recall of the epoch returned it.
+      if (this.#recalled.has(word)) {
+        recall.recalledWords++;
+        continue;
+      }
       const reference = source.message.id === undefined ? undefined : step.archive.referenceFor(source.message.id, inputIds);
       if (reference === undefined) {
         if (source.kind === "own") recall.lostOwnWords++;
@@ -187,25 +197,36 @@ export class RecallLedger {
         continue;
       }
       recall.recalledWords++;
-      if (this.#recalled.has(word)) continue;
       let request = wanted.get(reference.ref);
       if (request === undefined) wanted.set(reference.ref, (request = { reads: reference.reads, words: [] }));
       request.words.push(word);
     }
     if (wanted.size === 0) return recall;
-    const requests: Awaited<ReturnType<typeof findRead>>[] = [];
-    for (const { reads, words } of wanted.values()) {
-      const originals = reads.flatMap((id) => step.messageOf(id) ?? []);
-      // One find of every word, read up to the last piece a word first shows in; or, when that returns
-      // more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own.
-      const all = await findPieces(originals, words, step.tokenCounter);
-      const near: string[] = [];
-      const far: string[] = [];
-      for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
-      const together = [await findRead(originals, words, step.tokenCounter)];
-      const apart = far.length === 0 ? together : [...(near.length > 0 ? [await findRead(originals, near, step.tokenCounter)] : []), ...(await Promise.all(far.map((word) => findRead(originals, [word], step.tokenCounter))))];
-      requests.push(...(unboundedCost(apart) < unboundedCost(together) ? apart : together));
-    }
+    const position = step.positionOf ?? (() => 0);
+    /** The originals of some references, each once, in history order, and how many references. */
+    const read = (refs: readonly string[]) => {
+      const ids = [...new Set(refs.flatMap((ref) => wanted.get(ref)!.reads))].sort((a, b) => position(a) - position(b));
+      return { originals: ids.flatMap((id) => step.messageOf(id) ?? []), refs: refs.length };
+    };
+    const refOf = new Map<string, string>();
+    for (const [ref, { words }] of wanted) for (const word of words) refOf.set(word, ref);
+    const words = [...refOf.keys()];
+    const every = read([...wanted.keys()]);
+    // One find of every word in every reference (`ref: a|b`), read up to the last piece a word first shows in; or, when that
+    // returns more, a word that first shows past the first RECALL_PAGE_TOKENS tokens of it in a find of its own, in its own reference.
+    const { pieces: all } = await findPieces(every.originals, words, step.tokenCounter);
+    const near: string[] = [];
+    const far: string[] = [];
+    for (const word of words) ((firstShown(all, word)?.tokens ?? Infinity) <= RECALL_PAGE_TOKENS ? near : far).push(word);
+    const together = [await findRead(every, words, step.tokenCounter)];
+    const apart =
+      far.length === 0
+        ? together
+        : [
+            ...(near.length > 0 ? [await findRead(read([...new Set(near.map((word) => refOf.get(word)!))]), near, step.tokenCounter)] : []),
+            ...(await Promise.all(far.map((word) => findRead(read([refOf.get(word)!]), [word], step.tokenCounter)))),
+          ];
+    const requests = unboundedCost(apart) < unboundedCost(together) ? apart : together;
     const calls = recallCallsOf(requests, step.contextTokens, step.window);
     // A word is recalled once the pieces up to its first showing are read; else it stays missing (and is asked again when missed again).
     requests.forEach((request, index) => {
@@ -216,6 +237,10 @@ export class RecallLedger {
           recall.unreadWords++;
         }
       }
+    });
+    // What the calls returned is in the context until the next compaction: every word of it, asked for or not.
+    requests.forEach((request, index) => {
+      for (const text of request.texts.slice(0, calls.read[index]!)) for (const word of groundingWords(text)) this.#recalled.add(word);
     });
     recall.recalls = requests.length;
     recall.recallCalls = calls.calls;

@@ -130,6 +130,8 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
   const archive = new RecallArchive();
   const byId = new Map(session.messages.flatMap((message) => (message.id === undefined ? [] : [[message.id, message] as const])));
   const messageOf = (id: string) => byId.get(id);
+  const positions = new Map(session.messages.flatMap((message, index) => (message.id === undefined ? [] : [[message.id, index] as const])));
+  const positionOf = (id: string) => positions.get(id) ?? -1;
   const countMessage = (source: BaseMessage) => tokenCounter.countMessage(source);
   const anthropic = new AnthropicAutomaticCache();
   const anchored = new AnthropicAutomaticCache();
@@ -176,7 +178,7 @@ export async function replayTrace(session: TraceSession, system: EvalSystem, opt
       if (index < prefix) referencedCached++;
     });
     const contextTokens = measurement.total + RECALL_SCHEMA_TOKENS + RECALL_REFERENCE_TOKENS * referenced;
-    const recall = await recalls.charge(misses, { archive, input: result.input, contextTokens, window: options.window, messageOf, countMessage, tokenCounter });
+    const recall = await recalls.charge(misses, { archive, input: result.input, contextTokens, window: options.window, messageOf, positionOf, countMessage, tokenCounter });
     const breakpoints = [...cacheAnchorPositions(result.input).map((index) => index + 1), result.input.length];
     const [anchoredCachedTokens, anchoredModelRead] = callsRead(anchored, summaryCalls, result.input, measurement.perMessage, breakpoints);
     steps.push({

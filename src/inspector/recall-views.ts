@@ -4,7 +4,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ArchiveAnchors } from "../langgraph/archive-anchors.js";
 import { reachedIds } from "../langgraph/recall-lookup.js";
-import { RECALL_TOOL_NAME, recallRef } from "../langgraph/recall-refs.js";
+import { RECALL_TOOL_NAME, recallRef, recallRefsOf } from "../langgraph/recall-refs.js";
 import { messageText } from "../messages/message-text.js";
 import type { RecallView } from "./inspection.js";
 
@@ -32,7 +32,7 @@ export function recallParts(text: string): number | null {
 
 /**
  * One view per call of the recall tool in `restored` (by the tool's name), in the order of the
- * calls: its reference and part, its result's tokens and parts, and the originals the reference
+ * calls: its reference (or `|`-separated references) and part, its result's tokens and parts, and the originals the references
  * stood for in the archives of the compactions that ran before it (as the tool resolves it: the
  * message ids with that reference and, through every summary or copy that replaced one, what it
  * replaced), with the compactions whose archives hold them. Indexes the archives once; each recall
@@ -87,7 +87,7 @@ export function recallViews(sources: RecallSources): RecallView[] {
     let bound = 0;
     while (bound < steps.length && (steps[bound] ?? -1) < at) bound++;
     const found = new Map<string, number>();
-    for (const id of reachedIds(anchors, idsOfRef.get(call.ref) ?? [], bound)) {
+    for (const id of reachedIds(anchors, (recallRefsOf(call.ref) ?? []).flatMap((ref) => idsOfRef.get(ref) ?? []), bound)) {
       const first = archivedIn.get(id)?.[0];
       if (first !== undefined && first < bound) found.set(id, first);
     }

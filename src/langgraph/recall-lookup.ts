@@ -36,23 +36,23 @@ export function reachedIds(anchors: ArchiveAnchors, start: Iterable<string>, bef
   return visited;
 }
 
-/** The ids of the archived originals that `ref` stands for: reached from every archived or rewritten message whose id has that reference. */
-function originalIds(anchors: ArchiveAnchors, ref: string): Set<string> {
-  const start = [...anchors.anchoredIds(), ...anchors.originalAt.keys()].filter((id) => recallRef(id) === ref);
+/** The ids of the archived originals that `refs` stand for: reached from every archived or rewritten message whose id has one of those references. */
+function originalIds(anchors: ArchiveAnchors, refs: ReadonlySet<string>): Set<string> {
+  const start = [...anchors.anchoredIds(), ...anchors.originalAt.keys()].filter((id) => refs.has(recallRef(id)));
   return new Set([...reachedIds(anchors, start)].filter((id) => anchors.originalAt.has(id)));
 }
 
 /**
- * The archived originals that recall reference `ref` stands for in one thread, in history order, as
+ * The archived originals that the recall references `refs` stand for in one thread, in history order (each once), as
  * `restoreHistory` gives them back: what the app wrote since under an id (an edit, a redaction) in
  * the original's place, what it removed left out, what `redactArchived` redacted redacted. Reads
- * the state given and the thread's own archive namespace only; never writes. Empty when the ref
- * names nothing archived in this thread. @internal
+ * the state given and the thread's own archive namespace only; never writes. Empty when no ref
+ * names anything archived in this thread. @internal
  */
-export async function recallOriginals(source: RecallSource, ref: string): Promise<BaseMessage[]> {
+export async function recallOriginals(source: RecallSource, refs: readonly string[]): Promise<BaseMessage[]> {
   const options = { ...(source.store ? { store: source.store } : {}), ...(source.threadId !== undefined ? { threadId: source.threadId } : {}), ...(source.namespace ? { namespace: source.namespace } : {}) };
   const { messages, anchors } = await loadAnchors("recallTool", source.state, options);
-  const ids = originalIds(anchors, ref);
+  const ids = originalIds(anchors, new Set(refs));
   if (ids.size === 0) return [];
   return expandHistory(messages, anchors).filter((message) => typeof message.id === "string" && ids.has(message.id));
 }

@@ -41,6 +41,26 @@ export async function piecesOf(text: string, pieceTokens: number, counter: Token
 }
 
 /**
+ * A `find`'s result (`findBlocks`) in pieces ({@link piecesOf} of each block group, after
+ * `wrap`, joined where the text joins), and `firstPart`: the pieces of the newest messages holding
+ * each term, which a part starting among them does not go past (the whole count when nothing older
+ * matches). @internal
+ */
+export async function findPiecesOf(
+  blocks: { readonly newest: string; readonly older: string },
+  pieceTokens: number,
+  counter: TokenCounter,
+  wrap: (text: string) => string = (text) => text,
+): Promise<{ pieces: RecallPiece[]; firstPart: number }> {
+  if (blocks.newest === "" || blocks.older === "") {
+    const pieces = await piecesOf(wrap(blocks.newest + blocks.older), pieceTokens, counter);
+    return { pieces, firstPart: pieces.length };
+  }
+  const newest = await piecesOf(wrap(`${blocks.newest}\n\n`), pieceTokens, counter);
+  return { pieces: [...newest, ...(await piecesOf(wrap(blocks.older), pieceTokens, counter))], firstPart: newest.length };
+}
+
+/**
  * The end (exclusive) of the part that starts at piece `start`: the pieces from it, taken while
  * their tokens sum to at most `cap`. `start` itself when the first does not fit. @internal
  */

@@ -30,6 +30,17 @@ export function recallRef(id: string): string {
   return String((hash >>> 0) % REF_SPACE).padStart(8, "0");
 }
 
+/**
+ * The references a recall's `ref` names, in order, each once: one, or several separated by `|`
+ * (spaces and empty ones ignored). Undefined unless every one is a reference ({@link RECALL_REF_PATTERN}).
+ * @internal
+ */
+export function recallRefsOf(ref: unknown): string[] | undefined {
+  if (typeof ref !== "string") return undefined;
+  const refs = [...new Set(ref.split("|").map((part) => part.trim()))].filter((part) => part !== "");
+  return refs.length > 0 && refs.every((part) => RECALL_REF_PATTERN.test(part)) ? refs : undefined;
+}
+
 /** The note that names a reference, e.g. `[recall 04417296]`. @internal */
 export function recallNote(ref: string): string {
   return `[recall ${ref}]`;
@@ -50,15 +61,16 @@ function annotated(message: BaseMessage, ref: string, summary: boolean): BaseMes
 }
 
 /**
- * The reference a hidden recall result names: the one its call asked for, so that its placeholder
- * points at the original rather than at the recall. Per result's call id, from the history's calls.
+ * The reference a hidden recall result names: the one (or the `|`-separated ones) its call asked
+ * for, so that its placeholder points at the originals rather than at the recall. Per result's call
+ * id, from the history's calls.
  */
 function recalledRefs(messages: readonly BaseMessage[], toolName: string): Map<string, string> {
   const refs = new Map<string, string>();
   for (const message of messages) {
     for (const call of (message as { tool_calls?: { id?: string; name?: string; args?: { ref?: unknown } }[] }).tool_calls ?? []) {
-      const ref = call.args?.ref;
-      if (call.name === toolName && typeof call.id === "string" && typeof ref === "string" && RECALL_REF_PATTERN.test(ref)) refs.set(call.id, ref);
+      const named = call.name === toolName ? recallRefsOf(call.args?.ref) : undefined;
+      if (named !== undefined && typeof call.id === "string") refs.set(call.id, named.join("|"));
     }
   }
   return refs;

@@ -8,11 +8,11 @@ import { formatHistory } from "../summary/format-history.js";
 import { defaultTokenCounter, tokenCounterSchema } from "../tokens/token-counter.js";
 import type { TokenCounter } from "../tokens/token-counter-types.js";
 import { threadIdOf } from "./compaction-archive.js";
-import { findLines, findTerms } from "./recall-find.js";
+import { findBlocks, findTerms } from "./recall-find.js";
 import { recallOriginals } from "./recall-lookup.js";
-import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "./recall-pages.js";
+import { findPiecesOf, partEnd, RECALL_PIECE_TOKENS } from "./recall-pages.js";
 import { recallCap, recallContext } from "./recall-room.js";
-import { RECALL_REF_PATTERN, RECALL_TOOL_NAME } from "./recall-refs.js";
+import { recallRefsOf, RECALL_TOOL_NAME } from "./recall-refs.js";
 import type { RestorableState } from "./restore-history.js";
 import { asBaseStore, type SdkClientWithStore, type SdkStoreClient } from "./sdk-store.js";
 
@@ -61,7 +61,7 @@ const argsSchema = {
 } as const;
 
 /** The tool's description: short, since its tokens go with every model call. */
-const RECALL_DESCRIPTION = "Read back a [recall ref] note's originals; find keeps lines with a|b.";
+const RECALL_DESCRIPTION = "Read back [recall ref] notes' originals; ref and find take a|b.";
 
 /** What a tool run by LangGraph gets as its second argument, as far as recall goes. */
 interface RecallRunConfig {
@@ -73,14 +73,16 @@ interface RecallRunConfig {
 /**
  * A LangChain tool that reads back archived originals of the calling thread's compacted context:
  * given a reference that a hidden result, superseded note, summary or truncated message names
- * (`[recall 04417296]`, written with the compaction's `recall: true`), it returns the originals, as
+ * (`[recall 04417296]`, written with the compaction's `recall: true`), or several separated by `|`
+ * (`04417296|11223344`, one call for what would be parallel calls), it returns the originals, as
  * summaries quote history, fenced as data in `<recalled>`, at most `maxTokens` tokens per call
  * and, given `contextWindow`, no more than the context leaves room for (`part` asks for the next;
  * parts are numbered by line, so every part stays reachable). With `find` (texts separated by
  * `|`, case-insensitive), only the lines
- * that hold one, newest message first, each under its message's header: one short call reaches a
- * word of a long summarized span or of a large hidden result. An agent asks for
- * several references at once as parallel tool calls. The thread comes from the run's `configurable.thread_id` and the
+ * that hold one, each under its message's header: the first part holds the newest message that
+ * holds each text (no more), the older matches come in the next parts; one short call reaches a
+ * word of a long summarized span or of a large hidden result; with several references, the
+ * lines of all their originals. The thread comes from the run's `configurable.thread_id` and the
  * state from the running task (a `ToolNode`'s `state`), never from the arguments: another thread's
  * archive is never read. What the app redacted or removed is recalled redacted or not at all (as
  * `restoreHistory` gives it). Never writes. The middleware's `recall` option adds it to an agent.
@@ -98,21 +100,22 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
     async ({ ref, find, part }: { ref: string; find?: string; part?: number }, runtime: ToolRuntime) => {
       const config = runtime as unknown as RecallRunConfig;
       const state = (config?.state ?? config?.configurable?.__pregel_scratchpad?.currentTaskInput) as RestorableState | undefined;
-      const wanted = String(ref).trim();
-      if (!state || !Array.isArray(state.messages) || !RECALL_REF_PATTERN.test(wanted)) return `Nothing archived under ${JSON.stringify(ref)}.`;
+      const refs = recallRefsOf(ref);
+      if (!state || !Array.isArray(state.messages) || refs === undefined) return `Nothing archived under ${JSON.stringify(ref)}.`;
+      const wanted = refs.join("|");
       let originals;
       try {
-        originals = await recallOriginals({ state, store: store ?? config.store ?? undefined, threadId: threadIdOf(config.configurable), namespace: parsed.namespace }, wanted);
+        originals = await recallOriginals({ state, store: store ?? config.store ?? undefined, threadId: threadIdOf(config.configurable), namespace: parsed.namespace }, refs);
       } catch (error) {
         if (CompactionError.isInstance(error)) return `The archive could not be read: ${error.message}`;
         throw error;
       }
-      if (originals.length === 0) return `Nothing archived under ${JSON.stringify(ref)}.`;
+      if (originals.length === 0) return `Nothing archived under ${JSON.stringify(wanted)}.`;
       const terms = typeof find === "string" ? findTerms(find) : [];
-      const text = terms.length === 0 ? formatHistory(originals, { dropUnansweredCalls: false }) : findLines(originals, terms);
-      if (text === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
+      const blocks = terms.length === 0 ? { newest: formatHistory(originals, { dropUnansweredCalls: false }), older: "" } : findBlocks(originals, terms);
+      if (blocks.newest === "") return `Nothing under ${wanted} holds ${JSON.stringify(find)}.`;
       const counter = parsed.tokenCounter ?? defaultTokenCounter();
-      const pieces = await piecesOf(fenceData(text, FENCE_TAGS), Math.min(maxTokens, RECALL_PIECE_TOKENS), counter);
+      const { pieces, firstPart } = await findPiecesOf(blocks, Math.min(maxTokens, RECALL_PIECE_TOKENS), counter, (text) => fenceData(text, FENCE_TAGS));
       const start = Number.isInteger(part) && part! >= 1 ? part! : 1;
       const count = pieces.length;
       if (start > count) return `${wanted} has ${count} part${count === 1 ? "" : "s"}.`;
@@ -121,7 +124,8 @@ export function recallTool(options: RecallToolOptions = {}): DynamicStructuredTo
         const context = await recallContext(state.messages, counter);
         cap = Math.min(cap, recallCap(parsed.contextWindow, context.tokens, context.calls));
       }
-      const end = partEnd(pieces, start - 1, cap);
+      // A part that starts among the newest matches of a find ends with them.
+      const end = Math.min(partEnd(pieces, start - 1, cap), start - 1 < firstPart ? firstPart : Infinity);
       if (end < start) return `No room in the context for part ${start} of ${wanted} now; ask again after the next compaction, or for fewer refs at once.`;
       const body = pieces.slice(start - 1, end).map((piece) => piece.text).join("");
       const whole = start === 1 && end === count;

@@ -14,6 +14,7 @@ import {
   RECALL_CALL_TOKENS,
   RECALL_FRAME_TOKENS,
   RECALL_PAGE_TOKENS,
+  RECALL_REF_TOKENS,
   RECALL_REFERENCE_TOKENS,
   RECALL_SCHEMA_TOKENS,
   RecallArchive,
@@ -236,6 +237,17 @@ describe("recallVerdict", () => {
   });
 });
 
+describe("recallCallsOf, a find's first part", () => {
+  it("ends a part that starts among a find's newest matches with them, where the tool ends it", () => {
+    const first = recallCallsOf([{ pieces: [100, 100, 100], need: 1, firstPart: 2 }], 1_000, 100_000);
+    expect([first.calls, first.returnedTokens, first.read]).toEqual([1, 200 + RECALL_FRAME_TOKENS, [2]]);
+    // Past them, a part goes on as far as the room allows; without the bound, the first part holds all three pieces.
+    const past = recallCallsOf([{ pieces: [100, 100, 100], need: 3, firstPart: 2 }], 1_000, 100_000);
+    expect([past.calls, past.returnedTokens, past.read]).toEqual([2, 300 + 2 * RECALL_FRAME_TOKENS, [3]]);
+    expect(recallCallsOf([{ pieces: [100, 100, 100], need: 1 }], 1_000, 100_000).read).toEqual([3]);
+  });
+});
+
 describe("RecallLedger.charge", () => {
   const line = (word: string) => `${word} ${"y ".repeat(60)}`;
   // One hidden result whose find output is long: ALPHA_WORD on the first line, 120 lines of BETA_WORD, OMEGA_WORD on the last.
@@ -271,3 +283,55 @@ describe("RecallLedger.charge", () => {
     expect([later.recallCalls, later.recalledWords, later.unreadWords]).toEqual([1, 1, 0]);
   });
 });
+
+describe("RecallLedger.charge, what the context holds after a recall", () => {
+  const first = toolResult("t7", "c7", "GAMMA_WORD DELTA_WORD\nunrelated line");
+  const second = toolResult("t8", "c8", "EPSILON_WORD here");
+  const archive = new RecallArchive();
+  archive.add({ ids: ["t7", "t8"] });
+  const byId = new Map([["t7", first], ["t8", second]]);
+  const sourceOf = new Map([["GAMMA_WORD", first], ["DELTA_WORD", first], ["EPSILON_WORD", second]]);
+  const charge = (ledger: RecallLedger, words: string[]) => {
+    const missing = new Map(words.map((word) => [word, { kind: "tool" as const, message: sourceOf.get(word)! }]));
+    const step = { archive, input: [hidden(first), hidden(second)], contextTokens: 1_000, window: 100_000, messageOf: (id: string) => byId.get(id), positionOf: (id: string) => (id === "t7" ? 0 : 1), countMessage: (m: BaseMessage) => tokenCounter.countMessage(m), tokenCounter };
+    return ledger.charge({ grounding: { grounded: 0, reused: words.length }, missing }, step);
+  };
+
+  it("does not charge again, before the next compaction, a word that a recall returned without being asked for it", async () => {
+    const ledger = new RecallLedger();
+    const asked = await charge(ledger, ["GAMMA_WORD"]);
+    expect([asked.recalls, asked.recalledWords]).toEqual([1, 1]);
+    // DELTA_WORD came back on GAMMA_WORD's line: it is in the context already.
+    const next = await charge(ledger, ["DELTA_WORD"]);
+    expect(next).toEqual({ ...NO_RECALL, recalledWords: 1 });
+    // A compaction: the recalled text may be gone, so a miss is charged again.
+    ledger.newEpoch();
+    expect((await charge(ledger, ["DELTA_WORD"])).recalls).toBe(1);
+  });
+
+  it("asks for every reference of a step in one call (`ref: a|b`), its call and frame longer by the extra reference", async () => {
+    const both = await charge(new RecallLedger(), ["GAMMA_WORD", "EPSILON_WORD"]);
+    // The tool's find over both references' originals, newest first, read whole.
+    const found = findLines([first, second], findTerms("GAMMA_WORD|EPSILON_WORD"));
+    expect(found).toBe("[tool bash #c8]\nEPSILON_WORD here\n\n[tool bash #c7]\nGAMMA_WORD DELTA_WORD");
+    const content = await read(found);
+    const call = RECALL_CALL_TOKENS + RECALL_REF_TOKENS;
+    const frame = RECALL_FRAME_TOKENS + RECALL_REF_TOKENS;
+    expect(both).toEqual({
+      ...NO_RECALL,
+      recalls: 1,
+      recallCalls: 1,
+      recalledWords: 2,
+      returnedTokens: content + frame,
+      cachedTokens: 1_000,
+      uncachedTokens: call + content + frame,
+      outputTokens: call,
+      peakCallTokens: 1_000 + call + content + frame,
+    });
+  });
+});
+
+/** The tokens of the pieces the tool cuts `text` into. */
+async function read(text: string): Promise<number> {
+  return (await piecesOf(text, RECALL_PIECE_TOKENS, tokenCounter)).reduce((sum, piece) => sum + piece.tokens, 0);
+}

@@ -128,6 +128,15 @@ describe("recalls on the page's chart", () => {
 });
 
 describe("a recall of a hidden tool result", () => {
+  it("resolves a call that names several references (`ref: a|b`) to the originals of all of them", async () => {
+    const { thread, ref } = await hiddenThreadWithRecall("recalled-hidden-both", true);
+    expect(ref).toBe(`${recallRef("t-c1")}|${recallRef("t-c2")}`);
+    const inspection = await buildInspection(thread);
+    const [r1] = inspection.recalls!;
+    // t-c1 was hidden by the first compaction, t-c2 by the second.
+    expect({ ref: r1!.ref, compactionIds: r1!.compactionIds, originalIds: r1!.originalIds }).toEqual({ ref, compactionIds: inspection.compactions.slice(0, 2).map((compaction) => compaction.record.id), originalIds: ["t-c1", "t-c2"] });
+  });
+
   it("resolves the placeholder's reference to the one original the hiding archived, and shows the text it looked for", async () => {
     const { thread, ref } = await hiddenThreadWithRecall();
     const inspection = await buildInspection(thread);

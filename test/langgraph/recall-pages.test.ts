@@ -1,7 +1,7 @@
 /** How a recall is cut into parts: at most the cap each, nothing lost or added, never inside a code point. */
 import { describe, expect, it } from "vitest";
 import { createTokenCounter } from "../../src/index.js";
-import { pagesOf, partEnd, piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
+import { findPiecesOf, pagesOf, partEnd, piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
 import { hasLoneSurrogate } from "../../src/text/code-points.js";
 
 describe("recall parts", () => {
@@ -41,5 +41,14 @@ describe("recall parts", () => {
     expect(partEnd(pieces, 0, pieces[0]!.tokens + pieces[1]!.tokens)).toBe(2);
     expect(partEnd(pieces, 3, pieces[3]!.tokens - 1)).toBe(3);
     expect(partEnd(pieces, 0, Infinity)).toBe(pieces.length);
+  });
+
+  it("cuts a find's result where its newest matches end, the pieces joining to the text the find gives", async () => {
+    const blocks = { newest: "[user]\nthe Needle\n\n[tool cat #c1]\nneedle too", older: "[user]\nold needle" };
+    const { pieces, firstPart } = await findPiecesOf(blocks, RECALL_PIECE_TOKENS, counter);
+    expect(pieces.map((piece) => piece.text)).toEqual(["[user]\n", "the Needle\n", "\n", "[tool cat #c1]\n", "needle too\n", "\n", "[user]\n", "old needle"]);
+    expect(firstPart).toBe(6);
+    // Nothing older: one group, no bound short of the end.
+    expect((await findPiecesOf({ newest: blocks.newest, older: "" }, RECALL_PIECE_TOKENS, counter)).firstPart).toBe(5);
   });
 });

@@ -175,7 +175,7 @@ describe("recall tool in createAgent", () => {
     expect(parts.join("")).toBe(body);
     expect(await paged.invoke({ ref: recallRef("a2"), part: total + 1 }, config)).toBe(`${recallRef("a2")} has ${total} parts.`);
   });
-  it("with find, returns only the lines that hold one of the texts (case-insensitive, a|b), newest message first, under their headers", async () => {
+  it("with find, returns only the lines that hold one of the texts (case-insensitive, a|b), under their headers, the newest message holding each text in the first part", async () => {
     const store = new InMemoryStore();
     const { values } = await runRecallingAgent(store, "find");
     const config = { configurable: { thread_id: "find" }, state: values } as never;
@@ -188,6 +188,9 @@ describe("recall tool in createAgent", () => {
     // A long line is cut to 150 characters on each side of its first match (here at 7).
     expect(lookupOutput("c2").length).toBeGreaterThan(400);
     expect(await recallTool({ store }).invoke({ ref, find: "result for c2" }, config)).toBe(`<recalled ref="${ref}">\n[tool lookup #c2]\n${lookupOutput("c2").slice(0, 7 + 150)}…\n</recalled>`);
+    // The first part ends with the newest message holding each text (here one); the older matches come next.
+    expect(await recallTool({ store }).invoke({ ref, find: '"query"' }, config)).toBe(`<recalled ref="${ref}" part="1">\n[assistant]\n-> lookup({"query":"q2"}) #c2\n\n\n</recalled>\nParts 1-3 of 5; next: part 4.`);
+    expect(await recallTool({ store }).invoke({ ref, find: '"query"', part: 4 }, config)).toBe(`<recalled ref="${ref}" part="4">\n[assistant]\n-> lookup({"query":"q1"}) #c1\n</recalled>\nParts 4-5 of 5.`);
     expect(await tool.invoke({ ref, find: "not in the span" }, config)).toBe(`Nothing under ${ref} holds "not in the span".`);
     // An empty find reads the whole span, as without it.
     expect(await recallTool({ store }).invoke({ ref, find: " | " }, config)).toBe(await recallTool({ store }).invoke({ ref }, config));
@@ -246,6 +249,42 @@ describe("recall tool in createAgent", () => {
     const again = await recallTool().invoke({ ref: recallRef("t-c1") }, { configurable: { thread_id: "re-hidden" }, store, state: values } as never);
     expect(again).toBe(`<recalled ref="${recallRef("t-c1")}">\n[tool lookup #c1]\n${lookupOutput("c1")}\n</recalled>`);
   });
+  it("reads several references in one call (`ref: a|b`): their originals in history order under one fence, find over all of them; hidden later, its note names both", async () => {
+    const model = fakeModel();
+    for (let n = 1; n <= 3; n++) model.respond(lookupCall("", n));
+    const both = `${recallRef("t-c1")}|${recallRef("t-c2")}`;
+    // Long enough to be hidden.
+    const PADDING = "padding ".repeat(60).trim();
+    model.respond(new AIMessage({ id: "a4", content: "", tool_calls: [{ id: "r1", name: "recall", args: { ref: ` ${recallRef("t-c2")} | ${recallRef("t-c1")} `, find: "value for c1|value for c2" }, type: "tool_call" }] }));
+    for (let n = 5; n <= 6; n++) model.respond(lookupCall("", n));
+    model.respond(new AIMessage({ id: "final", content: "done" }));
+    const store = new InMemoryStore();
+    const agent = createAgent({
+      model,
+      tools: [lookupTool({ c1: `${PADDING}\nthe value for c1`, c2: `the value for c2\n${PADDING}` })],
+      middleware: [compactionMiddleware(toolResultHiding({ ...EVERY_RUN, keepRecentGroups: 1 }), { recall: true })],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke({ messages: [user("h1")] }, thread("several"));
+    // The model got both matching lines in one result, newest message first, under the refs as asked (each once).
+    const asked = `${recallRef("t-c2")}|${recallRef("t-c1")}`;
+    expect(String((model.calls[4]!.messages as BaseMessage[]).at(-1)!.content)).toBe(`<recalled ref="${asked}">\n[tool lookup #c2]\nthe value for c2\n\n[tool lookup #c1]\nthe value for c1\n</recalled>`);
+    const { values } = await agent.graph.getState(thread("several"));
+    // Hidden later, the recall's result names the references its call asked for.
+    const recallResult = values.messages.find((message: BaseMessage) => ToolMessage.isInstance(message) && message.name === "recall")!;
+    expect(compactionMarkerOf(recallResult)?.hidden).toBe(true);
+    expect(String(recallResult.content).endsWith(` [recall ${asked}]`)).toBe(true);
+    const tool = recallTool({ store });
+    const config = { configurable: { thread_id: "several" }, state: values } as never;
+    // Without find: both originals whole, in history order.
+    expect(await tool.invoke({ ref: both }, config)).toBe(`<recalled ref="${both}">\n[tool lookup #c1]\n${PADDING}\nthe value for c1\n\n[tool lookup #c2]\nthe value for c2\n${PADDING}\n</recalled>`);
+    // A reference that names nothing in this thread adds nothing; one that is not a reference fails the whole call.
+    expect(await tool.invoke({ ref: `${recallRef("t-c1")}|00000000` }, config)).toBe(`<recalled ref="${recallRef("t-c1")}|00000000">\n[tool lookup #c1]\n${PADDING}\nthe value for c1\n</recalled>`);
+    expect(await tool.invoke({ ref: "00000000|99999999" }, config)).toBe(`Nothing archived under "00000000|99999999".`);
+    expect(await tool.invoke({ ref: `${recallRef("t-c1")}|c1` }, config)).toBe(`Nothing archived under "${recallRef("t-c1")}|c1".`);
+  });
+
   it("in a custom graph: the compaction node with recall on, recallTool in LangGraph's ToolNode, the archive in the state channel", async () => {
     const model = recallingModel();
     const graph = reactGraph({

@@ -75,14 +75,17 @@ export async function summarizedThreadWithRecalls(threadId = "recalled", maxToke
   return { thread: await exportThread(checkpointer, threadId, { store }), ref, second, parts };
 }
 
-/** A thread whose older lookup results are hidden, and whose agent recalls the first (`t-c1`) by its placeholder's reference, looking for {@link HIDDEN_FIND}. */
-export async function hiddenThreadWithRecall(threadId = "recalled-hidden"): Promise<RecalledThread> {
+/**
+ * A thread whose older lookup results are hidden, and whose agent recalls the first (`t-c1`) by its
+ * placeholder's reference, looking for {@link HIDDEN_FIND}; with `both`, the first two in one call (`ref: a|b`).
+ */
+export async function hiddenThreadWithRecall(threadId = "recalled-hidden", both = false): Promise<RecalledThread> {
   const model = fakeModel();
   for (let n = 1; n <= 3; n++) model.respond(lookupCall(n));
   let ref = "";
   model.respond((messages: BaseMessage[]) => {
-    const hidden = messages.find((message) => message.id === "t-c1")!;
-    ref = newestRef([hidden]);
+    const hidden = messages.filter((message) => message.id === "t-c1" || (both && message.id === "t-c2"));
+    ref = hidden.map((message) => newestRef([message])).join("|");
     return recallCall("a4", "r1", { ref, find: HIDDEN_FIND });
   });
   model.respond(new AIMessage({ id: "final", content: "done" }));
