@@ -4,6 +4,7 @@ import { headOf } from "../text/code-points.js";
 import { messageText } from "./message-text.js";
 import { filesOfCommand, type FileTouch } from "./shell-files.js";
 import { newestAndMostUsed } from "./artifact-rank.js";
+import { errorLinesOf } from "./error-lines.js";
 import type { ArtifactIndex, ArtifactIndexLimits } from "./artifact-index.js";
 
 /** The accumulation of an artifact index from messages, calls and earlier indexes. @internal */
@@ -15,36 +16,6 @@ export const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, comma
 const LINE_LIMIT = 200;
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
-/** Lines that report an error: exception names, tracebacks, test failures, shell and compiler errors. */
-const ERROR_LINE =
-  /\b[A-Z]\w*(?:Error|Exception)\b|^Traceback \(most recent call last\)|\b(?:error|fatal|panic)\s*:|\bFAIL(?:ED|URE)?\b|\bfailed\b|No such file or directory|command not found|^E\s{2,}/;
-/**
- * What every error line holds, and some other lines too: each alternative of {@link ERROR_LINE}
- * reduced to a literal (`rror` for `Error` and `error`), without its anchors and word checks, so that
- * the scan of a whole text looks for a few literals instead of trying every capitalized word.
- */
-const ERROR_LINE_IN_TEXT = /rror|Exception|Traceback \(most recent call last\)|fatal|panic|FAIL|failed|No such file or directory|command not found|E\s\s/g;
-
-/**
- * The error lines of a text, trimmed, in order: its `\n`-separated lines that, trimmed, are not a
- * diff line and match {@link ERROR_LINE}. One scan of the text for what error lines hold; only the
- * lines it finds are split out and checked.
- */
-function errorLinesOf(text: string): string[] {
-  const lines: string[] = [];
-  const pattern = new RegExp(ERROR_LINE_IN_TEXT);
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const start = match.index === 0 ? 0 : text.lastIndexOf("\n", match.index - 1) + 1;
-    const newline = text.indexOf("\n", match.index);
-    const trimmed = text.slice(start, newline === -1 ? text.length : newline).trim();
-    if (trimmed !== "" && !DIFF_LINE.test(trimmed) && ERROR_LINE.test(trimmed)) lines.push(trimmed);
-    if (newline === -1) break;
-    pattern.lastIndex = newline + 1;
-  }
-  return lines;
-}
-/** Diff lines (`+ ...`, `- ...`) quote code, not errors. */
-const DIFF_LINE = /^[+-](?![+-])/;
 const IDENTIFIER_KEY = /(?:^|_)(?:id|ids|number|code|uuid|key)$/i;
 const PATH_KEY = /^(?:path|paths|file|files|file_path|filepath|filename|target_file|source|destination_path|dir|directory)$/i;
 const URL_KEY = /^(?:url|urls|href|link)$/i;
