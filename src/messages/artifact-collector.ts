@@ -83,11 +83,8 @@ export class ArtifactCollector {
     }
     const text = messageText(message);
     if (text === "") return;
-    if (text.includes("http")) for (const url of text.match(URL_PATTERN) ?? []) ArtifactCollector.#touch((this.#urls ??= new Map()), url.replace(/[.,;:]+$/, ""));
-    // Error lines come from what tools and people reported, not from the agent's own plans.
-    if (isToolResultMessage(message) || message.type === "human") {
-      for (const line of errorLinesOf(text)) ArtifactCollector.#touch((this.#errors ??= new Map()), headOf(line, LINE_LIMIT));
-    }
+    for (const url of urlsOf(text)) ArtifactCollector.#touch((this.#urls ??= new Map()), url);
+    if (reportsErrors(message)) for (const line of errorLinesOf(text)) ArtifactCollector.#touch((this.#errors ??= new Map()), headOf(line, LINE_LIMIT));
   }
 
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
@@ -191,6 +188,48 @@ export class ArtifactCollector {
 
 const FILE_KINDS = ["created", "modified", "read"] as const;
 const NONE_LEFT_OUT = Object.freeze({ created: 0, modified: 0, read: 0 });
+
+/** The URLs of a text, in order, trailing punctuation dropped. */
+function urlsOf(text: string): string[] {
+  if (!text.includes("http")) return [];
+  return (text.match(URL_PATTERN) ?? []).map((url) => url.replace(/[.,;:]+$/, ""));
+}
+
+/** Whether a message's error lines are indexed: those of what tools and people reported, not of the agent's own plans. */
+function reportsErrors(message: BaseMessage): boolean {
+  return isToolResultMessage(message) || message.type === "human";
+}
+
+/**
+ * The index of one message that holds no tool call: what `addMessage` then `freeze()` give on a new
+ * collector (its URLs and, for a tool result or a human message, its error lines), without the
+ * collector's lists and its freeze, for the one message a hidden result's receipt reads.
+ */
+export function textArtifacts(message: BaseMessage, limits: Required<ArtifactIndexLimits>): ArtifactIndex {
+  const text = messageText(message);
+  const errorLines = text !== "" && reportsErrors(message) ? errorLinesOf(text) : [];
+  return {
+    filesCreated: [],
+    filesModified: [],
+    filesRead: [],
+    commands: [],
+    tools: {},
+    identifiers: [],
+    urls: newestDistinct(urlsOf(text), limits.urls),
+    errors: newestDistinct(errorLines.map((line) => headOf(line, LINE_LIMIT)), limits.errors),
+  };
+}
+
+/** The newest `limit` distinct values of a list, each at its last place, oldest first: the collector's list of them, then `newest`. */
+function newestDistinct(values: readonly string[], limit: number): string[] {
+  if (values.length === 0) return [];
+  const list = new Map<string, true>();
+  for (const value of values) {
+    list.delete(value);
+    list.set(value, true);
+  }
+  return newest(list, limit);
+}
 
 /** The newest `limit` entries of a list, oldest first. */
 function newest(list: Map<string, true> | undefined, limit: number): string[] {

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { isToolResultMessage } from "./message-types.js";
+import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
-import { ArtifactCollector, DEFAULT_LIMITS } from "./artifact-collector.js";
+import { ArtifactCollector, DEFAULT_LIMITS, textArtifacts } from "./artifact-collector.js";
 
 export { filesOfCommand } from "./shell-files.js";
 export { filesOf, usesOf } from "./artifact-collector.js";
@@ -88,6 +88,13 @@ export function extractArtifacts(
   previous: readonly ArtifactIndex[] = [],
   limits: ArtifactIndexLimits = {},
 ): ArtifactIndex {
+  if (previous.length === 0 && messages.length === 1) {
+    // One message without calls (a result a receipt reads): its text alone, without a collector.
+    const only = messages[0]!;
+    if (!artifactsOf(only) && !holdsCalls(only)) {
+      return isToolResultMessage(only) && compactionMarkerOf(only)?.hidden === true ? emptyIndex() : textArtifacts(only, { ...DEFAULT_LIMITS, ...limits });
+    }
+  }
   const collector = new ArtifactCollector({ ...DEFAULT_LIMITS, ...limits });
   for (const index of previous) collector.addIndex(index);
   for (const message of messages) {
@@ -98,6 +105,18 @@ export function extractArtifacts(
     else collector.addMessage(message);
   }
   return collector.freeze();
+}
+
+/** Whether a message is an assistant message with tool calls (which the collector reads). */
+function holdsCalls(message: BaseMessage): boolean {
+  if (!isAssistantMessage(message)) return false;
+  const calls: unknown = message.tool_calls;
+  return Array.isArray(calls) && calls.length > 0;
+}
+
+/** A new index with nothing in it (lists of its own, as a collector's `freeze()` gives). */
+function emptyIndex(): ArtifactIndex {
+  return { filesCreated: [], filesModified: [], filesRead: [], commands: [], tools: {}, identifiers: [], urls: [], errors: [] };
 }
 
 /**
