@@ -35,7 +35,14 @@ export class ArtifactCollector {
   #errors: Map<string, true> | undefined;
   #leftOut: { created: number; modified: number; read: number } | undefined;
 
-  constructor(readonly limits: Required<ArtifactIndexLimits>) {}
+  /**
+   * @param filesOnly when true, a call adds its files alone (not its tool, command, URLs and ids):
+   *   for `files()`, which then gives what it gives without it.
+   */
+  constructor(
+    readonly limits: Required<ArtifactIndexLimits>,
+    readonly filesOnly = false,
+  ) {}
 
   /** Adds a value as the newest of its list. */
   static #touch(list: Map<string, true>, value: string): void {
@@ -89,17 +96,19 @@ export class ArtifactCollector {
 
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
   addCall(name: string, args: unknown): void {
-    this.#countTool(name, 1);
+    if (!this.filesOnly) this.#countTool(name, 1);
     this.#addArguments(name, args, "");
   }
 
   #addArguments(toolName: string, value: unknown, key: string): void {
     if (typeof value === "string") {
       if (COMMAND_KEY.test(key)) {
-        ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
+        if (!this.filesOnly) ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
         for (const touch of filesOfCommand(value)) this.addFile(touch);
       } else if (PATH_KEY.test(key)) {
         this.addFile({ path: value, kind: fileKindOfTool(toolName) });
+      } else if (this.filesOnly) {
+        return;
       } else if (URL_KEY.test(key)) {
         ArtifactCollector.#touch((this.#urls ??= new Map()), value);
       } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
@@ -107,8 +116,8 @@ export class ArtifactCollector {
       }
       return;
     }
-    if (typeof value === "number" && IDENTIFIER_KEY.test(key)) {
-      ArtifactCollector.#touch((this.#identifiers ??= new Map()), String(value));
+    if (typeof value === "number") {
+      if (!this.filesOnly && IDENTIFIER_KEY.test(key)) ArtifactCollector.#touch((this.#identifiers ??= new Map()), String(value));
       return;
     }
     if (Array.isArray(value)) {
@@ -158,7 +167,14 @@ export class ArtifactCollector {
 
   /** The file paths `freeze()` would list, in the order `filesOf` gives them. */
   files(): string[] {
-    return uniqueFiles(this.#cappedFiles(this.#created).files, this.#cappedFiles(this.#modified).files, this.#cappedFiles(this.#read).files);
+    const created = this.#cappedFiles(this.#created).files;
+    const modified = this.#cappedFiles(this.#modified).files;
+    const read = this.#cappedFiles(this.#read).files;
+    // A list of the collector's own holds no repeats: alone, it is the answer.
+    if (modified.length === 0 && read.length === 0) return created;
+    if (created.length === 0 && read.length === 0) return modified;
+    if (created.length === 0 && modified.length === 0) return read;
+    return uniqueFiles(created, modified, read);
   }
 
   freeze(): ArtifactIndex {

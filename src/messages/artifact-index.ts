@@ -133,7 +133,7 @@ export function callArtifacts(call: { readonly name: string; readonly args: unkn
 
 /** `filesOf(callArtifacts(call, previous))`, without building the rest of the index. @internal */
 export function callFiles(call: { readonly name: string; readonly args: unknown }, previous: readonly ArtifactIndex[] = []): string[] {
-  const collector = new ArtifactCollector(DEFAULT_LIMITS);
+  const collector = new ArtifactCollector(DEFAULT_LIMITS, true);
   for (const index of previous) if (index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0) collector.addIndex(index);
   collector.addCall(call.name, call.args);
   return collector.files();
