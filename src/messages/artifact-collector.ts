@@ -207,7 +207,7 @@ const NONE_LEFT_OUT = Object.freeze({ created: 0, modified: 0, read: 0 });
 
 /** The URLs of a text, in order, trailing punctuation dropped. */
 function urlsOf(text: string): string[] {
-  if (!text.includes("http")) return [];
+  if (!text.includes("://")) return [];
   return (text.match(URL_PATTERN) ?? []).map((url) => url.replace(/[.,;:]+$/, ""));
 }
 

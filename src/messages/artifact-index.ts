@@ -92,10 +92,10 @@ export function extractArtifacts(
     // One message without calls (a result a receipt reads): its text alone, without a collector.
     const only = messages[0]!;
     if (!artifactsOf(only) && !holdsCalls(only)) {
-      return isToolResultMessage(only) && compactionMarkerOf(only)?.hidden === true ? emptyIndex() : textArtifacts(only, { ...DEFAULT_LIMITS, ...limits });
+      return isToolResultMessage(only) && compactionMarkerOf(only)?.hidden === true ? emptyIndex() : textArtifacts(only, withDefaults(limits));
     }
   }
-  const collector = new ArtifactCollector({ ...DEFAULT_LIMITS, ...limits });
+  const collector = new ArtifactCollector(withDefaults(limits));
   for (const index of previous) collector.addIndex(index);
   for (const message of messages) {
     const earlier = artifactsOf(message);
@@ -105,6 +105,12 @@ export function extractArtifacts(
     else collector.addMessage(message);
   }
   return collector.freeze();
+}
+
+/** The limits in force: the defaults themselves when none is given. */
+function withDefaults(limits: ArtifactIndexLimits): Required<ArtifactIndexLimits> {
+  for (const _key in limits) return { ...DEFAULT_LIMITS, ...limits };
+  return DEFAULT_LIMITS;
 }
 
 /** Whether a message is an assistant message with tool calls (which the collector reads). */
