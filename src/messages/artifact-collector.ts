@@ -2,7 +2,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { headOf } from "../text/code-points.js";
 import { messageText } from "./message-text.js";
-import { filesOfCommand, type FileTouch } from "./shell-files.js";
+import type { FileTouch } from "./shell-files.js";
+import { walkArguments, type ArgumentSink } from "./call-arguments.js";
 import { newestAndMostUsed } from "./artifact-rank.js";
 import { errorLinesOf } from "./error-lines.js";
 import type { ArtifactIndex, ArtifactIndexLimits } from "./artifact-index.js";
@@ -16,10 +17,6 @@ export const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, comma
 const LINE_LIMIT = 200;
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
-const IDENTIFIER_KEY = /(?:^|_)(?:id|ids|number|code|uuid|key)$/i;
-const PATH_KEY = /^(?:path|paths|file|files|file_path|filepath|filename|target_file|source|destination_path|dir|directory)$/i;
-const URL_KEY = /^(?:url|urls|href|link)$/i;
-const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
 
 /** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
 export class ArtifactCollector {
@@ -35,14 +32,9 @@ export class ArtifactCollector {
   #errors: Map<string, true> | undefined;
   #leftOut: { created: number; modified: number; read: number } | undefined;
 
-  /**
-   * @param filesOnly when true, a call adds its files alone (not its tool, command, URLs and ids):
-   *   for `files()`, which then gives what it gives without it.
-   */
-  constructor(
-    readonly limits: Required<ArtifactIndexLimits>,
-    readonly filesOnly = false,
-  ) {}
+  #sink: ArgumentSink | undefined;
+
+  constructor(readonly limits: Required<ArtifactIndexLimits>) {}
 
   /** Adds a value as the newest of its list. */
   static #touch(list: Map<string, true>, value: string): void {
@@ -96,49 +88,17 @@ export class ArtifactCollector {
 
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
   addCall(name: string, args: unknown): void {
-    if (!this.filesOnly) this.#countTool(name, 1);
-    this.#addArguments(name, args, "");
+    this.#countTool(name, 1);
+    walkArguments(name, args, "", (this.#sink ??= this.#newSink()));
   }
 
-  #addArguments(toolName: string, value: unknown, key: string): void {
-    if (typeof value === "string") {
-      if (COMMAND_KEY.test(key)) {
-        if (!this.filesOnly) ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
-        for (const touch of filesOfCommand(value)) this.addFile(touch);
-      } else if (PATH_KEY.test(key)) {
-        this.addFile({ path: value, kind: fileKindOfTool(toolName) });
-      } else if (this.filesOnly) {
-        return;
-      } else if (URL_KEY.test(key)) {
-        ArtifactCollector.#touch((this.#urls ??= new Map()), value);
-      } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
-        ArtifactCollector.#touch((this.#identifiers ??= new Map()), value);
-      }
-      return;
-    }
-    if (typeof value === "number") {
-      if (!this.filesOnly && IDENTIFIER_KEY.test(key)) ArtifactCollector.#touch((this.#identifiers ??= new Map()), String(value));
-      return;
-    }
-    if (Array.isArray(value)) {
-      // A list under a path or id key holds paths or ids.
-      for (const item of value) this.#addArguments(toolName, item, key);
-      return;
-    }
-    if (typeof value === "object" && value !== null) {
-      const record = value as Record<string, unknown>;
-      // str_replace_editor-style tools say what they do in a `command` argument.
-      const action =
-        typeof record["command"] === "string" && Object.keys(record).some((childKey) => PATH_KEY.test(childKey)) ? record["command"] : undefined;
-      for (const [childKey, child] of Object.entries(record)) {
-        if (action && childKey === "command") continue;
-        if (action && PATH_KEY.test(childKey) && typeof child === "string") {
-          this.addFile({ path: child, kind: fileKindOfTool(action) });
-          continue;
-        }
-        this.#addArguments(toolName, child, childKey);
-      }
-    }
+  #newSink(): ArgumentSink {
+    return {
+      file: (touch) => this.addFile(touch),
+      command: (command) => ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(command.trim().split("\n")[0]!, LINE_LIMIT)),
+      url: (url) => ArtifactCollector.#touch((this.#urls ??= new Map()), url),
+      identifier: (identifier) => ArtifactCollector.#touch((this.#identifiers ??= new Map()), identifier),
+    };
   }
 
   /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */
@@ -252,13 +212,6 @@ function newest(list: Map<string, true> | undefined, limit: number): string[] {
   if (list === undefined || list.size === 0) return [];
   const entries = [...list.keys()];
   return entries.length <= limit ? entries : entries.slice(-limit);
-}
-
-/** How a file tool touches its file, from the tool's (or its `command` argument's) name. */
-function fileKindOfTool(name: string): FileTouch["kind"] {
-  if (/create|write|new|touch|mkdir/i.test(name)) return "created";
-  if (/edit|replace|patch|insert|update|modify|append|delete|remove|rename|move|undo/i.test(name)) return "modified";
-  return "read";
 }
 
 /** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */

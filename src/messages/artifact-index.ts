@@ -2,6 +2,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
 import { ArtifactCollector, DEFAULT_LIMITS, textArtifacts } from "./artifact-collector.js";
+import { filesOfTouches, walkArguments } from "./call-arguments.js";
+import type { FileTouch } from "./shell-files.js";
 
 export { filesOfCommand } from "./shell-files.js";
 export { filesOf, usesOf } from "./artifact-collector.js";
@@ -139,8 +141,16 @@ export function callArtifacts(call: { readonly name: string; readonly args: unkn
 
 /** `filesOf(callArtifacts(call, previous))`, without building the rest of the index. @internal */
 export function callFiles(call: { readonly name: string; readonly args: unknown }, previous: readonly ArtifactIndex[] = []): string[] {
-  const collector = new ArtifactCollector(DEFAULT_LIMITS, true);
-  for (const index of previous) if (index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0) collector.addIndex(index);
+  const withFiles = previous.filter((index) => index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0);
+  if (withFiles.length === 0) {
+    // The call's own touches, listed without a collector while none can be left out.
+    const touches: FileTouch[] = [];
+    walkArguments(call.name, call.args, "", { file: (touch) => touches.push(touch) });
+    const files = filesOfTouches(touches, DEFAULT_LIMITS.files);
+    if (files !== undefined) return files;
+  }
+  const collector = new ArtifactCollector(DEFAULT_LIMITS);
+  for (const index of withFiles) collector.addIndex(index);
   collector.addCall(call.name, call.args);
   return collector.files();
 }
