@@ -19,7 +19,7 @@ const LINE_LIMIT = 200;
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
 
 /** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
-export class ArtifactCollector {
+export class ArtifactCollector implements ArgumentSink {
   // Each list is made when first written: most collectors (one per hidden result) fill one or two.
   #created: Map<string, true> | undefined;
   #modified: Map<string, true> | undefined;
@@ -31,8 +31,6 @@ export class ArtifactCollector {
   #urls: Map<string, true> | undefined;
   #errors: Map<string, true> | undefined;
   #leftOut: { created: number; modified: number; read: number } | undefined;
-
-  #sink: ArgumentSink | undefined;
 
   constructor(readonly limits: Required<ArtifactIndexLimits>) {}
 
@@ -89,16 +87,20 @@ export class ArtifactCollector {
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
   addCall(name: string, args: unknown): void {
     this.#countTool(name, 1);
-    walkArguments(name, args, "", (this.#sink ??= this.#newSink()));
+    walkArguments(name, args, "", this);
   }
 
-  #newSink(): ArgumentSink {
-    return {
-      file: (touch) => this.addFile(touch),
-      command: (command) => ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(command.trim().split("\n")[0]!, LINE_LIMIT)),
-      url: (url) => ArtifactCollector.#touch((this.#urls ??= new Map()), url),
-      identifier: (identifier) => ArtifactCollector.#touch((this.#identifiers ??= new Map()), identifier),
-    };
+  /** Adds a shell command's first line (its files come through `addFile`). */
+  addCommand(command: string): void {
+    ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(command.trim().split("\n")[0]!, LINE_LIMIT));
+  }
+
+  addUrl(url: string): void {
+    ArtifactCollector.#touch((this.#urls ??= new Map()), url);
+  }
+
+  addIdentifier(identifier: string): void {
+    ArtifactCollector.#touch((this.#identifiers ??= new Map()), identifier);
   }
 
   /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */

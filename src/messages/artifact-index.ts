@@ -2,8 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
 import { ArtifactCollector, DEFAULT_LIMITS, textArtifacts } from "./artifact-collector.js";
-import { filesOfTouches, walkArguments } from "./call-arguments.js";
-import type { FileTouch } from "./shell-files.js";
+import { FileTouches, filesOfTouches, walkArguments } from "./call-arguments.js";
 
 export { filesOfCommand } from "./shell-files.js";
 export { filesOf, usesOf } from "./artifact-collector.js";
@@ -144,9 +143,9 @@ export function callFiles(call: { readonly name: string; readonly args: unknown 
   const withFiles = previous.filter((index) => index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0);
   if (withFiles.length === 0) {
     // The call's own touches, listed without a collector while none can be left out.
-    const touches: FileTouch[] = [];
-    walkArguments(call.name, call.args, "", { file: (touch) => touches.push(touch) });
-    const files = filesOfTouches(touches, DEFAULT_LIMITS.files);
+    const sink = new FileTouches();
+    walkArguments(call.name, call.args, "", sink);
+    const files = filesOfTouches(sink.touches, DEFAULT_LIMITS.files);
     if (files !== undefined) return files;
   }
   const collector = new ArtifactCollector(DEFAULT_LIMITS);

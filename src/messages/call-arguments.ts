@@ -8,37 +8,46 @@ const URL_KEY = /^(?:url|urls|href|link)$/i;
 const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
 
 /**
- * What a walk of a call's arguments reports, in the order it finds them. Without `url` or
- * `identifier`, the walk looks for neither (a walk for files).
+ * What a walk of a call's arguments reports, in the order it finds them. Without `addUrl` or
+ * `addIdentifier`, the walk looks for neither (a walk for files).
  */
 export interface ArgumentSink {
   /** A file a path argument names, or a file its shell command touches. */
-  file(touch: FileTouch): void;
-  /** A shell command (its files are reported through `file` after it). */
-  command?(command: string): void;
-  url?(url: string): void;
-  identifier?(identifier: string): void;
+  addFile(touch: FileTouch): void;
+  /** A shell command (its files are reported through `addFile` after it). */
+  addCommand?(command: string): void;
+  addUrl?(url: string): void;
+  addIdentifier?(identifier: string): void;
+}
+
+/** A sink that keeps the files alone, in order. */
+export class FileTouches implements ArgumentSink {
+  readonly touches: FileTouch[] = [];
+
+  addFile(touch: FileTouch): void {
+    this.touches.push(touch);
+  }
 }
 
 /** Reports the files, commands, URLs and ids of a call's arguments (`value`, under `key`) to `sink`. */
 export function walkArguments(toolName: string, value: unknown, key: string, sink: ArgumentSink): void {
   if (typeof value === "string") {
     if (COMMAND_KEY.test(key)) {
-      sink.command?.(value);
-      for (const touch of filesOfCommand(value)) sink.file(touch);
+      sink.addCommand?.(value);
+      for (const touch of filesOfCommand(value)) sink.addFile(touch);
     } else if (PATH_KEY.test(key)) {
-      sink.file({ path: value, kind: fileKindOfTool(toolName) });
-    } else if (sink.url === undefined || sink.identifier === undefined) {
+      sink.addFile({ path: value, kind: fileKindOfTool(toolName) });
+    } else if (sink.addUrl === undefined || sink.addIdentifier === undefined) {
       return;
     } else if (URL_KEY.test(key)) {
-      sink.url(value);
+      sink.addUrl(value);
     } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
-      sink.identifier(value);
+      sink.addIdentifier(value);
     }
     return;
   }
   if (typeof value === "number") {
-    if (sink.url !== undefined && sink.identifier !== undefined && IDENTIFIER_KEY.test(key)) sink.identifier(String(value));
+    if (sink.addUrl !== undefined && sink.addIdentifier !== undefined && IDENTIFIER_KEY.test(key)) sink.addIdentifier(String(value));
     return;
   }
   if (Array.isArray(value)) {
@@ -53,7 +62,7 @@ export function walkArguments(toolName: string, value: unknown, key: string, sin
     for (const [childKey, child] of Object.entries(record)) {
       if (action && childKey === "command") continue;
       if (action && PATH_KEY.test(childKey) && typeof child === "string") {
-        sink.file({ path: child, kind: fileKindOfTool(action) });
+        sink.addFile({ path: child, kind: fileKindOfTool(action) });
         continue;
       }
       walkArguments(toolName, child, childKey, sink);
