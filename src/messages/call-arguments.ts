@@ -59,7 +59,8 @@ export function walkArguments(toolName: string, value: unknown, key: string, sin
     const record = value as Record<string, unknown>;
     // str_replace_editor-style tools say what they do in a `command` argument.
     const action = typeof record["command"] === "string" && Object.keys(record).some((childKey) => PATH_KEY.test(childKey)) ? record["command"] : undefined;
-    for (const [childKey, child] of Object.entries(record)) {
+    for (const childKey of Object.keys(record)) {
+      const child = record[childKey];
       if (action && childKey === "command") continue;
       if (action && PATH_KEY.test(childKey) && typeof child === "string") {
         sink.addFile({ path: child, kind: fileKindOfTool(action) });
