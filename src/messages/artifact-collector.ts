@@ -181,11 +181,14 @@ function reportsErrors(message: BaseMessage): boolean {
 /**
  * The index of one message that holds no tool call: what `addMessage` then `freeze()` give on a new
  * collector (its URLs and, for a tool result or a human message, its error lines), without the
- * collector's lists and its freeze, for the one message a hidden result's receipt reads.
+ * collector's lists and its freeze, for the one message a hidden result's receipt reads; `empty`
+ * itself, when given, for a message with neither.
  */
-export function textArtifacts(message: BaseMessage, limits: Required<ArtifactIndexLimits>): ArtifactIndex {
+export function textArtifacts(message: BaseMessage, limits: Required<ArtifactIndexLimits>, empty?: ArtifactIndex): ArtifactIndex {
   const text = messageText(message);
+  const urls = urlsOf(text);
   const errorLines = text !== "" && reportsErrors(message) ? errorLinesOf(text) : [];
+  if (empty !== undefined && urls.length === 0 && errorLines.length === 0) return empty;
   return {
     filesCreated: [],
     filesModified: [],
@@ -193,7 +196,7 @@ export function textArtifacts(message: BaseMessage, limits: Required<ArtifactInd
     commands: [],
     tools: {},
     identifiers: [],
-    urls: newestDistinct(urlsOf(text), limits.urls),
+    urls: newestDistinct(urls, limits.urls),
     errors: newestDistinct(errorLines.map((line) => headOf(line, LINE_LIMIT)), limits.errors),
   };
 }

@@ -114,6 +114,18 @@ function withDefaults(limits: ArtifactIndexLimits): Required<ArtifactIndexLimits
   return DEFAULT_LIMITS;
 }
 
+/**
+ * `extractArtifacts([message])`, or {@link EMPTY_ARTIFACT_INDEX} itself when that holds nothing (most
+ * tool results), without building an index for it. @internal
+ */
+export function messageArtifacts(message: BaseMessage): ArtifactIndex {
+  if (!artifactsOf(message) && !holdsCalls(message)) {
+    return isToolResultMessage(message) && compactionMarkerOf(message)?.hidden === true ? EMPTY_ARTIFACT_INDEX : textArtifacts(message, DEFAULT_LIMITS, EMPTY_ARTIFACT_INDEX);
+  }
+  const index = extractArtifacts([message]);
+  return isEmptyArtifactIndex(index) ? EMPTY_ARTIFACT_INDEX : index;
+}
+
 /** Whether a message is an assistant message with tool calls (which the collector reads). */
 function holdsCalls(message: BaseMessage): boolean {
   if (!isAssistantMessage(message)) return false;

@@ -2,7 +2,7 @@
  * The index of one message without tool calls (what a receipt reads of the result it hides) is built
  * without a collector: it is the very index the collector gives, field for field and in the same key
  * order, for every message of the recorded sessions and of the benchmark's synthetic history, under
- * the default limits and smaller ones.
+ * the default limits and smaller ones; a receipt reads it as the shared empty index when it holds nothing.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { defaultTracesPath, loadTraceSessions } from "../../examples/traces.js";
 import { syntheticHistory } from "../../bench/synthetic.js";
 import type { ArtifactIndexLimits } from "../../src/index.js";
 import { EMPTY_ARTIFACT_INDEX, extractArtifacts } from "../../src/extend/index.js";
+import { isEmptyArtifactIndex, messageArtifacts } from "../../src/messages/artifact-index.js";
 
 /** The collector's index of a message: an empty earlier index given, so the one-message path is not taken. */
 const collected = (message: BaseMessage, limits?: ArtifactIndexLimits) => extractArtifacts([message], [EMPTY_ARTIFACT_INDEX], limits);
@@ -26,6 +27,10 @@ function expectSameIndex(messages: readonly BaseMessage[]): { urls: number; erro
       // JSON keeps the key order: a hidden copy's marker stores the index as it is.
       expect(JSON.stringify(index)).toBe(JSON.stringify(expected));
       if (limits === undefined) {
+        // A receipt's reading: the same index, the shared empty one when it holds nothing.
+        const read = messageArtifacts(message);
+        expect(JSON.stringify(read)).toBe(JSON.stringify(expected));
+        expect(read === EMPTY_ARTIFACT_INDEX).toBe(isEmptyArtifactIndex(expected));
         urls += index.urls.length;
         errors += index.errors.length;
       }
