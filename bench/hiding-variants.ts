@@ -4,12 +4,16 @@
  * hiding costs) and `receipts: true` (what receipts cost), beside the same pass with the defaults
  * and ClearToolUsesEdit measured in scenario 1. The defaults' pass is measured again in turn with
  * the variants: the ratios compare passes made in the same state of the process.
+ *
+ * Alone (this scenario only, after the bench's warm-up; no scenario-1 or ClearToolUsesEdit figures):
+ *
+ *   npx tsx bench/hiding-variants.ts [--runs <n>] [--quick]
  */
 import { createTokenCounter, toolResultHiding, type ToolResultHidingOptions } from "../src/index.js";
 import { formatMs, formatRatio, median, renderTable, timingOf, type Timing } from "./measure.js";
-import { KEEP_RECENT_GROUPS, type Plan } from "./settings.js";
-import type { Subject } from "./sides.js";
-import type { Comparison } from "./synthetic-pass.js";
+import { KEEP_RECENT_GROUPS, parseCli, planFor, type Plan } from "./settings.js";
+import { warmUp, type Subject } from "./sides.js";
+import { syntheticSubjects, type Comparison } from "./synthetic-pass.js";
 
 export interface HidingVariant {
   label: string;
@@ -20,7 +24,7 @@ export interface HidingVariant {
 
 export interface HidingVariantsResult {
   messages: number;
-  /** The pass of scenario 1 (default supersession, no receipts) and ClearToolUsesEdit's, ms. */
+  /** The pass of scenario 1 (default supersession, no receipts) and ClearToolUsesEdit's, ms; `NaN` when scenario 1 did not run. */
   defaultMs: number;
   langchainMs: number | undefined;
   /** The defaults' pass measured here, run by run in turn with the variants (the ratios' base), ms. */
@@ -46,7 +50,7 @@ const SETTINGS: readonly (readonly [string, Partial<ToolResultHidingOptions>])[]
 export async function hidingVariants(plan: Plan, subjects: ReadonlyMap<number, Subject>, comparisons: readonly Comparison[]): Promise<HidingVariantsResult> {
   const size = variantsSize(plan);
   const subject = subjects.get(size)!;
-  const base = comparisons.find((c) => c.counter === "approximate" && c.task === "hide" && c.messages === size)!;
+  const base = comparisons.find((c) => c.counter === "approximate" && c.task === "hide" && c.messages === size);
   const samples = SETTINGS.map((): number[] => []);
   const hidden = SETTINGS.map(() => 0);
   for (let run = -1; run < plan.runs; run++) {
@@ -61,7 +65,7 @@ export async function hidingVariants(plan: Plan, subjects: ReadonlyMap<number, S
     }
   }
   const variants = SETTINGS.slice(1).map(([label, options], position) => ({ label, options, timing: timingOf(samples[position + 1]!, plan.runs), hidden: hidden[position + 1]! }));
-  return { messages: size, defaultMs: base.ours.timing.medianMs, langchainMs: base.langchain?.timing.medianMs, interleavedDefaultMs: median(samples[0]!), variants };
+  return { messages: size, defaultMs: base?.ours.timing.medianMs ?? Number.NaN, langchainMs: base?.langchain?.timing.medianMs, interleavedDefaultMs: median(samples[0]!), variants };
 }
 
 export function hidingVariantsTable(result: HidingVariantsResult): string {
@@ -77,4 +81,14 @@ export function hidingVariantsTable(result: HidingVariantsResult): string {
     ]),
   ];
   return renderTable([`toolResultHiding, ${result.messages} messages, approximate, cold`, "ms [runs]", "vs default", "ClearToolUsesEdit / ours", "hidden"], rows, new Set([1, 2, 3, 4]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const plan = planFor(parseCli());
+  const subjects = syntheticSubjects({ ...plan, sizes: [variantsSize(plan)] });
+  await warmUp();
+  const result = await hidingVariants(plan, subjects, []);
+  console.log(hidingVariantsTable(result));
+  const receipts = result.variants.find((variant) => variant.label === "receipts: true")!.timing.medianMs;
+  console.log(`receipts: true / receipts: false, in turn: ${formatRatio(receipts / result.interleavedDefaultMs)} (target <= 1.5x)`);
 }

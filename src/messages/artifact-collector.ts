@@ -2,8 +2,10 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { headOf } from "../text/code-points.js";
 import { messageText } from "./message-text.js";
-import { filesOfCommand, type FileTouch } from "./shell-files.js";
+import type { FileTouch } from "./shell-files.js";
+import { walkArguments, type ArgumentSink } from "./call-arguments.js";
 import { newestAndMostUsed } from "./artifact-rank.js";
+import { errorLinesOf } from "./error-lines.js";
 import type { ArtifactIndex, ArtifactIndexLimits } from "./artifact-index.js";
 
 /** The accumulation of an artifact index from messages, calls and earlier indexes. @internal */
@@ -15,43 +17,9 @@ export const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, comma
 const LINE_LIMIT = 200;
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()\]]+/g;
-/** Lines that report an error: exception names, tracebacks, test failures, shell and compiler errors. */
-const ERROR_LINE =
-  /\b[A-Z]\w*(?:Error|Exception)\b|^Traceback \(most recent call last\)|\b(?:error|fatal|panic)\s*:|\bFAIL(?:ED|URE)?\b|\bfailed\b|No such file or directory|command not found|^E\s{2,}/;
-/**
- * What every error line holds, and some other lines too: each alternative of {@link ERROR_LINE}
- * reduced to a literal (`rror` for `Error` and `error`), without its anchors and word checks, so that
- * the scan of a whole text looks for a few literals instead of trying every capitalized word.
- */
-const ERROR_LINE_IN_TEXT = /rror|Exception|Traceback \(most recent call last\)|fatal|panic|FAIL|failed|No such file or directory|command not found|E\s\s/g;
-
-/**
- * The error lines of a text, trimmed, in order: its `\n`-separated lines that, trimmed, are not a
- * diff line and match {@link ERROR_LINE}. One scan of the text for what error lines hold; only the
- * lines it finds are split out and checked.
- */
-function errorLinesOf(text: string): string[] {
-  const lines: string[] = [];
-  const pattern = new RegExp(ERROR_LINE_IN_TEXT);
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const start = match.index === 0 ? 0 : text.lastIndexOf("\n", match.index - 1) + 1;
-    const newline = text.indexOf("\n", match.index);
-    const trimmed = text.slice(start, newline === -1 ? text.length : newline).trim();
-    if (trimmed !== "" && !DIFF_LINE.test(trimmed) && ERROR_LINE.test(trimmed)) lines.push(trimmed);
-    if (newline === -1) break;
-    pattern.lastIndex = newline + 1;
-  }
-  return lines;
-}
-/** Diff lines (`+ ...`, `- ...`) quote code, not errors. */
-const DIFF_LINE = /^[+-](?![+-])/;
-const IDENTIFIER_KEY = /(?:^|_)(?:id|ids|number|code|uuid|key)$/i;
-const PATH_KEY = /^(?:path|paths|file|files|file_path|filepath|filename|target_file|source|destination_path|dir|directory)$/i;
-const URL_KEY = /^(?:url|urls|href|link)$/i;
-const COMMAND_KEY = /^(?:command|cmd|script|shell)$/i;
 
 /** Mutable accumulation of an index; `freeze()` gives the plain JSON value. */
-export class ArtifactCollector {
+export class ArtifactCollector implements ArgumentSink {
   // Each list is made when first written: most collectors (one per hidden result) fill one or two.
   #created: Map<string, true> | undefined;
   #modified: Map<string, true> | undefined;
@@ -112,56 +80,27 @@ export class ArtifactCollector {
     }
     const text = messageText(message);
     if (text === "") return;
-    if (text.includes("http")) for (const url of text.match(URL_PATTERN) ?? []) ArtifactCollector.#touch((this.#urls ??= new Map()), url.replace(/[.,;:]+$/, ""));
-    // Error lines come from what tools and people reported, not from the agent's own plans.
-    if (isToolResultMessage(message) || message.type === "human") {
-      for (const line of errorLinesOf(text)) ArtifactCollector.#touch((this.#errors ??= new Map()), headOf(line, LINE_LIMIT));
-    }
+    for (const url of urlsOf(text)) ArtifactCollector.#touch((this.#urls ??= new Map()), url);
+    if (reportsErrors(message)) for (const line of errorLinesOf(text)) ArtifactCollector.#touch((this.#errors ??= new Map()), headOf(line, LINE_LIMIT));
   }
 
   /** Adds one tool call: its tool's count, and the files, commands, URLs and ids of its arguments. */
   addCall(name: string, args: unknown): void {
     this.#countTool(name, 1);
-    this.#addArguments(name, args, "");
+    walkArguments(name, args, "", this);
   }
 
-  #addArguments(toolName: string, value: unknown, key: string): void {
-    if (typeof value === "string") {
-      if (COMMAND_KEY.test(key)) {
-        ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(value.trim().split("\n")[0]!, LINE_LIMIT));
-        for (const touch of filesOfCommand(value)) this.addFile(touch);
-      } else if (PATH_KEY.test(key)) {
-        this.addFile({ path: value, kind: fileKindOfTool(toolName) });
-      } else if (URL_KEY.test(key)) {
-        ArtifactCollector.#touch((this.#urls ??= new Map()), value);
-      } else if (IDENTIFIER_KEY.test(key) && value.length <= 120) {
-        ArtifactCollector.#touch((this.#identifiers ??= new Map()), value);
-      }
-      return;
-    }
-    if (typeof value === "number" && IDENTIFIER_KEY.test(key)) {
-      ArtifactCollector.#touch((this.#identifiers ??= new Map()), String(value));
-      return;
-    }
-    if (Array.isArray(value)) {
-      // A list under a path or id key holds paths or ids.
-      for (const item of value) this.#addArguments(toolName, item, key);
-      return;
-    }
-    if (typeof value === "object" && value !== null) {
-      const record = value as Record<string, unknown>;
-      // str_replace_editor-style tools say what they do in a `command` argument.
-      const action =
-        typeof record["command"] === "string" && Object.keys(record).some((childKey) => PATH_KEY.test(childKey)) ? record["command"] : undefined;
-      for (const [childKey, child] of Object.entries(record)) {
-        if (action && childKey === "command") continue;
-        if (action && PATH_KEY.test(childKey) && typeof child === "string") {
-          this.addFile({ path: child, kind: fileKindOfTool(action) });
-          continue;
-        }
-        this.#addArguments(toolName, child, childKey);
-      }
-    }
+  /** Adds a shell command's first line (its files come through `addFile`). */
+  addCommand(command: string): void {
+    ArtifactCollector.#touch((this.#commands ??= new Map()), headOf(command.trim().split("\n")[0]!, LINE_LIMIT));
+  }
+
+  addUrl(url: string): void {
+    ArtifactCollector.#touch((this.#urls ??= new Map()), url);
+  }
+
+  addIdentifier(identifier: string): void {
+    ArtifactCollector.#touch((this.#identifiers ??= new Map()), identifier);
   }
 
   /** A file list within `limits.files`: its first entries by rank, in their stored order, and how many it leaves out. */
@@ -190,7 +129,14 @@ export class ArtifactCollector {
 
   /** The file paths `freeze()` would list, in the order `filesOf` gives them. */
   files(): string[] {
-    return uniqueFiles(this.#cappedFiles(this.#created).files, this.#cappedFiles(this.#modified).files, this.#cappedFiles(this.#read).files);
+    const created = this.#cappedFiles(this.#created).files;
+    const modified = this.#cappedFiles(this.#modified).files;
+    const read = this.#cappedFiles(this.#read).files;
+    // A list of the collector's own holds no repeats: alone, it is the answer.
+    if (modified.length === 0 && read.length === 0) return created;
+    if (created.length === 0 && read.length === 0) return modified;
+    if (created.length === 0 && modified.length === 0) return read;
+    return uniqueFiles(created, modified, read);
   }
 
   freeze(): ArtifactIndex {
@@ -221,18 +167,56 @@ export class ArtifactCollector {
 const FILE_KINDS = ["created", "modified", "read"] as const;
 const NONE_LEFT_OUT = Object.freeze({ created: 0, modified: 0, read: 0 });
 
+/** The URLs of a text, in order, trailing punctuation dropped. */
+function urlsOf(text: string): string[] {
+  if (!text.includes("://")) return [];
+  return (text.match(URL_PATTERN) ?? []).map((url) => url.replace(/[.,;:]+$/, ""));
+}
+
+/** Whether a message's error lines are indexed: those of what tools and people reported, not of the agent's own plans. */
+function reportsErrors(message: BaseMessage): boolean {
+  return isToolResultMessage(message) || message.type === "human";
+}
+
+/**
+ * The index of one message that holds no tool call: what `addMessage` then `freeze()` give on a new
+ * collector (its URLs and, for a tool result or a human message, its error lines), without the
+ * collector's lists and its freeze, for the one message a hidden result's receipt reads; `empty`
+ * itself, when given, for a message with neither.
+ */
+export function textArtifacts(message: BaseMessage, limits: Required<ArtifactIndexLimits>, empty?: ArtifactIndex): ArtifactIndex {
+  const text = messageText(message);
+  const urls = urlsOf(text);
+  const errorLines = text !== "" && reportsErrors(message) ? errorLinesOf(text) : [];
+  if (empty !== undefined && urls.length === 0 && errorLines.length === 0) return empty;
+  return {
+    filesCreated: [],
+    filesModified: [],
+    filesRead: [],
+    commands: [],
+    tools: {},
+    identifiers: [],
+    urls: newestDistinct(urls, limits.urls),
+    errors: newestDistinct(errorLines.map((line) => headOf(line, LINE_LIMIT)), limits.errors),
+  };
+}
+
+/** The newest `limit` distinct values of a list, each at its last place, oldest first: the collector's list of them, then `newest`. */
+function newestDistinct(values: readonly string[], limit: number): string[] {
+  if (values.length === 0) return [];
+  const list = new Map<string, true>();
+  for (const value of values) {
+    list.delete(value);
+    list.set(value, true);
+  }
+  return newest(list, limit);
+}
+
 /** The newest `limit` entries of a list, oldest first. */
 function newest(list: Map<string, true> | undefined, limit: number): string[] {
   if (list === undefined || list.size === 0) return [];
   const entries = [...list.keys()];
   return entries.length <= limit ? entries : entries.slice(-limit);
-}
-
-/** How a file tool touches its file, from the tool's (or its `command` argument's) name. */
-function fileKindOfTool(name: string): FileTouch["kind"] {
-  if (/create|write|new|touch|mkdir/i.test(name)) return "created";
-  if (/edit|replace|patch|insert|update|modify|append|delete|remove|rename|move|undo/i.test(name)) return "modified";
-  return "read";
 }
 
 /** How many times an index's file was touched: its `fileUses` count, 1 for an index without counts. */

@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { isToolResultMessage } from "./message-types.js";
+import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
-import { ArtifactCollector, DEFAULT_LIMITS } from "./artifact-collector.js";
+import { ArtifactCollector, DEFAULT_LIMITS, textArtifacts } from "./artifact-collector.js";
+import { FileTouches, filesOfTouches, walkArguments } from "./call-arguments.js";
 
 export { filesOfCommand } from "./shell-files.js";
 export { filesOf, usesOf } from "./artifact-collector.js";
@@ -88,7 +89,14 @@ export function extractArtifacts(
   previous: readonly ArtifactIndex[] = [],
   limits: ArtifactIndexLimits = {},
 ): ArtifactIndex {
-  const collector = new ArtifactCollector({ ...DEFAULT_LIMITS, ...limits });
+  if (previous.length === 0 && messages.length === 1) {
+    // One message without calls (a result a receipt reads): its text alone, without a collector.
+    const only = messages[0]!;
+    if (!artifactsOf(only) && !holdsCalls(only)) {
+      return isToolResultMessage(only) && compactionMarkerOf(only)?.hidden === true ? emptyIndex() : textArtifacts(only, withDefaults(limits));
+    }
+  }
+  const collector = new ArtifactCollector(withDefaults(limits));
   for (const index of previous) collector.addIndex(index);
   for (const message of messages) {
     const earlier = artifactsOf(message);
@@ -98,6 +106,36 @@ export function extractArtifacts(
     else collector.addMessage(message);
   }
   return collector.freeze();
+}
+
+/** The limits in force: the defaults themselves when none is given. */
+function withDefaults(limits: ArtifactIndexLimits): Required<ArtifactIndexLimits> {
+  for (const _key in limits) return { ...DEFAULT_LIMITS, ...limits };
+  return DEFAULT_LIMITS;
+}
+
+/**
+ * `extractArtifacts([message])`, or {@link EMPTY_ARTIFACT_INDEX} itself when that holds nothing (most
+ * tool results), without building an index for it. @internal
+ */
+export function messageArtifacts(message: BaseMessage): ArtifactIndex {
+  if (!artifactsOf(message) && !holdsCalls(message)) {
+    return isToolResultMessage(message) && compactionMarkerOf(message)?.hidden === true ? EMPTY_ARTIFACT_INDEX : textArtifacts(message, DEFAULT_LIMITS, EMPTY_ARTIFACT_INDEX);
+  }
+  const index = extractArtifacts([message]);
+  return isEmptyArtifactIndex(index) ? EMPTY_ARTIFACT_INDEX : index;
+}
+
+/** Whether a message is an assistant message with tool calls (which the collector reads). */
+function holdsCalls(message: BaseMessage): boolean {
+  if (!isAssistantMessage(message)) return false;
+  const calls: unknown = message.tool_calls;
+  return Array.isArray(calls) && calls.length > 0;
+}
+
+/** A new index with nothing in it (lists of its own, as a collector's `freeze()` gives). */
+function emptyIndex(): ArtifactIndex {
+  return { filesCreated: [], filesModified: [], filesRead: [], commands: [], tools: {}, identifiers: [], urls: [], errors: [] };
 }
 
 /**
@@ -114,8 +152,16 @@ export function callArtifacts(call: { readonly name: string; readonly args: unkn
 
 /** `filesOf(callArtifacts(call, previous))`, without building the rest of the index. @internal */
 export function callFiles(call: { readonly name: string; readonly args: unknown }, previous: readonly ArtifactIndex[] = []): string[] {
+  const withFiles = previous.filter((index) => index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0);
+  if (withFiles.length === 0) {
+    // The call's own touches, listed without a collector while none can be left out.
+    const sink = new FileTouches();
+    walkArguments(call.name, call.args, "", sink);
+    const files = filesOfTouches(sink.touches, DEFAULT_LIMITS.files);
+    if (files !== undefined) return files;
+  }
   const collector = new ArtifactCollector(DEFAULT_LIMITS);
-  for (const index of previous) if (index.filesCreated.length + index.filesModified.length + index.filesRead.length > 0) collector.addIndex(index);
+  for (const index of withFiles) collector.addIndex(index);
   collector.addCall(call.name, call.args);
   return collector.files();
 }

@@ -33,10 +33,12 @@ const QUOTED = "\u0000quoted";
  * them (code, sed scripts, search patterns) by a placeholder that still counts as an argument.
  */
 function shellSkeleton(command: string): string {
-  return command
-    .replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?(?:\n\2(?=\s|$)|$)/g, (_match, _quote, _tag, rest: string) => ` ${rest} `)
-    .replace(/'[^']*'/g, ` ${QUOTED} `)
-    .replace(/"([^"]*)"/g, (_match, inner: string) => (/\s/.test(inner) || inner === "" ? ` ${QUOTED} ` : ` ${inner} `));
+  // Each replacement only where what it replaces can be (most commands quote nothing).
+  let skeleton = command;
+  if (skeleton.includes("<<")) skeleton = skeleton.replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?(?:\n\2(?=\s|$)|$)/g, (_match, _quote, _tag, rest: string) => ` ${rest} `);
+  if (skeleton.includes("'")) skeleton = skeleton.replace(/'[^']*'/g, ` ${QUOTED} `);
+  if (skeleton.includes('"')) skeleton = skeleton.replace(/"([^"]*)"/g, (_match, inner: string) => (/\s/.test(inner) || inner === "" ? ` ${QUOTED} ` : ` ${inner} `));
+  return skeleton;
 }
 
 /** Programs whose first operand is a script or pattern (unless given with -e/-f), not a file. */
@@ -58,14 +60,14 @@ export function filesOfCommand(command: string): FileTouch[] {
   for (const part of skeleton.split(/&&|\|\||[;|\n]/)) {
     const words = part.split(/\s+/).filter(Boolean);
     if (words.length === 0) continue;
-    const program = words[0]!.split("/").pop()!;
+    const program = words[0]!.slice(words[0]!.lastIndexOf("/") + 1);
     const editsInPlace = (program === "sed" && words.some((word) => word.startsWith("-i"))) || program === "patch" || program === "rm";
     const scriptGiven = words.some((word) => word === "-e" || word === "-f" || word === "--expression" || word === "--regexp");
     let operands = 0;
     const operandPaths: FileTouch[] = [];
     for (let position = 1; position < words.length; position++) {
       const word = words[position]!;
-      const redirect = /^(\d?>>?|&>)(.*)$/.exec(word);
+      const redirect = word.includes(">") ? /^(\d?>>?|&>)(.*)$/.exec(word) : null;
       if (redirect) {
         const target = redirect[2] || words[++position] || "";
         if (looksLikePath(target)) touches.push({ path: target, kind: redirect[1]!.endsWith(">>") ? "modified" : "created" });
@@ -81,7 +83,8 @@ export function filesOfCommand(command: string): FileTouch[] {
       // sed's script, grep's pattern: the first operand, unless -e/-f gave it.
       if (operands === 1 && SCRIPT_FIRST.has(program) && !scriptGiven) continue;
       // A pytest node id names its file before "::".
-      const path = word.split("::")[0]!;
+      const nodeId = word.indexOf("::");
+      const path = nodeId === -1 ? word : word.slice(0, nodeId);
       if (word === QUOTED || !looksLikePath(path)) continue;
       const kind = program === "touch" || program === "mkdir" || program === "tee" ? "created" : editsInPlace ? "modified" : "read";
       operandPaths.push({ path, kind });

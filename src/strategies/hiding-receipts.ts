@@ -2,7 +2,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import type { AssistantCall } from "../messages/assistant-calls.js";
 import type { Supersession } from "../messages/supersession.js";
-import { callArtifacts, callFiles, extractArtifacts, filesOf, type ArtifactIndex } from "../messages/artifact-index.js";
+import { callArtifacts, callFiles, extractArtifacts, filesOf, messageArtifacts, type ArtifactIndex } from "../messages/artifact-index.js";
 import { headOf } from "../text/code-points.js";
 
 /**
@@ -127,7 +127,9 @@ export function receiptOf(
   if (earlier !== undefined && earlier.assistant === assistant && earlier.callId === call?.id) return earlier;
   // With receipts, the original is read once: its artifacts make the receipt and stay in the
   // marker, where a later summary's artifact index merges them.
-  const artifacts = limits === undefined ? undefined : extractArtifacts([result]);
+  // The shared empty index for a result that holds nothing (most): a receipt is kept for every
+  // hidden result, and an empty index is not kept in its marker.
+  const artifacts = limits === undefined ? undefined : messageArtifacts(result);
   // With hideToolInputs the call's arguments go too: its files stay in the marker's index.
   const markerArtifacts = artifacts && hideToolInputs && call ? callArtifacts(call, [artifacts]) : artifacts;
   const receipt: Receipt = { assistant, callId: call?.id, artifacts, markerArtifacts, receipt: artifacts === undefined ? "" : hidingReceipt(call, artifacts, limits!) };

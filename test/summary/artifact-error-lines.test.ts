@@ -64,6 +64,26 @@ describe("error lines of a text", () => {
     expect(withErrors).toBeLessThan(3_000);
   });
 
+  it("are the lines the line-by-line rule finds, on 3,000 generated texts around `Error` and `error` (where the scan passes over an `rror`)", () => {
+    const around = [
+      "\n", " ", "\t", "(", ":", " :", "_", "9", "x", "X", "e", "E", "r", "rror", "Error", "error", "Errors", "EError", "ValueError", "new Error(",
+      "terror", "rrror", "ErrorError", "_Error", "_error", "xerror:", "error:", "Exception", "é", "😀",
+    ];
+    const random = seeded(11);
+    let withErrors = 0;
+    for (let sample = 0; sample < 3_000; sample++) {
+      const parts: string[] = [];
+      const length = 1 + Math.floor(random() * 30);
+      for (let part = 0; part < length; part++) parts.push(around[Math.floor(random() * around.length)]!);
+      const text = parts.join("");
+      const expected = expectedErrors(text);
+      if (expected.length > 0) withErrors++;
+      expect(errorsOf(new ToolMessage({ content: text, tool_call_id: "c1" })), JSON.stringify(text)).toEqual(expected);
+    }
+    expect(withErrors).toBeGreaterThan(500);
+    expect(withErrors).toBeLessThan(3_000);
+  });
+
   it("are the lines the line-by-line rule finds, in every tool result and user message of the recorded sessions", () => {
     const sessions = loadTraceSessions(defaultTracesPath());
     let checked = 0;

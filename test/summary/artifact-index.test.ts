@@ -25,6 +25,15 @@ describe("filesOfCommand", () => {
     ]);
   });
 
+  it("reads a program given by its path, a redirection glued to its target and a pytest node id with two parts", () => {
+    expect(filesOfCommand("/bin/cat src/a.py 2>err.log; ./scripts/sed -i s/a/b/ x.py && pytest tests/t.py::test_a::case")).toEqual([
+      { path: "err.log", kind: "created" },
+      { path: "src/a.py", kind: "read" },
+      { path: "x.py", kind: "modified" },
+      { path: "tests/t.py", kind: "read" },
+    ]);
+  });
+
   it("keeps a heredoc's target but not the code inside it", () => {
     const command = "cat <<'EOF' > reproduce.py\nimport os.path\nprint(np.array([1]))\nEOF\npython reproduce.py";
     expect(filesOfCommand(command)).toEqual([
