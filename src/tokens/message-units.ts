@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "../messages/message-types.js";
-import { jsonOf, walkContent } from "./content-text.js";
+import { jsonOf, walkContent, type ContentVisitor } from "./content-text.js";
 
 /** Tokens the chat format adds around every message (OpenAI's documented count). */
 export const TOKENS_PER_MESSAGE = 3;
@@ -27,41 +27,59 @@ export interface MessageTally {
  */
 export function tallyMessage(message: BaseMessage, units: (text: string) => number, nonTextPartTokens: number): MessageTally {
   const calls = isAssistantMessage(message) && Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  const restatedCallIds = new Set<string>();
-  for (const call of calls) if (typeof call?.id === "string") restatedCallIds.add(call.id);
-  let total = 0;
-  let fixedTokens = TOKENS_PER_MESSAGE + TOKENS_PER_ROLE;
-  const count = (text: string) => {
-    if (text !== "") total += units(text);
-  };
-  walkContent(
-    message.content,
-    {
-      text: count,
-      meta: count,
-      opaque: (_type, text) => {
-        if (text === undefined) fixedTokens += nonTextPartTokens;
-        else count(text);
-      },
-    },
-    restatedCallIds,
-  );
-  if (typeof message.name === "string" && message.name !== "") {
-    count(message.name);
-    fixedTokens += TOKENS_PER_NAME;
+  let restatedCallIds = NO_CALL_IDS;
+  if (calls.length > 0) {
+    const ids = new Set<string>();
+    for (const call of calls) if (typeof call?.id === "string") ids.add(call.id);
+    restatedCallIds = ids;
   }
-  const field = (value: unknown) => {
-    if (typeof value === "string") count(value);
-  };
+  const tally = new Tally(units, nonTextPartTokens);
+  walkContent(message.content, tally, restatedCallIds);
+  if (typeof message.name === "string" && message.name !== "") {
+    tally.text(message.name);
+    tally.fixedTokens += TOKENS_PER_NAME;
+  }
   for (const call of calls) {
     if (typeof call !== "object" || call === null) continue;
-    fixedTokens += TOKENS_PER_TOOL_CALL;
-    field(call.name);
-    count(jsonOf(call.args ?? {}) ?? "");
-    field(call.id);
+    tally.fixedTokens += TOKENS_PER_TOOL_CALL;
+    tally.field(call.name);
+    tally.text(jsonOf(call.args ?? {}) ?? "");
+    tally.field(call.id);
   }
-  if (isToolResultMessage(message)) field(message.tool_call_id);
-  return { units: total, fixedTokens };
+  if (isToolResultMessage(message)) tally.field(message.tool_call_id);
+  return { units: tally.total, fixedTokens: tally.fixedTokens };
+}
+
+/** The call ids a message without tool calls restates: none. */
+const NO_CALL_IDS: ReadonlySet<string> = new Set();
+
+/** The running sums of {@link tallyMessage}, as the content walk's visitor (methods, not closures made per message). */
+class Tally implements ContentVisitor {
+  total = 0;
+  fixedTokens = TOKENS_PER_MESSAGE + TOKENS_PER_ROLE;
+
+  constructor(
+    private readonly units: (text: string) => number,
+    private readonly nonTextPartTokens: number,
+  ) {}
+
+  text(text: string): void {
+    if (text !== "") this.total += this.units(text);
+  }
+
+  meta(text: string): void {
+    this.text(text);
+  }
+
+  opaque(_type: string, text: string | undefined): void {
+    if (text === undefined) this.fixedTokens += this.nonTextPartTokens;
+    else this.text(text);
+  }
+
+  /** A string field's text; anything else adds nothing. */
+  field(value: unknown): void {
+    if (typeof value === "string") this.text(value);
+  }
 }
 
 /**
