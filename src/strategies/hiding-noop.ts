@@ -120,5 +120,6 @@ export function cannotFireAtBound(
     }
     if (most >= clearAtLeast) return false;
   }
-  return true;
+  // With clearAtLeast 0 nothing is short of it: the run decides.
+  return most < clearAtLeast;
 }
