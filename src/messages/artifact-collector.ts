@@ -13,6 +13,18 @@ import type { ArtifactIndex, ArtifactIndexLimits } from "./artifact-index.js";
 /** The default limits of an index's lists. @internal */
 export const DEFAULT_LIMITS: Required<ArtifactIndexLimits> = { files: 100, commands: 40, identifiers: 200, urls: 50, errors: 30 };
 
+/** An index with nothing in it. */
+export const EMPTY_ARTIFACT_INDEX: ArtifactIndex = Object.freeze({
+  filesCreated: [],
+  filesModified: [],
+  filesRead: [],
+  commands: [],
+  tools: {},
+  identifiers: [],
+  urls: [],
+  errors: [],
+});
+
 /** Longest command or error line kept, in UTF-16 code units (cut with `headOf`: never half a pair). */
 const LINE_LIMIT = 200;
 
@@ -190,12 +202,7 @@ export function textArtifacts(message: BaseMessage, limits: Required<ArtifactInd
   const errorLines = text !== "" && reportsErrors(message) ? errorLinesOf(text) : [];
   if (empty !== undefined && urls.length === 0 && errorLines.length === 0) return empty;
   return {
-    filesCreated: [],
-    filesModified: [],
-    filesRead: [],
-    commands: [],
-    tools: {},
-    identifiers: [],
+    ...EMPTY_ARTIFACT_INDEX,
     urls: newestDistinct(urls, limits.urls),
     errors: newestDistinct(errorLines.map((line) => headOf(line, LINE_LIMIT)), limits.errors),
   };

@@ -1,11 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistantMessage, isToolResultMessage } from "./message-types.js";
 import { compactionMarkerOf } from "../types.js";
-import { ArtifactCollector, DEFAULT_LIMITS, textArtifacts } from "./artifact-collector.js";
+import { ArtifactCollector, DEFAULT_LIMITS, EMPTY_ARTIFACT_INDEX, textArtifacts } from "./artifact-collector.js";
 import { FileTouches, filesOfTouches, walkArguments } from "./call-arguments.js";
 
 export { filesOfCommand } from "./shell-files.js";
-export { filesOf, usesOf } from "./artifact-collector.js";
+export { EMPTY_ARTIFACT_INDEX, filesOf, usesOf } from "./artifact-collector.js";
 
 /**
  * What the messages that left the context touched (their artifact trail), kept beside every
@@ -64,17 +64,6 @@ export interface ArtifactIndexLimits {
   readonly errors?: number;
 }
 
-/** An index with nothing in it. */
-export const EMPTY_ARTIFACT_INDEX: ArtifactIndex = Object.freeze({
-  filesCreated: [],
-  filesModified: [],
-  filesRead: [],
-  commands: [],
-  tools: {},
-  identifiers: [],
-  urls: [],
-  errors: [],
-});
 
 /**
  * Extract the artifact trail of some messages, merged into earlier indexes (e.g. the ones stored in
