@@ -26,6 +26,8 @@ export class HidingLedger implements ResultPositions {
   /** Entries of the replaced-position log read. */
   #logRead = 0;
   #supersession: SupersessionLedger | undefined;
+  /** The last `supersededToHide` answer, with what it was asked and the ledger's state then. */
+  #hideMemo: { key: string; supersession: SupersessionLedger; excludeTools: ReadonlySet<string>; hide: ReadonlyMap<number, Supersession> } | undefined;
 
   constructor(
     private readonly reader: SupersessionReader | undefined,
@@ -100,8 +102,12 @@ export class HidingLedger implements ResultPositions {
    * superseding result stays in full after it (kept, from `firstKept` on, and not hidden yet, or of
    * a tool in `excludeTools`). `undefined` when supersession is off.
    */
-  supersededToHide(messages: readonly BaseMessage[], numbers: readonly number[], firstKept: number, excludeTools: ReadonlySet<string>): Map<number, Supersession> | undefined {
+  supersededToHide(messages: readonly BaseMessage[], numbers: readonly number[], firstKept: number, excludeTools: ReadonlySet<string>): ReadonlyMap<number, Supersession> | undefined {
     if (this.#supersession === undefined) return undefined;
+    // Asked again with the ledger as it was (a step's bound, then its run): the same answer, no second scan.
+    const key = `${this.#groups}/${this.#lastGroupResults}/${this.#logRead}/${firstKept}/${numbers.join(",")}`;
+    const memo = this.#hideMemo;
+    if (memo !== undefined && memo.key === key && memo.supersession === this.#supersession && memo.excludeTools === excludeTools) return memo.hide;
     const hide = new Map<number, Supersession>();
     for (const [resultIndex, supersession] of this.#supersession.supersessions(numbers.map((number) => this.resultIndices[number]!))) {
       const by = messages[supersession.by]!;
@@ -109,6 +115,7 @@ export class HidingLedger implements ResultPositions {
       const excluded = isToolResultMessage(by) && by.name !== undefined && excludeTools.has(by.name);
       if (supersession.by >= firstKept || excluded) hide.set(resultIndex, supersession);
     }
+    this.#hideMemo = { key, supersession: this.#supersession, excludeTools, hide };
     return hide;
   }
 }

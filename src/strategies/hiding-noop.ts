@@ -92,24 +92,27 @@ export function reasonWithoutLedger(
 }
 
 /**
- * Whether a skip-mode hiding run cannot fire even were every result not settled yet hidden, decided
- * before the new messages are counted: the results among them (from `counted.length` on) are
- * priced together at `upperAdded`, at least the count of all the new messages. False when it may
- * fire, the counter cannot count synchronously (the reason is computed later), or a result is not a
- * tool message. @internal
+ * Whether a skip-mode hiding run cannot fire even were every result not settled yet hidden (or,
+ * given the run's `older` and `superseded`, every one it would hide), decided before the new
+ * messages are counted: the results among them (from `counted.length` on) are priced together at
+ * `upperAdded`, at least the count of all the new messages. False when it may fire, the counter
+ * cannot count synchronously (the reason is computed later), or a result is not a tool message.
+ * @internal
  */
 export function cannotFireAtBound(
   settings: HidingSettings,
   clearAtLeast: number,
   mayFree: (message: BaseMessage) => boolean,
-  found: Pick<HidingCandidates, "messages" | "positions" | "unsettled"> & { readonly counted: readonly number[]; readonly upperAdded: number },
+  found: Pick<HidingCandidates, "messages" | "positions" | "unsettled"> & Partial<Pick<HidingCandidates, "older" | "superseded">> & { readonly counted: readonly number[]; readonly upperAdded: number },
 ): boolean {
   if (syncMessageCounter(settings.tokenCounter) === undefined) return false;
-  const { messages, positions, unsettled, counted, upperAdded } = found;
+  const { messages, positions, unsettled, counted, upperAdded, older, superseded } = found;
   let most = 0;
   let addedPriced = false;
   for (const position of unsettled) {
     const resultIndex = positions.resultIndices[position]!;
+    // Given the run's candidates: a kept result it will not hide (not superseded) frees nothing.
+    if (older !== undefined && position >= older && superseded?.has(resultIndex) !== true) continue;
     const message = messages[resultIndex]!;
     if (!isToolResultMessage(message)) return false;
     if (!mayFree(message)) continue;

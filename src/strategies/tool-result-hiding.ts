@@ -139,9 +139,12 @@ export class ToolResultHiding extends CompactionStrategy {
     // Over the trigger at the bound: a no-op still when even every result not settled yet, the new ones at their bound, frees too little.
     if (this.clearAtLeastMode !== "skip" || this.hideToolInputs || upperAdded === undefined || keepNeedsCounts(this.keepRecentResults)) return undefined;
     const ledger = this.#ledgers.of(messages, index);
-    const { unsettled } = this.#candidates(messages, index, counted.perMessage, ledger);
+    const { unsettled, older } = this.#candidates(messages, index, counted.perMessage, ledger);
     const found = { messages, counted: counted.perMessage, upperAdded, positions: ledger, unsettled };
-    if (!cannotFireAtBound(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), found)) return undefined;
+    const mayFree = (message: BaseMessage) => this.#mayFree(message);
+    // Short even were every kept result superseded; else short given what the ledger finds superseded (the run's own candidates).
+    const short = cannotFireAtBound(this.#passSettings, this.clearAtLeast, mayFree, found) || (this.supersession && cannotFireAtBound(this.#passSettings, this.clearAtLeast, mayFree, { ...found, older, superseded: this.#supersededToHide(messages, ledger, { older, unsettled }) }));
+    if (!short) return undefined;
     return {
       reason: (tokens) => (triggerOf(tokens.total) === undefined ? underTriggerReason(sizeOf(tokens.total)) : this.#reasonFrom(messages, tokens.perMessage)),
       trigger: (tokens) => triggerOf(tokens.total),
@@ -150,8 +153,11 @@ export class ToolResultHiding extends CompactionStrategy {
 
   /** The reason of a run on `input` (counted `perMessage`) that cannot fire, from the history alone, as `run` gives it. */
   #reasonFrom(input: readonly BaseMessage[], perMessage: readonly number[]): string {
-    const { unsettled, positions } = this.#plan(input, perMessage);
-    const late = reasonWithoutLedger(this.#passSettings, this.clearAtLeast, (message) => this.#mayFree(message), { messages: input, perMessage, positions, unsettled }, (again) => this.#plan(again, perMessage));
+    const found = this.#plan(input, perMessage);
+    const mayFree = (message: BaseMessage) => this.#mayFree(message);
+    const late =
+      reasonWithoutLedger(this.#passSettings, this.clearAtLeast, mayFree, { messages: input, perMessage, positions: found.positions, unsettled: found.unsettled }, (again) => this.#plan(again, perMessage)) ??
+      reasonIfCannotFire(this.#passSettings, this.clearAtLeast, mayFree, { messages: input, perMessage, ...found });
     return late?.(input) ?? NOTHING_LEFT;
   }
 
