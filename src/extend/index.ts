@@ -39,7 +39,7 @@ export { FullSummary } from "../summary/full-summary.js";
 export { HidingThenSummary } from "../policies/hiding-then-summary.js";
 export { SelectiveThenSummary } from "../policies/selective-then-summary.js";
 export { AutoCompaction } from "../policies/auto-compaction.js";
-export { DEFAULT_PREPARED_NAMESPACE, preparedSummariesNamespace } from "../policies/prepared-summaries.js";
+export { DEFAULT_PREPARED_NAMESPACE, preparedSummariesNamespace } from "../policies/prepared-namespace.js";
 export { mergeCompactionArchive, mergeCompactionLog } from "../langgraph/compaction-state.js";
 export { compactionUpdate } from "../langgraph/compaction-update.js";
 export { archiveNamespace, DEFAULT_ARCHIVE_NAMESPACE } from "../langgraph/compaction-archive.js";

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { HidingPass } from "../strategies/hiding-pass.js";
-import { ToolResultHiding, type ToolResultHidingOptions } from "../strategies/tool-result-hiding.js";
+import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
+import type { ToolResultHidingOptions } from "../strategies/tool-result-hiding-options.js";
 import type { LangChainTokenCounter } from "./langchain-token-counter.js";
 
 /**

@@ -5,7 +5,7 @@ import { HardTruncate } from "../strategies/hard-truncate.js";
 import { ToolResultHiding } from "../strategies/tool-result-hiding.js";
 import { FullSummary, type FullSummaryOptions } from "../summary/full-summary.js";
 import { DEFAULT_SUMMARY_TIMEOUT_MS, modelNameOf, type SummaryModel } from "../summary/summary-model.js";
-import { DEFAULT_PREPARE_AT, WARM_HIDING_AT } from "./prepared-summaries.js";
+import { DEFAULT_PREPARE_AT, WARM_HIDING_AT } from "./prepared-namespace.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,

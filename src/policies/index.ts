@@ -13,4 +13,4 @@ export {
   type AutoCompactionHidingOptions,
   type AutoCompactionOptions,
 } from "./auto-compaction-options.js";
-export { DEFAULT_PREPARE_AT, DEFAULT_PREPARED_NAMESPACE, preparedSummariesNamespace } from "./prepared-summaries.js";
+export { DEFAULT_PREPARE_AT, DEFAULT_PREPARED_NAMESPACE, preparedSummariesNamespace } from "./prepared-namespace.js";

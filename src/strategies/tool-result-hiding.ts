@@ -25,18 +25,6 @@ import {
   type ToolResultHidingOptions,
 } from "./tool-result-hiding-options.js";
 
-export {
-  DEFAULT_HIDDEN_RESULT_PLACEHOLDER,
-  DEFAULT_HIDING_CLEAR_AT_LEAST,
-  DEFAULT_HIDING_TRIGGER_CAP_TOKENS,
-  DEFAULT_HIDING_TRIGGER_FRACTION,
-  DEFAULT_HIDING_TRIGGER_TOKENS,
-  defaultHidingTrigger,
-  type ClearAtLeastMode,
-  type KeepRecentResults,
-  type ToolResultHidingOptions,
-} from "./tool-result-hiding-options.js";
-export type { SupersessionOptions, ToolCallReading, ToolCallRef } from "./superseded-results.js";
 
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
