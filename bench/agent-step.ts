@@ -49,7 +49,10 @@ export interface AgentStepRow {
   /** The same steps' CPU time of the process (user + system), ms: less moved by other processes on a shared machine. */
   cpuSamplesMs: number[];
   cpuMedianMs: number;
-  /** This system's median over the no-middleware median, minus 1: wall time, CPU time. */
+  /**
+   * What this system adds to the no-middleware step, wall time and CPU time: the median over rounds of
+   * its round's median step over the no-middleware round's, minus 1 (paired by round).
+   */
   overhead: number;
   cpuOverhead: number;
 }
@@ -130,7 +133,7 @@ export async function agentRound(plan: AgentStepPlan, system: AgentSystem, round
 
 /** Every system, `rounds` times in turn (round `r` starts with the `r`-th system). */
 export async function agentStep(plan: AgentStepPlan, log: (line: string) => void = () => undefined): Promise<AgentStepResult> {
-  const samples = new Map<AgentSystem, { wall: number[]; cpu: number[] }>(AGENT_SYSTEMS.map((system) => [system, { wall: [], cpu: [] }]));
+  const samples = new Map<AgentSystem, { wall: number[]; cpu: number[]; roundWall: number[]; roundCpu: number[] }>(AGENT_SYSTEMS.map((system) => [system, { wall: [], cpu: [], roundWall: [], roundCpu: [] }]));
   for (let round = 0; round < plan.rounds; round++) {
     // Each round starts with another system: none always pays for what the round before left to collect.
     for (const system of [...AGENT_SYSTEMS.slice(round % AGENT_SYSTEMS.length), ...AGENT_SYSTEMS.slice(0, round % AGENT_SYSTEMS.length)]) {
@@ -138,15 +141,17 @@ export async function agentStep(plan: AgentStepPlan, log: (line: string) => void
       const all = samples.get(system)!;
       all.wall.push(...wall);
       all.cpu.push(...cpu);
+      all.roundWall.push(median(wall));
+      all.roundCpu.push(median(cpu));
       log(`  agent step, round ${round + 1}, ${system}: ${formatMs(median(all.wall))} ms (CPU ${formatMs(median(all.cpu))} ms) so far`);
     }
   }
   const base = samples.get("no middleware")!;
+  // Paired by round: each round's median over the no-middleware median of the same round, then the median of those ratios (a load that drifts over minutes moves both sides of a pair).
+  const pairedOverhead = (mine: number[], theirs: number[]) => median(mine.map((value, round) => value / theirs[round]!)) - 1;
   const rows = AGENT_SYSTEMS.map((system) => {
-    const { wall, cpu } = samples.get(system)!;
-    const medianMs = median(wall);
-    const cpuMedianMs = median(cpu);
-    return { system, samplesMs: wall, medianMs, cpuSamplesMs: cpu, cpuMedianMs, overhead: medianMs / median(base.wall) - 1, cpuOverhead: cpuMedianMs / median(base.cpu) - 1 };
+    const { wall, cpu, roundWall, roundCpu } = samples.get(system)!;
+    return { system, samplesMs: wall, medianMs: median(wall), cpuSamplesMs: cpu, cpuMedianMs: median(cpu), overhead: pairedOverhead(roundWall, base.roundWall), cpuOverhead: pairedOverhead(roundCpu, base.roundCpu) };
   });
   return { size: plan.size, steps: plan.steps, rounds: plan.rounds, rows };
 }
@@ -169,7 +174,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { parseArgs } = await import("node:util");
   const { values } = parseArgs({ options: { size: { type: "string" }, steps: { type: "string" }, rounds: { type: "string" } } });
   const result = await agentStep(
-    { size: Number(values.size ?? 3000), steps: Number(values.steps ?? 20), rounds: Number(values.rounds ?? 3), seed: 42 },
+    { size: Number(values.size ?? 3000), steps: Number(values.steps ?? 20), rounds: Number(values.rounds ?? 5), seed: 42 },
     (line) => process.stderr.write(`${line}\n`),
   );
   console.log(agentStepTable(result));

@@ -94,7 +94,8 @@ export function planFor(args: CliArgs): Plan {
     langChainExactSizes: [250, 400],
     perStep: { size: 8000, warmupSteps: 5, steps: 50, langChainSteps: 10 },
     hidingSteps: 20,
-    agent: { size: 3000, steps: 20, rounds: 3 },
+    // One round per system: with the order rotated each round, every system runs once in every position.
+    agent: { size: 3000, steps: 20, rounds: 5 },
     tracesExact: true,
   };
 }
