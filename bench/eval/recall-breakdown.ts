@@ -1,6 +1,7 @@
 /**
  * Where the recall cost of a row goes (not a test, not part of `npm run eval`): replays the recorded
- * sessions through one system at one window, as run.ts does, and splits the recovery of its `+ recall`
+ * sessions through one system at one window, as run.ts does (the default and the frugal setting as
+ * they run with the recall tool, `withRecall: true`), and splits the recovery of its `+ recall`
  * row into the recall calls' cached context, their calls, their returned parts, their output, the
  * re-reads that stay, and the schema and references every model call carries; then the recalls again
  * per kind of miss (tool result, the agent's own words, the user's), each kind charged alone; and the
@@ -17,7 +18,7 @@ import { DEFAULT_PRICES } from "./metrics.js";
 import { RecallLedger, RECALL_SCHEMA_TOKENS, type StepRecall } from "./recall.js";
 import { replayTrace } from "./replay.js";
 import { DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS, ours } from "./systems.js";
+import { ALL_SYSTEMS, RECALL_REPLAYS, ours } from "./systems.js";
 import { EMPTY_TOTALS, addTotals, totalsOf } from "./replay.js";
 import { recallRowOf, recoveredGrounding, rowOf } from "./report-tables.js";
 import { autoCompaction, type AutoCompactionOptions } from "../../src/index.js";
@@ -62,7 +63,7 @@ const tokenCounter = createTokenCounter();
 const summaryModel = new DeterministicSummaryModel({ tokenCounter });
 const spec = systemName.startsWith("{")
   ? ours("variant", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, ...(JSON.parse(systemName) as AutoCompactionOptions) }))
-  : ALL_SYSTEMS.find((system) => system.name === systemName);
+  : (RECALL_REPLAYS.get(systemName) ?? ALL_SYSTEMS.find((system) => system.name === systemName));
 if (!spec) throw new Error(`no system ${systemName}`);
 const sessions = loadTraceSessions(process.argv[4] ?? defaultTracesPath());
 const all = empty();
