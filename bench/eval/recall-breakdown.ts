@@ -1,9 +1,13 @@
 /**
  * Where the recall cost of a row goes (not a test, not part of `npm run eval`): replays the recorded
- * sessions through one system at one window, as run.ts does, and splits the recovery of its `+ recall`
+ * sessions through one system at one window, as run.ts does (the default and the frugal setting as
+ * they run with the recall tool, `withRecall: true`), and splits the recovery of its `+ recall`
  * row into the recall calls' cached context, their calls, their returned parts, their output, the
  * re-reads that stay, and the schema and references every model call carries; then the recalls again
- * per kind of miss (tool result, the agent's own words, the user's), each kind charged alone.
+ * per kind of miss (tool result, the agent's own words, the user's), each kind charged alone; and the
+ * row's cost without recall: the model calls' cached and uncached input (the uncached input of the
+ * calls right after a compaction apart: the cache the compaction broke), their output, and the
+ * summary calls.
  *
  *   tsx bench/eval/recall-breakdown.ts <window> [system=autoCompaction | autoCompaction options as JSON] [traces.jsonl]
  */
@@ -14,7 +18,7 @@ import { DEFAULT_PRICES } from "./metrics.js";
 import { RecallLedger, RECALL_SCHEMA_TOKENS, type StepRecall } from "./recall.js";
 import { replayTrace } from "./replay.js";
 import { DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS, ours } from "./systems.js";
+import { ALL_SYSTEMS, RECALL_REPLAYS, ours } from "./systems.js";
 import { EMPTY_TOTALS, addTotals, totalsOf } from "./replay.js";
 import { recallRowOf, recoveredGrounding, rowOf } from "./report-tables.js";
 import { autoCompaction, type AutoCompactionOptions } from "../../src/index.js";
@@ -59,7 +63,7 @@ const tokenCounter = createTokenCounter();
 const summaryModel = new DeterministicSummaryModel({ tokenCounter });
 const spec = systemName.startsWith("{")
   ? ours("variant", ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, ...(JSON.parse(systemName) as AutoCompactionOptions) }))
-  : ALL_SYSTEMS.find((system) => system.name === systemName);
+  : (RECALL_REPLAYS.get(systemName) ?? ALL_SYSTEMS.find((system) => system.name === systemName));
 if (!spec) throw new Error(`no system ${systemName}`);
 const sessions = loadTraceSessions(process.argv[4] ?? defaultTracesPath());
 const all = empty();
@@ -69,6 +73,8 @@ let baseRereads = 0;
 let baseRereadCost = 0;
 let contextOfRecallSteps = 0;
 let recallSteps = 0;
+/** The model calls' input: cached (prefix), uncached at the calls right after a compaction, uncached at the others; the summary calls'. */
+const base = { cached: 0, uncachedAfterCompaction: 0, uncachedOther: 0, compactions: 0, summaryInput: 0, summaryCached: 0, summaryOutput: 0 };
 const p = DEFAULT_PRICES;
 let totals = EMPTY_TOTALS;
 for (const session of sessions) {
@@ -76,6 +82,17 @@ for (const session of sessions) {
   totals = addTotals(totals, totalsOf(replay));
   for (const step of replay.steps) {
     modelCalls++;
+    const modelCached = step.cachedTokens - step.summaryCachedTokens;
+    base.cached += modelCached;
+    if (step.compacted) {
+      base.compactions++;
+      base.uncachedAfterCompaction += step.inputTokens - modelCached;
+    } else base.uncachedOther += step.inputTokens - modelCached;
+    base.summaryCached += step.summaryCachedTokens;
+    for (const call of step.summaryCalls) {
+      base.summaryInput += call.inputTokens;
+      base.summaryOutput += call.outputTokens;
+    }
     referenceTokens += 8 * step.referenced.all;
     add(all, step.recall);
     baseRereads += step.recovery.rereads;
@@ -111,4 +128,10 @@ for (const kind of KINDS) show(`${kind} alone (${words[kind]} missing words)`, b
 
 const row = rowOf(systemName, "ours", totals, DEFAULT_PRICES);
 const recallRow = recallRowOf(row, DEFAULT_PRICES);
+const summaryCost = (base.summaryInput - base.summaryCached) * p.cacheWrite + base.summaryCached * p.cachedInput + base.summaryOutput * p.output;
+console.log(
+  `BASE model calls: cached input ${M(base.cached * p.cachedInput)} (${M(base.cached)} tokens), uncached input right after ${base.compactions} compactions ${M(base.uncachedAfterCompaction * p.cacheWrite)}, ` +
+    `uncached input at the other calls ${M(base.uncachedOther * p.cacheWrite)}, output ${M(totals.agentOutputTokens * p.output)}; summary calls ${M(summaryCost)} (${totals.summaryCalls} calls, ${M(base.summaryInput)} tokens in); ` +
+    `schema and references with recall ${M(recallRow.cost - row.cost)}`,
+);
 console.log(`ROW cost ${M(row.cost)}, with re-reads ${M(row.costWithRereads)}, grounding ${row.grounding.toFixed(3)}, lost own/user ${totals.lostOwnWords}/${totals.lostUserWords}, peak ${totals.peakInputTokens}, over ${totals.callsOverWindow}; + recall: ${M(recallRow.costWithRereads)} (cost ${M(recallRow.cost)}), after recovery ${recoveredGrounding(recallRow).toFixed(3)}, lost ${recallRow.totals.lostOwnWords}/${recallRow.totals.lostUserWords}, over ${recallRow.totals.callsOverWindow}, unread ${totals.recall.unreadWords}`);

@@ -90,7 +90,7 @@ export function rowOf(system: string, kind: SystemKind, totals: ReplayTotals, pr
 export const recallRowName = (system: string): string => `${system} + recall`;
 
 /**
- * The row of `row`'s system with recall on (see recall.ts), from the same replay: the recall tool's
+ * The row of `row`'s system with recall on (see recall.ts), from `row`'s replay: the recall tool's
  * schema in every model call (cached when the call reads a cached prefix) and the reference on every
  * rewritten message of its input (cached within the cached prefix); the recall calls and the
  * re-reads of what no archive held in its cost with re-reads (its totals' `reread*` tokens hold
@@ -121,9 +121,17 @@ export function recallRowOf(row: SystemRow, prices: Prices): SystemRow {
   return { ...rowOf(recallRowName(row.system), row.kind, withRecall, prices), recall: true };
 }
 
-/** `rows` with, right after the row of each system `withRecall` names, its row with recall on. */
-export function withRecallRows(rows: readonly SystemRow[], withRecall: readonly string[], prices: Prices): SystemRow[] {
-  return rows.flatMap((row) => (withRecall.includes(row.system) ? [row, recallRowOf(row, prices)] : [row]));
+/**
+ * `rows` with, right after the row of each system `withRecall` names, its row with recall on: from
+ * `replayedWithRecall`'s totals for that system where it has them (the system replayed as it runs
+ * with the recall tool), else from the row's own replay.
+ */
+export function withRecallRows(rows: readonly SystemRow[], withRecall: readonly string[], prices: Prices, replayedWithRecall: ReadonlyMap<string, ReplayTotals> = new Map()): SystemRow[] {
+  return rows.flatMap((row) => {
+    if (!withRecall.includes(row.system)) return [row];
+    const totals = replayedWithRecall.get(row.system);
+    return [row, recallRowOf(totals === undefined ? row : rowOf(row.system, row.kind, totals, prices), prices)];
+  });
 }
 
 /**

@@ -27,7 +27,7 @@ import { runFrontier } from "./frontier-run.js";
 import { presetCostsOf, priceSetsOf, rowOf, traceSourceOf, withRecallRows } from "./report-tables.js";
 import { renderMarkdown, type EvalReport, type ProbeSection, type WindowResult } from "./report.js";
 import { DETERMINISTIC_SUMMARY_MAX_TOKENS, DeterministicSummaryModel } from "./summary-model.js";
-import { ALL_SYSTEMS, RECALL_SYSTEMS } from "./systems.js";
+import { ALL_SYSTEMS, RECALL_REPLAYS, RECALL_SYSTEMS } from "./systems.js";
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const projectRoot = resolve(benchDir, "..");
@@ -100,6 +100,11 @@ async function main(): Promise<void> {
   const chartTrace = chartTraceOf(sessions, args.chartTrace);
   const chartWindow = args.windows.includes(CHART_WINDOW) ? CHART_WINDOW : args.windows[0]!;
   const systems = selectSystems(ALL_SYSTEMS, args.systems, args.variants);
+  // The rows with recall on replay their system as it runs with the recall tool.
+  const recallReplays = systems.flatMap((spec) => {
+    const replay = RECALL_SYSTEMS.includes(spec.name) ? RECALL_REPLAYS.get(spec.name) : undefined;
+    return replay === undefined ? [] : [{ system: spec.name, spec: replay }];
+  });
   const judge = judgeFromEnvironment();
   const probesOn = !("skipped" in judge) && args.probeCompactions > 0;
   log(`${sessions.length} traces, windows ${args.windows.join(", ")}, ${systems.length} systems; summarizer: ${summary.description}`);
@@ -111,6 +116,8 @@ async function main(): Promise<void> {
   let steps = 0;
   for (const window of args.windows) {
     const totals = new Map<string, ReplayTotals>(systems.map((system) => [system.name, EMPTY_TOTALS]));
+    const recallTotals = new Map<string, ReplayTotals>(recallReplays.map(({ system }) => [system, EMPTY_TOTALS]));
+    const recallSourceTotals = new Map<string, Map<string, ReplayTotals>>();
     // Per trace source, then per system (sources in the order the traces first show them).
     const sourceTotals = new Map<string, Map<string, ReplayTotals>>();
     for (const session of sessions) {
@@ -149,21 +156,28 @@ async function main(): Promise<void> {
         }
         if (window === args.windows[0] && spec === systems[0]) steps += replay.steps.length;
       }
+      if (!recallSourceTotals.has(source)) recallSourceTotals.set(source, new Map(recallReplays.map(({ system }) => [system, EMPTY_TOTALS])));
+      for (const { system, spec } of recallReplays) {
+        const replayTotals = totalsOf(await replayTrace(session, spec.create({ window, tokenCounter, summaryModel: summary.model }), { window, tokenCounter }));
+        recallTotals.set(system, addTotals(recallTotals.get(system)!, replayTotals));
+        recallSourceTotals.get(source)!.set(system, addTotals(recallSourceTotals.get(source)!.get(system)!, replayTotals));
+      }
       log(`  window ${window}: ${session.id} (${session.messages.length} messages) ${((performance.now() - traceStarted) / 1000).toFixed(1)} s`);
     }
-    // The default and the frugal setting once more with recall on: the same replays, priced with recalls.
-    const rowsOf = (byName: ReadonlyMap<string, ReplayTotals>) =>
+    // The default and the frugal setting once more with recall on: replayed as they run with the recall tool, priced with recalls.
+    const rowsOf = (byName: ReadonlyMap<string, ReplayTotals>, withRecall: ReadonlyMap<string, ReplayTotals>) =>
       withRecallRows(
         systems.map((spec) => rowOf(spec.name, spec.kind, byName.get(spec.name)!, args.prices)),
         RECALL_SYSTEMS,
         args.prices,
+        withRecall,
       );
-    const rows = rowsOf(totals);
+    const rows = rowsOf(totals, recallTotals);
     windows.push({
       window,
       rows,
       presetCosts: presetCostsOf(rows, priceSets),
-      sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: rowsOf(bySystem) })),
+      sources: [...sourceTotals].map(([source, bySystem]) => ({ source, rows: rowsOf(bySystem, recallSourceTotals.get(source)!) })),
     });
   }
 

@@ -293,6 +293,20 @@ export const FRUGAL_SETTING = "autoCompaction (frugal: trigger 14,000 tokens, 2 
 /** The systems whose rows are also reported with recall on (`<system> + recall`, see recall.ts): the default and the frugal setting. */
 export const RECALL_SYSTEMS: readonly string[] = [RECOMMENDED_DEFAULT, FRUGAL_SETTING];
 
+/**
+ * Per system of {@link RECALL_SYSTEMS}, the system its row with recall on replays: the same options
+ * with `withRecall: true`, as `autoCompactionMiddleware({ recall: true })` runs the policy.
+ */
+export const RECALL_REPLAYS: ReadonlyMap<string, SystemSpec> = new Map([
+  [RECOMMENDED_DEFAULT, ours(`${RECOMMENDED_DEFAULT} (with recall)`, ({ window, tokenCounter, model }) => autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, withRecall: true }))],
+  [
+    FRUGAL_SETTING,
+    ours(`${FRUGAL_SETTING} (with recall)`, ({ window, tokenCounter, model }) =>
+      autoCompaction({ contextWindow: window, tokenCounter, summaryModel: model, trigger: { tokens: 14_000 }, hiding: { keepRecentGroups: 2 }, withRecall: true }),
+    ),
+  ],
+]);
+
 /** Our strategies with their defaults (the window as the context window, the shared summary model). */
 export const OUR_SYSTEMS: readonly SystemSpec[] = [
   ours("toolResultHiding", ({ window, tokenCounter }) => toolResultHiding({ contextWindow: window, tokenCounter })),

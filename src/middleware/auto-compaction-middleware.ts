@@ -14,6 +14,7 @@ const MIDDLEWARE_KEYS = ["name", "hook", "onError", "archive", "namespace", "inv
  * Give the model's window and, for LLM summaries, a summary model; every other option has a default
  * (docs/reference.md lists them). The compacted history and the compaction log are kept in the
  * agent's state (its checkpointer), the originals in its store: `restoreHistory` gives them back.
+ * With `recall`, the policy compacts as `withRecall` says (deeper where the threshold fires).
  *
  * @example
  * import { createAgent } from "langchain";
@@ -39,5 +40,7 @@ export function autoCompactionMiddleware(options: AutoCompactionMiddlewareOption
   const window = policy["contextWindow"];
   const given = recall === true ? {} : typeof recall === "object" && recall !== null ? recall : undefined;
   if (given !== undefined && typeof window === "number") middleware["recall"] = { contextWindow: window, ...given };
+  // With the tool, what the policy takes out can be read back: it compacts for that (`withRecall`) unless told otherwise.
+  if (given !== undefined && policy["withRecall"] === undefined) policy["withRecall"] = true;
   return compactionMiddleware(autoCompaction(policy as AutoCompactionOptions), { name: "AutoCompactionMiddleware", ...(middleware as CompactionMiddlewareOptions) });
 }

@@ -34,6 +34,12 @@ export const DEFAULT_AUTO_TARGET_SHARE = 0.25;
  * share of the size that fired (unless `target` is given).
  */
 export const DEFAULT_AUTO_HIDING_TARGET_SHARE = 0.6;
+/**
+ * With `withRecall`, when the threshold is the size that fires, hiding and the summary both compact
+ * down to this share of the window (unless `target` is given): what they take out is recalled when
+ * needed, so a deeper cut pays (docs/evaluation.md).
+ */
+export const DEFAULT_AUTO_RECALL_TARGET = 0.25;
 /** Tool-call groups whose results (and assistant text) autoCompaction's hiding keeps. */
 export const DEFAULT_AUTO_HIDING_KEEP_GROUPS = 3;
 /** autoCompaction's hiding does nothing unless it frees this many tokens. */
@@ -104,6 +110,13 @@ export interface AutoCompactionOptions {
    * hiding that frees `clearAtLeast` runs
    */
   costModel?: CostModel;
+  /**
+   * The agent has the recall tool (`autoCompactionMiddleware`'s `recall` sets it): when the threshold
+   * (not the `trigger`) is the size that fires, hiding and the summary compact down to 0.25 of the
+   * window unless `target` is given, and the hiding leaves assistant text whole unless
+   * `hiding.trimAssistantText` is given. @default false
+   */
+  withRecall?: boolean;
   /** Messages the summary keeps as they are (and the hard-limit truncation keeps). @default 10 */
   keepRecent?: number;
   /** Cap on the summary message in tokens, prefix and artifact index included (see `SummaryStrategyOptions.summaryMaxTokens`). @default 2000 */
@@ -227,6 +240,7 @@ export const autoCompactionSchema = z
     trigger: triggerSchema.optional(),
     target: z.number().gt(0).max(1).optional(),
     hiding: z.union([z.literal(false), hidingSchema]).optional(),
+    withRecall: z.boolean().optional(),
     costModel: costModelSchema.optional(),
     keepRecent: z.number().int().positive().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),

@@ -11,6 +11,7 @@ import {
   DEFAULT_AUTO_HIDING_CLEAR_AT_LEAST,
   DEFAULT_AUTO_HIDING_KEEP_GROUPS,
   DEFAULT_AUTO_HIDING_TARGET_SHARE,
+  DEFAULT_AUTO_RECALL_TARGET,
   DEFAULT_AUTO_SUMMARY_INPUT_TOKENS,
   DEFAULT_AUTO_TARGET_SHARE,
   DEFAULT_AUTO_SUMMARY_MAX_TOKENS,
@@ -31,6 +32,8 @@ export interface AutoCompactionPlan {
   readonly triggerTokens: number;
   /** `target` of the window, in tokens, when given. */
   readonly explicitTarget: number | undefined;
+  /** With `withRecall` and no `target`: the target of both steps when the threshold is the size that fires. */
+  readonly recallTarget: number | undefined;
   readonly hiding: ToolResultHiding | undefined;
   /** Trims the older assistant texts in the hiding's batch, when asked. */
   readonly trimming: AssistantTextTrimming | undefined;
@@ -73,7 +76,9 @@ export function targetsFor(plan: AutoCompactionPlan, systemTokens: number, fired
   const hidingShare = systemTokens + Math.floor(DEFAULT_AUTO_HIDING_TARGET_SHARE * conversation);
   const summaryShare = systemTokens + Math.floor(DEFAULT_AUTO_TARGET_SHARE * conversation);
   // Fired by the trigger, far below the threshold, a target above the hiding share would leave no room to grow.
-  const target = plan.explicitTarget === undefined ? undefined : Math.min(plan.explicitTarget, firedByThreshold ? Number.POSITIVE_INFINITY : hidingShare);
+  const explicit = plan.explicitTarget === undefined ? undefined : Math.min(plan.explicitTarget, firedByThreshold ? Number.POSITIVE_INFINITY : hidingShare);
+  // With recall, where the threshold is the size that fires, both steps cut to the recall target (capped at the hiding share).
+  const target = explicit ?? (plan.recallTarget !== undefined && fireTokens === plan.thresholdTokens ? Math.min(plan.recallTarget, hidingShare) : undefined);
   return { fireTokens, hidingTargetTokens: Math.max(1, target ?? hidingShare), summaryTargetTokens: Math.max(1, target ?? summaryShare) };
 }
 
@@ -84,6 +89,7 @@ function planKey(options: AutoCompactionOptions, summaryModel: SummaryModel | un
     stableKey(options.trigger),
     options.target,
     stableKey(options.hiding),
+    options.withRecall,
     options.keepRecent,
     options.summaryMaxTokens,
     options.toolOutputBudgetTokens,
@@ -144,6 +150,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
     trigger,
     triggerTokens: Math.min(...sizes.map((size) => tokenLimit(size, window))),
     explicitTarget: options.target === undefined ? undefined : Math.floor(options.target * window),
+    recallTarget: options.withRecall === true && options.target === undefined ? Math.floor(DEFAULT_AUTO_RECALL_TARGET * window) : undefined,
     summaryModel,
     prepareAt,
     warmAt: prepareAt === undefined ? undefined : Math.min(prepareAt, WARM_HIDING_AT),
@@ -168,7 +175,7 @@ export function planFor(options: AutoCompactionOptions, configModel: SummaryMode
         ...(hiding.supersession !== undefined ? { supersession: hiding.supersession } : {}),
       }),
     trimming:
-      hiding && hiding.trimAssistantText !== false
+      hiding && hiding.trimAssistantText !== false && (hiding.trimAssistantText !== undefined || options.withRecall !== true)
         ? new AssistantTextTrimming({
             tokenCounter,
             keepRecentGroups: hiding.keepRecentGroups ?? DEFAULT_AUTO_HIDING_KEEP_GROUPS,

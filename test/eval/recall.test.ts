@@ -26,7 +26,7 @@ import { findLines, findTerms } from "../../src/langgraph/recall-find.js";
 import { partEnd, piecesOf, RECALL_PIECE_TOKENS } from "../../src/langgraph/recall-pages.js";
 import { RECALL_ROOM_MARGIN, recallCap } from "../../src/langgraph/recall-room.js";
 import { rereadCost } from "../../bench/eval/rereads.js";
-import { recallRowOf, rowOf } from "../../bench/eval/report-tables.js";
+import { recallRowOf, rowOf, withRecallRows } from "../../bench/eval/report-tables.js";
 import { recallVerdict } from "../../bench/eval/report-recall.js";
 import type { EvalSystem } from "../../bench/eval/systems.js";
 import { createTokenCounter } from "../../src/index.js";
@@ -139,6 +139,19 @@ describe("recall in the replay", () => {
     );
     expect(recall.costWithRereads - recall.cost).toBeCloseTo(rereadCost(recallTokens, DEFAULT_PRICES), 9);
     expect(inputTokens.length).toBe(calls);
+  });
+
+  it("prices the row with recall on from the replay of the system as it runs with recall, where there is one", async () => {
+    const { replay } = await replayed();
+    const base = rowOf("scripted", "ours", totalsOf(replay), DEFAULT_PRICES);
+    const other = rowOf("other", "ours", totalsOf(replay), DEFAULT_PRICES);
+    // The system with recall compacted otherwise: here, the same replay with its last step left out.
+    const withRecall = totalsOf({ ...replay, steps: replay.steps.slice(0, -1) });
+    const rows = withRecallRows([base, other], ["scripted", "other"], DEFAULT_PRICES, new Map([["scripted", withRecall]]));
+    expect(rows.map((row) => row.system)).toEqual(["scripted", "scripted + recall", "other", "other + recall"]);
+    expect(rows[1]).toEqual(recallRowOf(rowOf("scripted", "ours", withRecall, DEFAULT_PRICES), DEFAULT_PRICES));
+    expect(rows[1]!.totals.modelCalls).toBe(replay.steps.length - 1);
+    expect(rows[3]).toEqual(recallRowOf(other, DEFAULT_PRICES));
   });
 });
 
