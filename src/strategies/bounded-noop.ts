@@ -46,7 +46,7 @@ export function boundedNoopResult(
   let reason: string | undefined;
   const exact = () => (tokens ??= measure());
   const result: CompactionResult = {
-    messages: [...input],
+    messages: input.slice(),
     status: "noop",
     strategy,
     get tokensBefore() {
