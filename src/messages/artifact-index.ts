@@ -64,7 +64,6 @@ export interface ArtifactIndexLimits {
   readonly errors?: number;
 }
 
-
 /**
  * Extract the artifact trail of some messages, merged into earlier indexes (e.g. the ones stored in
  * summaries being replaced). Deterministic; one pass over the messages.

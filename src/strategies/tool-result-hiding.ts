@@ -25,7 +25,6 @@ import {
   type ToolResultHidingOptions,
 } from "./tool-result-hiding-options.js";
 
-
 /**
  * Tool result hiding, in batches: while the history is under the `trigger` (default: half the
  * `contextWindow` or 30,000 tokens, whichever is less; 10,000 tokens without a window), a run is a no-op and the history is returned
